@@ -1,0 +1,286 @@
+// Command whale-ls is the language server that gives an editor's AI chat its
+// hands: run with no arguments (or "serve") it speaks LSP on stdio; "call"
+// runs one tool from the command line; "tools" prints the catalog.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"syscall"
+
+	"github.com/whale-ls/whale-ls/lsp"
+	"github.com/whale-ls/whale-ls/toolbridge"
+	"github.com/whale-ls/whale-ls/workspace"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = ""
+
+// Exit codes of the command line.
+const (
+	exitOK      = 0
+	exitFailure = 1
+	exitUsage   = 2
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+const usage = `whale-ls — the hands of an AI assistant inside a code editor
+
+Usage:
+  whale-ls [serve]                 run the language server on stdio
+  whale-ls call [--root DIR] [--config FILE.json] [--approve allow|deny] [--json] TOOL [INPUT_JSON|-]
+                                   run one tool and print its text (or the whole Envelope with --json)
+  whale-ls tools [--json]          list the tools
+  whale-ls version                 print the version
+`
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cmd := "serve"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "serve":
+		return serve(args, stdin, stdout, stderr)
+	case "call":
+		return call(args, stdin, stdout, stderr)
+	case "tools":
+		return tools(args, stdout, stderr)
+	case "version":
+		fmt.Fprintln(stdout, "whale-ls", versionString())
+		return exitOK
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "whale-ls: unknown command %q\n\n%s", cmd, usage)
+	return exitUsage
+}
+
+func versionString() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			return bi.Main.Version
+		}
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+				return "devel-" + s.Value[:12]
+			}
+		}
+	}
+	return "devel"
+}
+
+func newLogger(w io.Writer) *slog.Logger {
+	level := slog.LevelInfo
+	if os.Getenv("WHALE_LS_DEBUG") != "" {
+		level = slog.LevelDebug
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+}
+
+func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Bool("stdio", true, "speak LSP on stdin/stdout (the only transport; accepted for editors that pass it)")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	return lsp.Run(ctx, lsp.Options{
+		In:      stdin,
+		Out:     stdout,
+		Log:     newLogger(stderr),
+		Version: versionString(),
+	})
+}
+
+// session is the workspace and catalog of a command-line run.
+type session struct {
+	deps     *toolbridge.Deps
+	registry *toolbridge.Registry
+}
+
+func newSession(root, config string, log *slog.Logger) (*session, error) {
+	if root == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, err
+		}
+		root = wd
+	}
+	ws, err := workspace.NewSet([]string{root})
+	if err != nil {
+		return nil, err
+	}
+	deps := &toolbridge.Deps{Workspace: ws, Reads: &toolbridge.ReadLedger{}, Log: log}
+	if config != "" {
+		raw, err := os.ReadFile(config)
+		if err != nil {
+			ws.Close()
+			return nil, fmt.Errorf("read --config: %w", err)
+		}
+		settings, unknown, err := toolbridge.ParseSettings(raw)
+		if err != nil {
+			ws.Close()
+			return nil, fmt.Errorf("--config %s: %w", config, err)
+		}
+		if len(unknown) > 0 {
+			log.Warn("unknown settings ignored", "keys", strings.Join(unknown, ", "))
+		}
+		if missing := deps.SetSettings(settings); len(missing) > 0 {
+			log.Warn("approved or skill paths do not exist", "paths", strings.Join(missing, ", "))
+		}
+	} else {
+		deps.SetSettings(toolbridge.Settings{})
+	}
+	registry, err := toolbridge.NewRegistry(log, toolbridge.Catalog(deps))
+	if err != nil {
+		ws.Close()
+		return nil, err
+	}
+	return &session{deps: deps, registry: registry}, nil
+}
+
+func (s *session) close() { s.deps.Workspace.Close() }
+
+func call(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("call", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	root := fs.String("root", "", "workspace folder (default: the current folder)")
+	config := fs.String("config", "", "settings file: the same JSON object as initializationOptions")
+	approve := fs.String("approve", "deny", `answer to "ask" decisions: allow or deny`)
+	asJSON := fs.Bool("json", false, "print the whole Envelope as JSON")
+	fs.Usage = func() { fmt.Fprint(stderr, usage) }
+	if err := fs.Parse(flagsFirst(fs, args)); err != nil {
+		return exitUsage
+	}
+	if *approve != "allow" && *approve != "deny" {
+		fmt.Fprintf(stderr, "whale-ls call: --approve must be allow or deny, not %q\n", *approve)
+		return exitUsage
+	}
+	rest := fs.Args()
+	if len(rest) < 1 || len(rest) > 2 {
+		fmt.Fprintf(stderr, "whale-ls call: give a tool name and at most one input (JSON, or - for stdin)\n\n%s", usage)
+		return exitUsage
+	}
+	input := []byte("{}")
+	if len(rest) == 2 {
+		input = []byte(rest[1])
+		if rest[1] == "-" {
+			b, err := io.ReadAll(stdin)
+			if err != nil {
+				fmt.Fprintf(stderr, "whale-ls call: read stdin: %v\n", err)
+				return exitUsage
+			}
+			input = b
+		}
+	}
+	log := newLogger(stderr)
+	sess, err := newSession(*root, *config, log)
+	if err != nil {
+		fmt.Fprintf(stderr, "whale-ls call: %v\n", err)
+		return exitUsage
+	}
+	defer sess.close()
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	env := sess.registry.Dispatch(ctx, toolbridge.Call{Name: rest[0], Input: input})
+	if *asJSON {
+		stdout.Write(toolbridge.MarshalEnvelope(env))
+		fmt.Fprintln(stdout)
+	} else {
+		text := env.Text
+		if !env.OK {
+			text = fmt.Sprintf("%s: %s", env.Code, text)
+		}
+		fmt.Fprintln(stdout, text)
+	}
+	if !env.OK {
+		return exitFailure
+	}
+	return exitOK
+}
+
+func tools(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("tools", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print the catalog as JSON, with input schemas")
+	root := fs.String("root", "", "workspace folder (default: the current folder)")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	sess, err := newSession(*root, "", slog.New(slog.DiscardHandler))
+	if err != nil {
+		fmt.Fprintf(stderr, "whale-ls tools: %v\n", err)
+		return exitUsage
+	}
+	defer sess.close()
+	specs := sess.registry.Specs()
+	if *asJSON {
+		b, err := json.MarshalIndent(map[string]any{"tools": specs}, "", "  ")
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return exitFailure
+		}
+		stdout.Write(append(b, '\n'))
+		return exitOK
+	}
+	for _, s := range specs {
+		first, _, _ := strings.Cut(s.Description, "\n")
+		mode := "writes"
+		if s.ReadOnly {
+			mode = "read-only"
+		}
+		fmt.Fprintf(stdout, "%-14s %-7s %-9s %s\n", s.Name, s.Group, mode, first)
+	}
+	return exitOK
+}
+
+// flagsFirst moves flags that follow the positional arguments in front of
+// them, so `whale-ls call read_file '{…}' --json` works as well. A lone "-"
+// (stdin) and everything after "--" stay positional.
+func flagsFirst(fs *flag.FlagSet, args []string) []string {
+	var flags, positional []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			positional = append(positional, args[i+1:]...)
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			positional = append(positional, a)
+			continue
+		}
+		flags = append(flags, a)
+		name := strings.TrimLeft(a, "-")
+		if strings.Contains(name, "=") {
+			continue
+		}
+		if f := fs.Lookup(name); f != nil {
+			if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+				continue
+			}
+			if i+1 < len(args) {
+				i++
+				flags = append(flags, args[i])
+			}
+		}
+	}
+	return append(append(flags, "--"), positional...)
+}

@@ -1,0 +1,201 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/whale-ls/whale-ls/toolbridge"
+)
+
+// applyGrace is how long the server waits for the didChange notifications
+// that follow an applied edit to bring the overlay to the expected text.
+const applyGrace = 3 * time.Second
+
+// editorBridge implements toolbridge.Editor on top of the overlay and the
+// connection.
+type editorBridge struct{ s *Server }
+
+func (e *editorBridge) Document(path string) (toolbridge.Document, bool) {
+	d, ok := e.s.docs.get(path)
+	if !ok {
+		return toolbridge.Document{}, false
+	}
+	return d.toolDocument(), true
+}
+
+func (e *editorBridge) Documents() []toolbridge.Document {
+	all := e.s.docs.all()
+	out := make([]toolbridge.Document, len(all))
+	for i, d := range all {
+		out[i] = d.toolDocument()
+	}
+	return out
+}
+
+// wire types of workspace/applyEdit
+type textEdit struct {
+	Range   Range  `json:"range"`
+	NewText string `json:"newText"`
+}
+
+type versionedID struct {
+	URI     string `json:"uri"`
+	Version int32  `json:"version"`
+}
+
+type textDocumentEdit struct {
+	TextDocument versionedID `json:"textDocument"`
+	Edits        []textEdit  `json:"edits"`
+}
+
+type applyResult struct {
+	Applied       bool   `json:"applied"`
+	FailureReason string `json:"failureReason,omitempty"`
+}
+
+// ApplyEdits sends one workspace/applyEdit with a TextDocumentEdit per
+// document, pinned to the overlay's version, then waits for the overlay to
+// reach exactly the new texts.
+func (e *editorBridge) ApplyEdits(ctx context.Context, changes []toolbridge.DocumentChange) error {
+	s := e.s
+	s.mu.Lock()
+	enc := s.enc
+	s.mu.Unlock()
+	var docEdits []textDocumentEdit
+	var names []string
+	for _, c := range changes {
+		d, ok := s.docs.get(c.Path)
+		if !ok {
+			return conflict("%s was closed in the editor after the edit was planned; read it again and redo the edit", c.Path)
+		}
+		if d.version != c.Version || d.text != c.OldText {
+			return conflict("%s changed in the editor (version %d, planned against %d) after the edit was planned; read it again and redo the edit", c.Path, d.version, c.Version)
+		}
+		docEdits = append(docEdits, textDocumentEdit{
+			TextDocument: versionedID{URI: d.uri, Version: d.version},
+			Edits:        textEdits(c.OldText, c.NewText, enc),
+		})
+		names = append(names, c.Path)
+	}
+	var res applyResult
+	label := "whale: edit " + strings.Join(names, ", ")
+	if _, err := s.conn.Call(ctx, "workspace/applyEdit", map[string]any{
+		"label": label,
+		"edit":  map[string]any{"documentChanges": docEdits},
+	}, &res); err != nil {
+		if ctx.Err() != nil {
+			return toolbridge.Fail(toolbridge.CodeCanceled, "the edit was canceled while the editor was applying it; read %s again to see whether it changed", strings.Join(names, ", "))
+		}
+		return conflict("the editor did not accept the edit (%v); read the file again and redo the edit", err)
+	}
+	if !res.Applied {
+		reason := res.FailureReason
+		if reason == "" {
+			reason = "no reason given; the document most likely changed in the editor"
+		}
+		return conflict("the editor refused the edit of %s (%s); read the file again and redo the edit", strings.Join(names, ", "), reason)
+	}
+	wctx, cancel := context.WithTimeout(ctx, applyGrace)
+	defer cancel()
+	reached := s.docs.waitUntil(wctx, func(get func(string) (document, bool)) bool {
+		for _, c := range changes {
+			if d, ok := get(c.Path); !ok || d.text != c.NewText {
+				return false
+			}
+		}
+		return true
+	})
+	if reached {
+		return nil
+	}
+	for _, c := range changes {
+		d, ok := s.docs.get(c.Path)
+		switch {
+		case !ok:
+			return conflict("%s was closed in the editor while the edit was applied; read it from disk and check the change", c.Path)
+		case d.version == c.Version:
+			return conflict("the editor answered that it applied the edit of %s but the document did not change (still version %d); the edit was not applied — read the file again and redo the edit", c.Path, d.version)
+		case d.text != c.NewText:
+			return conflict("%s is now version %d but its text is not what the edit should produce: the user or another tool changed it meanwhile; read it again and check before editing", c.Path, d.version)
+		}
+	}
+	return nil
+}
+
+func conflict(format string, args ...any) error {
+	return toolbridge.Fail(toolbridge.CodeWriteConflict, format, args...)
+}
+
+// SaveDocuments asks the editor to save the given documents through
+// whale/saveDocuments, when the client declared it.
+func (e *editorBridge) SaveDocuments(ctx context.Context, paths []string) ([]string, bool, error) {
+	s := e.s
+	s.mu.Lock()
+	supported := s.caps.saveDocuments
+	s.mu.Unlock()
+	if !supported {
+		return nil, false, nil
+	}
+	byURI := map[string]string{}
+	var uris []string
+	for _, p := range paths {
+		if d, ok := s.docs.get(p); ok {
+			uris = append(uris, d.uri)
+			byURI[d.uri] = p
+		}
+	}
+	var res struct {
+		Saved []string `json:"saved"`
+	}
+	if _, err := s.conn.Call(ctx, "whale/saveDocuments", map[string]any{"uris": uris}, &res); err != nil {
+		return nil, true, fmt.Errorf("whale/saveDocuments: %w", err)
+	}
+	var saved []string
+	for _, u := range res.Saved {
+		if p, ok := byURI[u]; ok {
+			saved = append(saved, p)
+		}
+	}
+	return saved, true, nil
+}
+
+// textEdits computes the edits that turn old into new: one edit over the
+// span between the common prefix and the common suffix, cut on UTF-8
+// boundaries and never between "\r" and "\n".
+func textEdits(old, new string, enc string) []textEdit {
+	if old == new {
+		return nil
+	}
+	p := 0
+	for p < len(old) && p < len(new) && old[p] == new[p] {
+		p++
+	}
+	for p > 0 && (!isBoundary(old, p) || !isBoundary(new, p)) {
+		p--
+	}
+	sfx := 0
+	for sfx < len(old)-p && sfx < len(new)-p && old[len(old)-1-sfx] == new[len(new)-1-sfx] {
+		sfx++
+	}
+	for sfx > 0 && (!isBoundary(old, len(old)-sfx) || !isBoundary(new, len(new)-sfx)) {
+		sfx--
+	}
+	return []textEdit{{
+		Range:   Range{Start: positionOf(old, p, enc), End: positionOf(old, len(old)-sfx, enc)},
+		NewText: new[p : len(new)-sfx],
+	}}
+}
+
+// isBoundary reports whether i is a UTF-8 character boundary of s that does
+// not split "\r\n".
+func isBoundary(s string, i int) bool {
+	if i <= 0 || i >= len(s) {
+		return true
+	}
+	if s[i]&0xC0 == 0x80 {
+		return false
+	}
+	return !(s[i-1] == '\r' && s[i] == '\n')
+}

@@ -1,0 +1,140 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/whale-ls/whale-ls/toolbridge"
+	"github.com/whale-ls/whale-ls/workspace"
+)
+
+// initializeParams is the part of InitializeParams the server reads.
+type initializeParams struct {
+	RootURI          *string `json:"rootUri"`
+	RootPath         *string `json:"rootPath"`
+	WorkspaceFolders []struct {
+		URI  string `json:"uri"`
+		Name string `json:"name"`
+	} `json:"workspaceFolders"`
+	InitializationOptions json.RawMessage `json:"initializationOptions"`
+	Capabilities          struct {
+		General struct {
+			PositionEncodings []string `json:"positionEncodings"`
+		} `json:"general"`
+		Window struct {
+			WorkDoneProgress   bool            `json:"workDoneProgress"`
+			ShowMessageRequest json.RawMessage `json:"showMessage"`
+		} `json:"window"`
+		Experimental json.RawMessage `json:"experimental"`
+	} `json:"capabilities"`
+}
+
+// whaleCaps is capabilities.experimental.whale.
+type whaleCaps struct {
+	Terminals     bool `json:"terminals"`
+	Prompts       bool `json:"prompts"`
+	SaveDocuments bool `json:"saveDocuments"`
+}
+
+func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, error) {
+	s.mu.Lock()
+	if s.state != stateNew {
+		s.mu.Unlock()
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "initialize was already sent; send it once per session")
+	}
+	s.mu.Unlock()
+	var p initializeParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "initialize params: "+err.Error())
+	}
+	roots := rootsOf(p, s.opts.DefaultRoot)
+	ws, err := workspace.NewSet(roots)
+	if err != nil {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("cannot open the workspace folders %v: %v", roots, err))
+	}
+	var exp struct {
+		Whale whaleCaps `json:"whale"`
+	}
+	_ = json.Unmarshal(p.Capabilities.Experimental, &exp)
+	caps := clientCaps{
+		workDoneProgress: p.Capabilities.Window.WorkDoneProgress,
+		terminals:        exp.Whale.Terminals,
+		prompts:          exp.Whale.Prompts,
+		saveDocuments:    exp.Whale.SaveDocuments,
+		showMessageReq:   true,
+	}
+	deps := &toolbridge.Deps{Workspace: ws, Editor: &editorBridge{s: s}, Reads: &toolbridge.ReadLedger{}, Log: s.log}
+	settings, unknown, err := toolbridge.ParseSettings(p.InitializationOptions)
+	if err != nil {
+		s.log.Warn("initializationOptions not applied", "err", err)
+	}
+	if len(unknown) > 0 {
+		s.log.Warn("unknown settings ignored", "keys", strings.Join(unknown, ", "))
+	}
+	if missing := deps.SetSettings(settings); len(missing) > 0 {
+		s.log.Warn("approved or skill paths do not exist", "paths", strings.Join(missing, ", "))
+	}
+	registry, err := toolbridge.NewRegistry(s.log, toolbridge.Catalog(deps))
+	if err != nil {
+		ws.Close()
+		return nil, jsonrpc2.NewError(jsonrpc2.InternalError, err.Error())
+	}
+	enc := chooseEncoding(p.Capabilities.General.PositionEncodings)
+
+	s.mu.Lock()
+	s.deps, s.registry, s.caps, s.enc, s.state = deps, registry, caps, enc, stateRunning
+	s.mu.Unlock()
+	s.log.Info("initialized", "roots", strings.Join(roots, ", "), "positionEncoding", enc, "tools", len(registry.Names()))
+
+	commands := make([]string, 0, len(registry.Names()))
+	for _, n := range registry.Names() {
+		commands = append(commands, "whale."+n)
+	}
+	return map[string]any{
+		"capabilities": map[string]any{
+			"positionEncoding": enc,
+			"textDocumentSync": map[string]any{
+				"openClose": true,
+				"change":    2, // incremental
+				"save":      map[string]any{"includeText": false},
+			},
+			"executeCommandProvider": map[string]any{"commands": commands, "workDoneProgress": true},
+			"experimental": map[string]any{"whale": map[string]any{
+				"version": s.opts.Version,
+				"tools":   len(commands),
+			}},
+		},
+		"serverInfo": map[string]any{"name": "whale-ls", "version": s.opts.Version},
+	}, nil
+}
+
+// rootsOf picks the workspace folders: workspaceFolders, else rootUri, else
+// rootPath, else the default (the process's working folder).
+func rootsOf(p initializeParams, fallback string) []string {
+	var roots []string
+	for _, f := range p.WorkspaceFolders {
+		if path, err := uriToPath(f.URI); err == nil {
+			roots = append(roots, path)
+		}
+	}
+	if len(roots) == 0 && p.RootURI != nil {
+		if path, err := uriToPath(*p.RootURI); err == nil {
+			roots = append(roots, path)
+		}
+	}
+	if len(roots) == 0 && p.RootPath != nil && *p.RootPath != "" {
+		roots = append(roots, *p.RootPath)
+	}
+	if len(roots) == 0 {
+		if fallback == "" {
+			fallback, _ = os.Getwd()
+		}
+		roots = append(roots, fallback)
+	}
+	return roots
+}

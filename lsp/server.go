@@ -1,0 +1,284 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime/debug"
+	"strings"
+	"sync"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/whale-ls/whale-ls/toolbridge"
+)
+
+// Options configure a Server.
+type Options struct {
+	In     io.Reader
+	Out    io.Writer
+	Closer io.Closer // closes In/Out when the server stops; may be nil
+	Log    *slog.Logger
+	// DefaultRoot is the workspace folder used when the client names none.
+	DefaultRoot string
+	// MaxMessageBytes bounds one incoming message (DefaultMaxMessageBytes if 0).
+	MaxMessageBytes int
+	Version         string
+}
+
+// Server is one language-server session over one connection.
+type Server struct {
+	opts Options
+	log  *slog.Logger
+	conn jsonrpc2.Conn
+	docs *overlay
+
+	cancel func(jsonrpc2.ID)
+
+	mu       sync.Mutex
+	state    serverState
+	deps     *toolbridge.Deps
+	registry *toolbridge.Registry
+	caps     clientCaps
+	enc      string
+	exitCode int
+}
+
+type serverState int
+
+const (
+	stateNew serverState = iota
+	stateRunning
+	stateShutdown
+)
+
+// clientCaps are the client capabilities the server acts on.
+type clientCaps struct {
+	workDoneProgress bool
+	showMessageReq   bool
+	terminals        bool
+	prompts          bool
+	saveDocuments    bool
+}
+
+// Run serves one session until the client sends exit or closes the stream.
+// It returns the process exit code the LSP specification asks for: 0 after
+// shutdown+exit, 1 when the stream ended or exit came without shutdown.
+func Run(ctx context.Context, opts Options) int {
+	s := newServer(opts)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	handler, canceller := jsonrpc2.CancelHandler(s.handle)
+	s.cancel = canceller
+	stream := newFrameStream(opts.In, opts.Out, opts.Closer, opts.MaxMessageBytes, s.log)
+	s.conn = jsonrpc2.NewConn(stream, jsonrpc2.WithCodec(codec{}))
+	s.conn.Go(ctx, handler)
+	select {
+	case <-s.conn.Done():
+	case <-ctx.Done():
+		s.conn.Close()
+	}
+	if err := s.conn.Err(); err != nil {
+		s.log.Info("connection ended", "err", err)
+	}
+	s.stop()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.exitCode
+}
+
+func newServer(opts Options) *Server {
+	log := opts.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Server{opts: opts, log: log, docs: newOverlay(), exitCode: 1, enc: encUTF16}
+}
+
+// stop releases the session's resources.
+func (s *Server) stop() {
+	s.mu.Lock()
+	deps := s.deps
+	s.mu.Unlock()
+	if deps != nil && deps.Workspace != nil {
+		deps.Workspace.Close()
+	}
+}
+
+// handle routes one incoming message. Notifications run inline, in order;
+// calls other than initialize and shutdown release the read loop and run
+// concurrently. It never returns an error for a notification (that would
+// end the connection) and never lets a panic escape.
+func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (result any, err error) {
+	method := strings.Clone(req.Method())
+	if !req.IsCall() {
+		defer func() {
+			if p := recover(); p != nil {
+				s.log.Error("notification handler panicked", "method", method, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			}
+			result, err = nil, nil
+		}()
+		s.notification(ctx, method, json.RawMessage(req.Params()))
+		return nil, nil
+	}
+	switch method {
+	case "initialize", "shutdown":
+	default:
+		jsonrpc2.Async(ctx)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("request handler panicked", "method", method, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			result, err = nil, jsonrpc2.NewError(jsonrpc2.InternalError, fmt.Sprintf("whale-ls failed while handling %s: %v", method, p))
+		}
+	}()
+	return s.call(ctx, method, json.RawMessage(req.Params()))
+}
+
+// call answers requests.
+func (s *Server) call(ctx context.Context, method string, params json.RawMessage) (any, error) {
+	if method == "initialize" {
+		return s.initialize(ctx, params)
+	}
+	s.mu.Lock()
+	state := s.state
+	s.mu.Unlock()
+	if state == stateNew {
+		return nil, jsonrpc2.NewError(jsonrpc2.ServerNotInitialized, "the server is not initialized; send initialize first")
+	}
+	if state == stateShutdown && method != "shutdown" {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "the server is shutting down; only exit is accepted now")
+	}
+	switch method {
+	case "shutdown":
+		s.mu.Lock()
+		s.state = stateShutdown
+		s.mu.Unlock()
+		return nil, nil
+	case "workspace/executeCommand":
+		return s.executeCommand(ctx, params)
+	case "whale/tools":
+		return s.toolList(), nil
+	}
+	return nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, fmt.Sprintf("method %q is not supported by whale-ls", method))
+}
+
+// notification handles notifications; problems are logged, never returned.
+func (s *Server) notification(ctx context.Context, method string, params json.RawMessage) {
+	if method == "exit" {
+		s.mu.Lock()
+		if s.state == stateShutdown {
+			s.exitCode = 0
+		}
+		s.mu.Unlock()
+		go s.conn.Close()
+		return
+	}
+	if method == "$/cancelRequest" {
+		var p struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if json.Unmarshal(params, &p) == nil {
+			var n int64
+			var str string
+			if json.Unmarshal(p.ID, &n) == nil {
+				s.cancel(jsonrpc2.NewNumberID(n))
+			} else if json.Unmarshal(p.ID, &str) == nil {
+				s.cancel(jsonrpc2.NewStringID(str))
+			}
+		}
+		return
+	}
+	s.mu.Lock()
+	running := s.state == stateRunning
+	enc := s.enc
+	s.mu.Unlock()
+	if !running {
+		if method != "initialized" {
+			s.log.Warn("notification before initialize ignored", "method", method)
+		}
+		return
+	}
+	var err error
+	switch method {
+	case "initialized", "$/setTrace", "textDocument/willSave":
+	case "textDocument/didOpen":
+		var p struct {
+			TextDocument struct {
+				URI        string `json:"uri"`
+				LanguageID string `json:"languageId"`
+				Version    int32  `json:"version"`
+				Text       string `json:"text"`
+			} `json:"textDocument"`
+		}
+		if err = json.Unmarshal(params, &p); err == nil && isFileURI(p.TextDocument.URI) {
+			err = s.docs.open(p.TextDocument.URI, p.TextDocument.LanguageID, p.TextDocument.Version, p.TextDocument.Text)
+		}
+	case "textDocument/didChange":
+		var p struct {
+			TextDocument struct {
+				URI     string `json:"uri"`
+				Version int32  `json:"version"`
+			} `json:"textDocument"`
+			ContentChanges []contentChange `json:"contentChanges"`
+		}
+		if err = json.Unmarshal(params, &p); err == nil && isFileURI(p.TextDocument.URI) {
+			err = s.docs.change(p.TextDocument.URI, p.TextDocument.Version, p.ContentChanges, enc)
+		}
+	case "textDocument/didClose":
+		var p struct {
+			TextDocument struct {
+				URI string `json:"uri"`
+			} `json:"textDocument"`
+		}
+		if err = json.Unmarshal(params, &p); err == nil {
+			s.docs.close(p.TextDocument.URI)
+		}
+	case "textDocument/didSave":
+		// The overlay already holds the text; a save changes only the disk.
+	case "workspace/didChangeConfiguration":
+		var p struct {
+			Settings json.RawMessage `json:"settings"`
+		}
+		if err = json.Unmarshal(params, &p); err == nil {
+			s.applySettings(ctx, p.Settings)
+		}
+	default:
+		if !strings.HasPrefix(method, "$/") {
+			s.log.Info("notification not handled", "method", method)
+		}
+	}
+	if err != nil {
+		s.log.Warn("bad notification", "method", method, "err", err)
+	}
+}
+
+// applySettings installs new settings; unknown keys and missing folders are
+// reported in the log and to the client's log, and are not fatal.
+func (s *Server) applySettings(ctx context.Context, raw json.RawMessage) {
+	settings, unknown, err := toolbridge.ParseSettings(raw)
+	if err != nil {
+		s.logToClient(ctx, 2, "whale-ls: settings not applied: "+err.Error())
+		return
+	}
+	if len(unknown) > 0 {
+		s.logToClient(ctx, 2, "whale-ls: unknown settings ignored: "+strings.Join(unknown, ", "))
+	}
+	s.mu.Lock()
+	deps := s.deps
+	s.mu.Unlock()
+	if missing := deps.SetSettings(settings); len(missing) > 0 {
+		s.logToClient(ctx, 2, "whale-ls: these read.approvedPaths or skills.paths do not exist: "+strings.Join(missing, ", "))
+	}
+}
+
+// logToClient logs msg to stderr and as window/logMessage (type 1 error,
+// 2 warning, 3 info).
+func (s *Server) logToClient(ctx context.Context, typ int, msg string) {
+	s.log.Warn(msg)
+	if s.conn != nil {
+		_ = s.conn.Notify(ctx, "window/logMessage", map[string]any{"type": typ, "message": msg})
+	}
+}

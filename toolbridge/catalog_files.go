@@ -1,0 +1,286 @@
+package toolbridge
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/whale-ls/whale-ls/workspace"
+)
+
+//go:embed read_file.md
+var readFileDoc string
+
+// fileTools is the file-discovery group: read_file, list_dir, load_skill.
+func fileTools(d *Deps) []Tool {
+	return []Tool{readFileTool(d), listDirTool(d), loadSkillTool(d)}
+}
+
+// Paging limits of read_file.
+const (
+	readDefaultLimit = 2000
+	readMaxLineChars = 2000
+	// readWholeLimit is the size up to which read_file reads past the page to
+	// count the lines and hash the file; beyond it, it stops at the page.
+	readWholeLimit = 8 << 20
+	// readDecodeLimit caps files that must be decoded whole (UTF-16, GB18030).
+	readDecodeLimit = 32 << 20
+)
+
+type readFileInput struct {
+	FilePath string `json:"file_path"`
+	Offset   int    `json:"offset"`
+	Limit    int    `json:"limit"`
+}
+
+func readFileTool(d *Deps) Tool {
+	spec := Spec{
+		Name:        "read_file",
+		Description: readFileDoc,
+		ReadOnly:    true,
+		Group:       GroupFiles,
+		InputSchema: Object([]string{"file_path"}, map[string]*Schema{
+			"file_path": PathStr("File to read: relative to the workspace root, absolute, ~/…, or file:// URI."),
+			"offset":    Int("1-based line to start at (default 1).", 1),
+			"limit":     Int("Number of lines to return (default 2000).", 1),
+		}),
+	}
+	return Define(spec, func(ctx context.Context, in readFileInput) (Result, error) {
+		t, err := d.Resolve(in.FilePath, workspace.Read)
+		if err != nil {
+			return Result{}, err
+		}
+		page := linePage{offset: max(in.Offset, 1), limit: in.Limit}
+		if page.limit <= 0 {
+			page.limit = readDefaultLimit
+		}
+		if d.Editor != nil {
+			if doc, ok := d.Editor.Document(t.Abs); ok {
+				page.source = fmt.Sprintf("editor buffer, version %d", doc.Version)
+				if d.Reads != nil {
+					d.Reads.Record(t.Abs, []byte(doc.Text))
+				}
+				return page.fromString(in.FilePath, doc.Text)
+			}
+		}
+		return readFromDisk(ctx, d, t, in.FilePath, page)
+	})
+}
+
+// readFromDisk pages through a file on disk, streaming UTF-8 files and
+// decoding other encodings whole.
+func readFromDisk(ctx context.Context, d *Deps, t workspace.Target, shown string, page linePage) (Result, error) {
+	fi, err := t.Root.FS.Stat(t.Rel)
+	if err != nil {
+		return Result{}, statFailure(d, t, shown, err)
+	}
+	if fi.IsDir() {
+		return Result{}, Fail(CodeIsDirectory, "%s is a folder, not a file; use list_dir to see what it holds", shown)
+	}
+	f, err := t.Root.FS.Open(t.Rel)
+	if err != nil {
+		return Result{}, statFailure(d, t, shown, err)
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 64<<10)
+	head, _ := br.Peek(8 << 10)
+	enc := sniffEncoding(head)
+	if enc == "" {
+		return Result{}, Fail(CodeBinaryFile, "%s is a binary file (%d bytes); read_file shows text only — inspect it with shell_run (e.g. `file` or `xxd | head`)", shown, fi.Size())
+	}
+	if enc != encUTF8 {
+		if fi.Size() > readDecodeLimit {
+			return Result{}, Fail(CodeTooLarge, "%s is %d bytes of %s text, more than read_file decodes (%d); use grep to find the part you need", shown, fi.Size(), enc, readDecodeLimit)
+		}
+		b, err := io.ReadAll(br)
+		if err != nil {
+			return Result{}, err
+		}
+		text, ok := decodeWhole(b, enc)
+		if !ok {
+			return Result{}, Fail(CodeBinaryFile, "%s is not text in UTF-8, UTF-16 or GB18030; inspect it with shell_run (e.g. `file` or `xxd | head`)", shown)
+		}
+		if d.Reads != nil {
+			d.Reads.Record(t.Abs, b)
+		}
+		page.encoding = enc
+		return page.fromString(shown, text)
+	}
+	page.encoding = enc
+	h := sha256.New()
+	res, complete, err := page.fromReader(ctx, shown, io.TeeReader(br, h), fi.Size() <= readWholeLimit)
+	if err == nil && complete && d.Reads != nil {
+		var sum [sha256.Size]byte
+		copy(sum[:], h.Sum(nil))
+		d.Reads.RecordSum(t.Abs, sum)
+	}
+	return res, err
+}
+
+// linePage renders one page of numbered lines.
+type linePage struct {
+	offset, limit int
+	source        string // "" for disk
+	encoding      string
+}
+
+func (p linePage) fromString(shown, text string) (Result, error) {
+	return p.collect(shown, func(yield func(line string) bool) error {
+		for len(text) > 0 {
+			line, rest, found := strings.Cut(text, "\n")
+			if !found {
+				rest = ""
+			}
+			text = rest
+			if !yield(line) {
+				return nil
+			}
+		}
+		return nil
+	}, true)
+}
+
+// fromReader streams lines from r. When countAll is false it stops after the
+// page and the total is unknown. complete reports whether r was read to EOF.
+func (p linePage) fromReader(ctx context.Context, shown string, r io.Reader, countAll bool) (Result, bool, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	complete := false
+	res, err := p.collect(shown, func(yield func(line string) bool) error {
+		n := 0
+		for {
+			if n%4096 == 0 && ctx.Err() != nil {
+				return ctx.Err()
+			}
+			n++
+			line, err := br.ReadString('\n')
+			if len(line) > 0 {
+				if !yield(strings.TrimSuffix(line, "\n")) {
+					return nil
+				}
+			}
+			if err == io.EOF {
+				complete = true
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}, countAll)
+	return res, complete, err
+}
+
+// collect numbers the lines of the page and counts the rest (when countAll).
+func (p linePage) collect(shown string, lines func(yield func(string) bool) error, countAll bool) (Result, error) {
+	var b strings.Builder
+	total, shownLines, cut := 0, 0, 0
+	stoppedEarly := false
+	err := lines(func(line string) bool {
+		total++
+		if total < p.offset {
+			return true
+		}
+		if shownLines >= p.limit {
+			if !countAll {
+				stoppedEarly = true
+				return false
+			}
+			return true
+		}
+		line = strings.TrimSuffix(line, "\r")
+		if !utf8.ValidString(line) {
+			line = strings.ToValidUTF8(line, "\uFFFD")
+		}
+		if n := utf8.RuneCountInString(line); n > readMaxLineChars {
+			r := []rune(line)
+			line = string(r[:readMaxLineChars]) + fmt.Sprintf(" … [line cut: %d more characters]", n-readMaxLineChars)
+			cut++
+		}
+		fmt.Fprintf(&b, "%6d\t%s\n", total, line)
+		shownLines++
+		return true
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	data := map[string]any{"path": shown, "offset": p.offset, "lines": shownLines}
+	if p.encoding != "" && p.encoding != encUTF8 {
+		data["encoding"] = p.encoding
+	}
+	if p.source != "" {
+		data["source"] = p.source
+	}
+	last := p.offset + shownLines - 1
+	var foot string
+	switch {
+	case total == 0:
+		foot = "(empty file)"
+	case shownLines == 0:
+		return Result{}, Fail(CodeInvalidInput, "%s has %d lines, so offset %d is past the end; read from offset 1, or from a line up to %d", shown, total, p.offset, total)
+	case stoppedEarly:
+		foot = fmt.Sprintf("(lines %d-%d shown; the file is large and has more lines; read on with offset=%d)", p.offset, last, last+1)
+		data["more"] = true
+	case last < total:
+		foot = fmt.Sprintf("(lines %d-%d of %d; read on with offset=%d)", p.offset, last, total, last+1)
+		data["total_lines"] = total
+		data["more"] = true
+	default:
+		foot = fmt.Sprintf("(end of file: lines %d-%d of %d)", p.offset, last, total)
+		data["total_lines"] = total
+	}
+	if cut > 0 {
+		foot += fmt.Sprintf(" (%d long lines cut at %d characters; use grep to see a specific part)", cut, readMaxLineChars)
+	}
+	if p.source != "" {
+		foot += " (from the " + p.source + ", which may differ from disk)"
+	}
+	b.WriteString(foot)
+	return Result{Text: b.String(), Data: data, MoreHint: fmt.Sprintf("read a smaller range with offset=%d and a smaller limit", p.offset)}, nil
+}
+
+// statFailure explains a file that cannot be opened; a missing file names
+// the closest existing names in the nearest existing folder.
+func statFailure(d *Deps, t workspace.Target, shown string, err error) error {
+	if !errors.Is(err, fs.ErrNotExist) {
+		if strings.Contains(err.Error(), "escapes") {
+			return Fail(CodePathEscapesWorkspace, "%s leads out of its root through a symlink; use a path inside the workspace", shown)
+		}
+		return Fail(CodeNotFound, "%s cannot be opened (%v); check the path with list_dir", shown, err)
+	}
+	dir := path.Dir(t.Rel)
+	for dir != "." {
+		if fi, err := t.Root.FS.Stat(dir); err == nil && fi.IsDir() {
+			break
+		}
+		dir = path.Dir(dir)
+	}
+	var names []string
+	if f, err := t.Root.FS.Open(dir); err == nil {
+		entries, _ := f.ReadDir(4096)
+		f.Close()
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+	}
+	want := path.Base(t.Rel)
+	if dir != path.Dir(t.Rel) {
+		want = strings.SplitN(strings.TrimPrefix(t.Rel, dir+"/"), "/", 2)[0]
+	}
+	msg := fmt.Sprintf("%s does not exist", shown)
+	if c := closest(want, names, 3); len(c) > 0 {
+		for i := range c {
+			c[i] = path.Join(dir, c[i])
+		}
+		msg += "; closest existing: " + strings.Join(c, ", ")
+	}
+	msg += "; check the name with list_dir or search_files"
+	return &Failure{Code: CodeNotFound, Text: msg}
+}

@@ -1,0 +1,61 @@
+package toolbridge
+
+import (
+	"errors"
+	"log/slog"
+	"sync/atomic"
+
+	"github.com/whale-ls/whale-ls/workspace"
+)
+
+// Deps is everything the catalog's tools need from the process around them.
+// The language server and the command line each build one.
+type Deps struct {
+	Workspace *workspace.Set
+	// Editor is nil when no editor is attached.
+	Editor Editor
+	Reads  *ReadLedger
+	Log    *slog.Logger
+
+	settings atomic.Pointer[Settings]
+}
+
+// Settings returns the current settings.
+func (d *Deps) Settings() Settings {
+	if s := d.settings.Load(); s != nil {
+		return *s
+	}
+	return Settings{}
+}
+
+// SetSettings replaces the settings and the read-only roots they name. It
+// returns the approved or skill paths that do not exist.
+func (d *Deps) SetSettings(s Settings) (missing []string) {
+	d.settings.Store(&s)
+	if d.Workspace == nil {
+		return nil
+	}
+	return d.Workspace.SetReadOnly(s.Read.ApprovedPaths, skillFolders(d.Workspace, s))
+}
+
+// Resolve maps a model's path to a Target, turning path-guard refusals into
+// Failures with the matching code.
+func (d *Deps) Resolve(path string, access workspace.Access) (workspace.Target, error) {
+	t, err := d.Workspace.Resolve(path, access)
+	if err != nil {
+		var pe *workspace.PathError
+		if errors.As(err, &pe) {
+			return t, &Failure{Code: pe.Code, Text: pe.Msg}
+		}
+		return t, err
+	}
+	return t, nil
+}
+
+// logger returns d.Log or a logger that discards.
+func (d *Deps) logger() *slog.Logger {
+	if d.Log != nil {
+		return d.Log
+	}
+	return slog.New(slog.DiscardHandler)
+}

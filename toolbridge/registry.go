@@ -1,0 +1,209 @@
+package toolbridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sort"
+	"strings"
+)
+
+// Call is one tool invocation as a front end received it.
+type Call struct {
+	Name  string
+	Input json.RawMessage
+}
+
+// Registry holds the frozen catalog of one session and dispatches calls.
+// It is safe for concurrent use: after NewRegistry nothing in it changes.
+type Registry struct {
+	tools     map[string]Tool
+	order     []string
+	textLimit int
+	log       *slog.Logger
+}
+
+// NewRegistry freezes the specs of tools. A duplicate name or a tool without
+// an object schema is a programming error and is returned as such.
+func NewRegistry(log *slog.Logger, tools []Tool) (*Registry, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	r := &Registry{tools: map[string]Tool{}, textLimit: DefaultTextLimit, log: log}
+	for _, t := range tools {
+		if _, dup := r.tools[t.Spec.Name]; dup {
+			return nil, fmt.Errorf("tool %q registered twice", t.Spec.Name)
+		}
+		if t.Spec.InputSchema == nil || t.Spec.InputSchema.Type != "object" {
+			return nil, fmt.Errorf("tool %q has no object input schema", t.Spec.Name)
+		}
+		t.Spec.InputSchema = t.Spec.InputSchema.clone()
+		r.tools[t.Spec.Name] = t
+		r.order = append(r.order, t.Spec.Name)
+	}
+	return r, nil
+}
+
+// SetTextLimit changes how many bytes of text an Envelope carries before it
+// is cut (DefaultTextLimit unless set); n <= 0 means no limit.
+func (r *Registry) SetTextLimit(n int) { r.textLimit = n }
+
+// Specs returns the frozen specs in catalog order. The schemas are copies:
+// changing them does not change the registry.
+func (r *Registry) Specs() []Spec {
+	out := make([]Spec, 0, len(r.order))
+	for _, name := range r.order {
+		s := r.tools[name].Spec
+		s.InputSchema = s.InputSchema.clone()
+		out = append(out, s)
+	}
+	return out
+}
+
+// Names returns the tool names in catalog order.
+func (r *Registry) Names() []string { return append([]string(nil), r.order...) }
+
+// Dispatch finds the tool, repairs and validates the input, runs the tool
+// and normalises the outcome into an Envelope. It never panics.
+func (r *Registry) Dispatch(ctx context.Context, call Call) (env Envelope) {
+	tool, ok := r.tools[call.Name]
+	if !ok {
+		return r.unknownTool(call.Name)
+	}
+	input, repairs, failure := prepareInput(tool.Spec, call.Input)
+	if failure != nil {
+		return r.envelope(Result{}, failure, nil)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			r.log.Error("tool panicked", "tool", call.Name, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			env = r.envelope(Result{}, Fail(CodeInternal, "%s failed with an internal error (%v); this is a whale-ls bug — try again, or use another tool for this step", call.Name, p), repairs)
+		}
+	}()
+	res, err := tool.Run(ctx, input)
+	if err != nil && ctx.Err() != nil && !isFailure(err) {
+		err = Fail(CodeCanceled, "%s was canceled before it finished; call it again if the result is still needed", call.Name)
+	}
+	return r.envelope(res, err, append(repairs, res.Repairs...))
+}
+
+func isFailure(err error) bool {
+	var f *Failure
+	return errors.As(err, &f)
+}
+
+// envelope builds the Envelope for a run's outcome.
+func (r *Registry) envelope(res Result, err error, repairs []string) Envelope {
+	env := Envelope{OK: true, Code: CodeOK, Text: res.Text, Data: res.Data, Repairs: repairs}
+	if err != nil {
+		var f *Failure
+		if !errors.As(err, &f) {
+			r.log.Error("tool error", "err", err)
+			f = Fail(CodeInternal, "internal error: %v; try again, and report it if it keeps happening", err)
+		}
+		env = Envelope{OK: false, Code: f.Code, Text: f.Text, Data: f.Data, Repairs: repairs}
+	}
+	env.Text, env.Truncated = truncateText(env.Text, r.textLimit, res.MoreHint)
+	return env
+}
+
+// unknownTool names the closest tool names so the model can retry at once.
+func (r *Registry) unknownTool(name string) Envelope {
+	close := closest(name, r.order, 3)
+	text := fmt.Sprintf("there is no tool named %q", name)
+	if len(close) > 0 {
+		text += fmt.Sprintf("; did you mean %s? ", strings.Join(quoteAll(close), " or "))
+	} else {
+		text += "; "
+	}
+	text += "the tools are: " + strings.Join(r.order, ", ")
+	return Envelope{OK: false, Code: CodeUnknownTool, Text: text, Data: map[string]any{"closest": close}}
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = fmt.Sprintf("%q", s)
+	}
+	return out
+}
+
+// closest returns up to n candidates nearest to name: substring matches and
+// small edit distances first.
+func closest(name string, candidates []string, n int) []string {
+	type scored struct {
+		s string
+		d int
+	}
+	low := strings.ToLower(name)
+	var list []scored
+	for _, c := range candidates {
+		d := editDistance(low, strings.ToLower(c))
+		if low != "" && (strings.Contains(c, low) || strings.Contains(low, c)) {
+			d = min(d, 1)
+		}
+		if d <= max(2, len(c)/2) {
+			list = append(list, scored{c, d})
+		}
+	}
+	sort.SliceStable(list, func(i, j int) bool { return list[i].d < list[j].d })
+	var out []string
+	for i := 0; i < len(list) && i < n; i++ {
+		out = append(out, list[i].s)
+	}
+	return out
+}
+
+// editDistance is the Levenshtein distance between a and b in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// clone deep-copies a schema so frozen specs cannot be changed from outside.
+func (s *Schema) clone() *Schema {
+	if s == nil {
+		return nil
+	}
+	c := *s
+	if s.Properties != nil {
+		c.Properties = make(map[string]*Schema, len(s.Properties))
+		for k, v := range s.Properties {
+			c.Properties[k] = v.clone()
+		}
+	}
+	c.Required = append([]string(nil), s.Required...)
+	c.Enum = append([]string(nil), s.Enum...)
+	c.Items = s.Items.clone()
+	if s.AdditionalProperties != nil {
+		b := *s.AdditionalProperties
+		c.AdditionalProperties = &b
+	}
+	if s.Minimum != nil {
+		m := *s.Minimum
+		c.Minimum = &m
+	}
+	if s.Maximum != nil {
+		m := *s.Maximum
+		c.Maximum = &m
+	}
+	return &c
+}

@@ -1,0 +1,183 @@
+package toolbridge
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Repair kinds, reported by their exact names in an Envelope's repairs.
+const (
+	RepairStringifiedArray      = "stringified_array"
+	RepairBareStringToArray     = "bare_string_to_array"
+	RepairNullOptionalOmitted   = "null_optional_omitted"
+	RepairSemanticBooleanString = "semantic_boolean_string"
+	RepairMarkdownAutolinkPath  = "markdown_autolink_path"
+)
+
+// prepareInput turns raw call input into the input a tool runs on: parsed,
+// repaired where the schema shows what was meant, and validated. Repairs are
+// kept only when the repaired input is valid; otherwise the original input's
+// validation error is returned and nothing is changed.
+func prepareInput(spec Spec, raw json.RawMessage) (json.RawMessage, []string, *Failure) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		raw = []byte("{}")
+	}
+	original, err := decodeJSON(raw)
+	if err != nil {
+		return nil, nil, invalidInput(spec, []string{"input is not valid JSON: " + err.Error()})
+	}
+	if _, ok := original.(map[string]any); !ok {
+		return nil, nil, invalidInput(spec, []string{"input must be a JSON object of named fields"})
+	}
+	repaired, _ := decodeJSON(raw) // a second, independent copy to repair in place
+	var repairs []string
+	repaired = repairValue(spec.InputSchema, repaired, &repairs)
+	delete(repaired.(map[string]any), reservedDescriptionField)
+	if problems := validate(spec.InputSchema, repaired, ""); len(problems) == 0 {
+		out, err := json.Marshal(repaired)
+		if err != nil {
+			return nil, nil, invalidInput(spec, []string{err.Error()})
+		}
+		return out, dedupe(repairs), nil
+	}
+	obj := original.(map[string]any)
+	delete(obj, reservedDescriptionField)
+	return nil, nil, invalidInput(spec, validate(spec.InputSchema, obj, ""))
+}
+
+// reservedDescriptionField is accepted on every call and ignored: models
+// attach human-readable labels to their calls under this name.
+const reservedDescriptionField = "description"
+
+func decodeJSON(raw []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, &json.SyntaxError{Offset: dec.InputOffset()}
+	}
+	return v, nil
+}
+
+// repairValue applies the conservative, schema-guided repairs to v and
+// returns the repaired value.
+func repairValue(s *Schema, v any, repairs *[]string) any {
+	if s == nil {
+		return v
+	}
+	switch s.Type {
+	case "object":
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return v
+		}
+		required := map[string]bool{}
+		for _, r := range s.Required {
+			required[r] = true
+		}
+		for k, fv := range obj {
+			ps, known := s.Properties[k]
+			if !known {
+				continue
+			}
+			if fv == nil && !required[k] {
+				delete(obj, k)
+				*repairs = append(*repairs, RepairNullOptionalOmitted)
+				continue
+			}
+			obj[k] = repairValue(ps, fv, repairs)
+		}
+		return obj
+	case "array":
+		switch x := v.(type) {
+		case string:
+			t := strings.TrimSpace(x)
+			if strings.HasPrefix(t, "[") {
+				if parsed, err := decodeJSON([]byte(t)); err == nil {
+					if arr, ok := parsed.([]any); ok {
+						*repairs = append(*repairs, RepairStringifiedArray)
+						return repairValue(s, arr, repairs)
+					}
+				}
+			}
+			*repairs = append(*repairs, RepairBareStringToArray)
+			return repairValue(s, []any{x}, repairs)
+		case []any:
+			for i := range x {
+				x[i] = repairValue(s.Items, x[i], repairs)
+			}
+			return x
+		}
+	case "boolean":
+		if x, ok := v.(string); ok {
+			switch strings.ToLower(strings.TrimSpace(x)) {
+			case "true":
+				*repairs = append(*repairs, RepairSemanticBooleanString)
+				return true
+			case "false":
+				*repairs = append(*repairs, RepairSemanticBooleanString)
+				return false
+			}
+		}
+	case "integer", "number":
+		if x, ok := v.(string); ok {
+			t := strings.TrimSpace(x)
+			if _, err := strconv.ParseFloat(t, 64); err == nil && t != "" && !strings.ContainsAny(t, "xXpP_") {
+				*repairs = append(*repairs, RepairSemanticBooleanString)
+				return json.Number(t)
+			}
+		}
+	case "string":
+		if x, ok := v.(string); ok && s.Path {
+			if p, ok := unwrapMarkdownLink(x); ok {
+				*repairs = append(*repairs, RepairMarkdownAutolinkPath)
+				return p
+			}
+		}
+	}
+	return v
+}
+
+var markdownLink = regexp.MustCompile(`^\s*\[([^\[\]]+)\]\(\s*<?([^()<>\s]+)>?\s*\)\s*$`)
+
+// unwrapMarkdownLink recovers the path from "[README.md](http://README.md)"
+// or "[x](x)": only when the link's target is its own label, possibly behind
+// a scheme that chat renderers add to bare file names.
+func unwrapMarkdownLink(s string) (string, bool) {
+	m := markdownLink.FindStringSubmatch(s)
+	if m == nil {
+		return "", false
+	}
+	label, target := strings.TrimSpace(m[1]), m[2]
+	label = strings.Trim(label, "`")
+	for _, scheme := range []string{"http://", "https://", "file://"} {
+		if t, ok := strings.CutPrefix(target, scheme); ok {
+			target = t
+			break
+		}
+	}
+	target = strings.TrimSuffix(target, "/")
+	if target == label || target == strings.TrimPrefix(label, "/") {
+		return label, true
+	}
+	return "", false
+}
+
+func dedupe(ss []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range ss {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}

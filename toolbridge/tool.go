@@ -1,0 +1,100 @@
+package toolbridge
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Groups name the parts of the catalog; editors use them to sort and filter.
+const (
+	GroupFiles  = "files"
+	GroupSearch = "search"
+	GroupWeb    = "web"
+	GroupInput  = "input"
+	GroupEdit   = "edit"
+	GroupShell  = "shell"
+	GroupPlan   = "plan"
+	GroupTodo   = "todo"
+	GroupMCP    = "mcp"
+)
+
+// Spec is what a client sees of a tool. It is frozen when the tool is
+// registered and never changes within a session.
+type Spec struct {
+	Name        string  `json:"name"`
+	Description string  `json:"description"`
+	InputSchema *Schema `json:"inputSchema"`
+	ReadOnly    bool    `json:"readOnly"`
+	Group       string  `json:"group"`
+}
+
+// Schema is the subset of JSON Schema that tool inputs use. Path marks string
+// fields that hold a file path, so that input repair can unwrap Markdown links
+// there; it is not sent over the wire.
+type Schema struct {
+	Type                 string             `json:"type,omitempty"`
+	Description          string             `json:"description,omitempty"`
+	Properties           map[string]*Schema `json:"properties,omitempty"`
+	Required             []string           `json:"required,omitempty"`
+	Items                *Schema            `json:"items,omitempty"`
+	Enum                 []string           `json:"enum,omitempty"`
+	Minimum              *float64           `json:"minimum,omitempty"`
+	Maximum              *float64           `json:"maximum,omitempty"`
+	AdditionalProperties *bool              `json:"additionalProperties,omitempty"`
+	Path                 bool               `json:"-"`
+}
+
+// Tool is one entry of the catalog: its frozen Spec and the function that runs
+// it on input that has already been repaired and validated.
+type Tool struct {
+	Spec Spec
+	Run  func(ctx context.Context, input json.RawMessage) (Result, error)
+}
+
+// Define builds a Tool whose input decodes into In. The run function returns a
+// Result, a *Failure for problems the model can fix, or any other error for
+// faults (reported as code internal).
+func Define[In any](spec Spec, run func(ctx context.Context, in In) (Result, error)) Tool {
+	return Tool{
+		Spec: spec,
+		Run: func(ctx context.Context, raw json.RawMessage) (Result, error) {
+			var in In
+			if len(raw) > 0 {
+				if err := json.Unmarshal(raw, &in); err != nil {
+					return Result{}, Fail(CodeInvalidInput, "input does not match the schema of %s: %v; check the field types against the tool description", spec.Name, err)
+				}
+			}
+			return run(ctx, in)
+		},
+	}
+}
+
+// Object is shorthand for an object schema that allows no other fields.
+func Object(required []string, props map[string]*Schema) *Schema {
+	f := false
+	return &Schema{Type: "object", Properties: props, Required: required, AdditionalProperties: &f}
+}
+
+// Str, Int, Bool, Arr and Enum are shorthands for property schemas.
+func Str(desc string) *Schema { return &Schema{Type: "string", Description: desc} }
+
+// PathStr is a string property that holds a file path.
+func PathStr(desc string) *Schema { return &Schema{Type: "string", Description: desc, Path: true} }
+
+// Int is an integer property with an optional lower bound.
+func Int(desc string, min float64) *Schema {
+	return &Schema{Type: "integer", Description: desc, Minimum: &min}
+}
+
+// Bool is a boolean property.
+func Bool(desc string) *Schema { return &Schema{Type: "boolean", Description: desc} }
+
+// Arr is an array property whose items follow items.
+func Arr(desc string, items *Schema) *Schema {
+	return &Schema{Type: "array", Description: desc, Items: items}
+}
+
+// Enum is a string property limited to values.
+func Enum(desc string, values ...string) *Schema {
+	return &Schema{Type: "string", Description: desc, Enum: values}
+}
