@@ -79,7 +79,11 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	if missing := deps.SetSettings(settings); len(missing) > 0 {
 		s.log.Warn("approved or skill paths do not exist", "paths", strings.Join(missing, ", "))
 	}
-	registry, err := toolbridge.NewRegistry(s.log, toolbridge.Catalog(deps))
+	catalog := toolbridge.Catalog(deps)
+	if s.opts.ExtraTools != nil {
+		catalog = append(catalog, s.opts.ExtraTools(deps)...)
+	}
+	registry, err := toolbridge.NewRegistry(s.log, catalog)
 	if err != nil {
 		ws.Close()
 		return nil, jsonrpc2.NewError(jsonrpc2.InternalError, err.Error())

@@ -26,6 +26,9 @@ type Options struct {
 	// MaxMessageBytes bounds one incoming message (DefaultMaxMessageBytes if 0).
 	MaxMessageBytes int
 	Version         string
+	// ExtraTools adds tools to the catalog of each session (tests use it to
+	// register tools that wait on purpose).
+	ExtraTools func(d *toolbridge.Deps) []toolbridge.Tool
 }
 
 // Server is one language-server session over one connection.
@@ -35,7 +38,10 @@ type Server struct {
 	conn jsonrpc2.Conn
 	docs *overlay
 
-	cancel func(jsonrpc2.ID)
+	exited chan struct{} // closed by the exit notification
+
+	inflightMu sync.Mutex
+	inflight   map[jsonrpc2.ID]context.CancelFunc
 
 	mu       sync.Mutex
 	state    serverState
@@ -70,15 +76,17 @@ func Run(ctx context.Context, opts Options) int {
 	s := newServer(opts)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	handler, canceller := jsonrpc2.CancelHandler(s.handle)
-	s.cancel = canceller
 	stream := newFrameStream(opts.In, opts.Out, opts.Closer, opts.MaxMessageBytes, s.log)
 	s.conn = jsonrpc2.NewConn(stream, jsonrpc2.WithCodec(codec{}))
-	s.conn.Go(ctx, handler)
+	s.conn.Go(ctx, s.handle)
 	select {
 	case <-s.conn.Done():
+	case <-s.exited:
+		// Do not wait for the reader: it may be blocked on stdin, which the
+		// caller owns. The process exits right after.
+		go s.conn.Close()
 	case <-ctx.Done():
-		s.conn.Close()
+		go s.conn.Close()
 	}
 	if err := s.conn.Err(); err != nil {
 		s.log.Info("connection ended", "err", err)
@@ -94,7 +102,7 @@ func newServer(opts Options) *Server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Server{opts: opts, log: log, docs: newOverlay(), exitCode: 1, enc: encUTF16}
+	return &Server{opts: opts, log: log, docs: newOverlay(), exitCode: 1, enc: encUTF16, exited: make(chan struct{}), inflight: map[jsonrpc2.ID]context.CancelFunc{}}
 }
 
 // stop releases the session's resources.
@@ -111,8 +119,14 @@ func (s *Server) stop() {
 // calls other than initialize and shutdown release the read loop and run
 // concurrently. It never returns an error for a notification (that would
 // end the connection) and never lets a panic escape.
-func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (result any, err error) {
+//
+// The request context of jsonrpc2 is pooled and must not outlive the
+// handler, so work runs on a context derived from the connection's, with a
+// cancel function registered under the call's id for $/cancelRequest.
+func (s *Server) handle(reqCtx context.Context, req *jsonrpc2.Request) (result any, err error) {
 	method := strings.Clone(req.Method())
+	ctx, cancel := context.WithCancel(jsonrpc2.DetachContext(reqCtx))
+	defer cancel()
 	if !req.IsCall() {
 		defer func() {
 			if p := recover(); p != nil {
@@ -123,10 +137,20 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (result any,
 		s.notification(ctx, method, json.RawMessage(req.Params()))
 		return nil, nil
 	}
+	id := req.ID()
+	s.inflightMu.Lock()
+	s.inflight[id] = cancel
+	s.inflightMu.Unlock()
+	defer func() {
+		s.inflightMu.Lock()
+		delete(s.inflight, id)
+		s.inflightMu.Unlock()
+	}()
+	params := json.RawMessage(req.Params())
 	switch method {
 	case "initialize", "shutdown":
 	default:
-		jsonrpc2.Async(ctx)
+		jsonrpc2.Async(reqCtx) // clones params; the read loop goes on
 	}
 	defer func() {
 		if p := recover(); p != nil {
@@ -134,7 +158,7 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (result any,
 			result, err = nil, jsonrpc2.NewError(jsonrpc2.InternalError, fmt.Sprintf("whale-ls failed while handling %s: %v", method, p))
 		}
 	}()
-	return s.call(ctx, method, json.RawMessage(req.Params()))
+	return s.call(ctx, method, params)
 }
 
 // call answers requests.
@@ -172,8 +196,12 @@ func (s *Server) notification(ctx context.Context, method string, params json.Ra
 		if s.state == stateShutdown {
 			s.exitCode = 0
 		}
+		select {
+		case <-s.exited:
+		default:
+			close(s.exited)
+		}
 		s.mu.Unlock()
-		go s.conn.Close()
 		return
 	}
 	if method == "$/cancelRequest" {
@@ -184,9 +212,9 @@ func (s *Server) notification(ctx context.Context, method string, params json.Ra
 			var n int64
 			var str string
 			if json.Unmarshal(p.ID, &n) == nil {
-				s.cancel(jsonrpc2.NewNumberID(n))
+				s.cancelCall(jsonrpc2.NewNumberID(n))
 			} else if json.Unmarshal(p.ID, &str) == nil {
-				s.cancel(jsonrpc2.NewStringID(str))
+				s.cancelCall(jsonrpc2.NewStringID(str))
 			}
 		}
 		return
@@ -252,6 +280,16 @@ func (s *Server) notification(ctx context.Context, method string, params json.Ra
 	}
 	if err != nil {
 		s.log.Warn("bad notification", "method", method, "err", err)
+	}
+}
+
+// cancelCall cancels the in-flight call with id, if any.
+func (s *Server) cancelCall(id jsonrpc2.ID) {
+	s.inflightMu.Lock()
+	cancel := s.inflight[id]
+	s.inflightMu.Unlock()
+	if cancel != nil {
+		cancel()
 	}
 }
 

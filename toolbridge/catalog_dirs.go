@@ -18,6 +18,7 @@ var listDirDoc string
 const (
 	listDefaultDepth = 2
 	listMaxEntries   = 1000
+	listPerFolder    = 100
 	// listCountLimit bounds how far list_dir keeps walking to count what it
 	// did not show.
 	listCountLimit = 100000
@@ -65,46 +66,62 @@ func listDirTool(d *Deps) Tool {
 	})
 }
 
-// listTree renders the folder as an indented tree, folders first-class with
-// a trailing slash, capped at listMaxEntries.
+// listTree renders the folder as an indented tree, folders with a trailing
+// slash. It shows at most listMaxEntries entries in all and, below the top
+// level, at most listPerFolder entries per folder, so one huge folder cannot
+// hide the rest of the tree; what is left out is counted in "… N more" lines
+// at the place it belongs.
 func listTree(ctx context.Context, t workspace.Target, shown string, depth int, includeIgnored bool) (Result, error) {
-	var b strings.Builder
 	base := t.Rel
 	header := shown
 	if !strings.HasSuffix(header, "/") {
 		header += "/"
 	}
-	b.WriteString(header + "\n")
-	shownN, more, dirs, files := 0, 0, 0, 0
+	lines := []string{header}
+	shownN, dirs, files, more := 0, 0, 0, 0
+	perFolder := map[string]int{}
+	moreAt := map[string]int{}    // folder -> index of its "… more" line
+	moreCount := map[string]int{} // folder -> entries left out
 	ig := workspace.NewIgnorer(t.Root.FS)
 	err := workspace.Walk(ctx, t.Root.FS, ig, base, workspace.WalkOptions{IncludeIgnored: includeIgnored, MaxDepth: depth}, func(rel string, e fs.DirEntry) error {
 		if rel == base {
 			return nil
 		}
-		if shownN >= listMaxEntries {
+		sub := rel
+		if base != "." {
+			sub = strings.TrimPrefix(rel, base+"/")
+		}
+		level := strings.Count(sub, "/")
+		parent := path.Dir(rel)
+		indent := strings.Repeat("  ", level+1)
+		if shownN >= listMaxEntries || (level > 0 && perFolder[parent] >= listPerFolder) {
 			more++
 			if more >= listCountLimit {
 				return fs.SkipAll
 			}
+			if _, ok := moreAt[parent]; !ok {
+				moreAt[parent] = len(lines)
+				lines = append(lines, indent)
+			}
+			moreCount[parent]++
+			if e.IsDir() {
+				return fs.SkipDir
+			}
 			return nil
 		}
-		sub := strings.TrimPrefix(rel, base+"/")
-		if base == "." {
-			sub = rel
-		}
-		level := strings.Count(sub, "/")
+		perFolder[parent]++
 		name := path.Base(rel)
 		switch {
 		case e.IsDir():
 			name += "/"
 			dirs++
 		case e.Type()&fs.ModeSymlink != 0:
-			name += " -> (symlink)"
+			name += " (symlink)"
 			files++
 		default:
 			files++
 		}
-		b.WriteString(strings.Repeat("  ", level+1) + name + "\n")
+		lines = append(lines, indent+name)
 		shownN++
 		return nil
 	})
@@ -114,8 +131,11 @@ func listTree(ctx context.Context, t workspace.Target, shown string, depth int, 
 		}
 		return Result{}, err
 	}
+	for folder, i := range moreAt {
+		lines[i] += fmt.Sprintf("… %d more entries (list %s to see them)", moreCount[folder], folder)
+	}
 	if shownN == 0 {
-		b.WriteString("  (empty folder)\n")
+		lines = append(lines, "  (empty folder)")
 	}
 	summary := fmt.Sprintf("(%d folders, %d files shown, depth %d", dirs, files, depth)
 	if !includeIgnored {
@@ -127,9 +147,9 @@ func listTree(ctx context.Context, t workspace.Target, shown string, depth int, 
 		if more >= listCountLimit {
 			count = fmt.Sprintf("at least %d", more)
 		}
-		summary += fmt.Sprintf("\n… %s more entries not shown; list a subfolder with path, or use a smaller depth", count)
+		summary += fmt.Sprintf("\n%s more entries not shown (subfolders left out count as one); list a subfolder with path, or use a smaller depth", count)
 	}
-	b.WriteString(summary)
+	lines = append(lines, summary)
 	data := map[string]any{"path": shown, "folders": dirs, "files": files, "more": more}
-	return Result{Text: b.String(), Data: data, MoreHint: "list a subfolder with path, or use a smaller depth"}, nil
+	return Result{Text: strings.Join(lines, "\n"), Data: data, MoreHint: "list a subfolder with path, or use a smaller depth"}, nil
 }

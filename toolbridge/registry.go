@@ -143,7 +143,7 @@ func closest(name string, candidates []string, n int) []string {
 	for _, c := range candidates {
 		d := editDistance(low, strings.ToLower(c))
 		if low != "" && (strings.Contains(c, low) || strings.Contains(low, c)) {
-			d = min(d, 1)
+			d = min(d, 2)
 		}
 		if d <= max(2, len(c)/2) {
 			list = append(list, scored{c, d})

@@ -107,6 +107,12 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Out:     stdout,
 		Log:     newLogger(stderr),
 		Version: versionString(),
+		ExtraTools: func(d *toolbridge.Deps) []toolbridge.Tool {
+			if os.Getenv(testToolsEnv) == "" {
+				return nil
+			}
+			return testTools()
+		},
 	})
 }
 

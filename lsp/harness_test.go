@@ -1,0 +1,339 @@
+package lsp_test
+
+// The end-to-end harness: the real whale-ls binary over real stdio, driven
+// by go.lsp.dev/protocol's client and a fake editor that keeps document
+// versions, records what the server asks of it, and answers.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/whale-ls/whale-ls/toolbridge"
+)
+
+var (
+	binaryDir  string
+	buildOnce  sync.Once
+	buildError error
+)
+
+// whaleBinary builds whale-ls once per test process, on first use (fuzz
+// workers of this package never need it).
+func whaleBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		binaryDir, buildError = os.MkdirTemp("", "whale-ls-e2e")
+		if buildError != nil {
+			return
+		}
+		out, err := exec.Command("go", "build", "-o", filepath.Join(binaryDir, "whale-ls"), "../cmd/whale-ls").CombinedOutput()
+		if err != nil {
+			buildError = fmt.Errorf("building whale-ls: %v\n%s", err, out)
+		}
+	})
+	if buildError != nil {
+		t.Fatal(buildError)
+	}
+	return filepath.Join(binaryDir, "whale-ls")
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binaryDir != "" {
+		os.RemoveAll(binaryDir)
+	}
+	os.Exit(code)
+}
+
+// trace keeps the last bytes that crossed the wire, printed when a test fails.
+type trace struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (t *trace) add(dir string, p []byte) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	fmt.Fprintf(&t.buf, "%s %s\n", dir, p)
+	if t.buf.Len() > 256<<10 {
+		rest := t.buf.Bytes()[t.buf.Len()-128<<10:]
+		t.buf.Reset()
+		t.buf.WriteString("…\n")
+		t.buf.Write(rest)
+	}
+}
+
+func (t *trace) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.buf.String()
+}
+
+// pipes joins the server's stdout (read) and stdin (write), recording both.
+type pipes struct {
+	r  io.ReadCloser
+	w  io.WriteCloser
+	tr *trace
+}
+
+func (p *pipes) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	if n > 0 {
+		p.tr.add("<-", b[:n])
+	}
+	return n, err
+}
+
+func (p *pipes) Write(b []byte) (int, error) {
+	p.tr.add("->", b)
+	return p.w.Write(b)
+}
+
+func (p *pipes) Close() error {
+	p.w.Close()
+	return p.r.Close()
+}
+
+// editorDoc is a document as the fake editor holds it.
+type editorDoc struct {
+	version int32
+	text    string
+}
+
+// fakeEditor is the client side: it keeps document versions, records
+// server requests and notifications, and answers them.
+type fakeEditor struct {
+	protocol.UnimplementedClient
+
+	mu       sync.Mutex
+	docs     map[uri.URI]*editorDoc
+	logs     []string
+	progress []string
+	created  int
+}
+
+func (e *fakeEditor) LogMessage(_ context.Context, p *protocol.LogMessageParams) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.logs = append(e.logs, p.Message)
+	return nil
+}
+
+func (e *fakeEditor) WorkDoneProgressCreate(context.Context, *protocol.WorkDoneProgressCreateParams) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.created++
+	return nil
+}
+
+func (e *fakeEditor) Progress(_ context.Context, p *protocol.ProgressParams) error {
+	var v struct {
+		Kind string `json:"kind"`
+	}
+	_ = json.Unmarshal(p.Value, &v)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.progress = append(e.progress, v.Kind)
+	return nil
+}
+
+// session is one running server and its editor.
+type session struct {
+	t      *testing.T
+	root   string
+	cmd    *exec.Cmd
+	conn   jsonrpc2.Conn
+	server protocol.Server
+	ed     *fakeEditor
+	tr     *trace
+	stderr *bytes.Buffer
+	init   *protocol.InitializeResult
+}
+
+type sessionOptions struct {
+	initOptions  any
+	encodings    []protocol.PositionEncodingKind
+	experimental any
+	progress     bool
+}
+
+// start runs whale-ls on root and initializes it.
+func start(t *testing.T, root string, o sessionOptions) *session {
+	t.Helper()
+	cmd := exec.Command(whaleBinary(t))
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "WHALE_LS_TEST_TOOLS=1")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &lockedWriter{w: &stderr}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := &session{t: t, root: root, cmd: cmd, ed: &fakeEditor{docs: map[uri.URI]*editorDoc{}}, tr: &trace{}, stderr: &stderr}
+	stream := jsonrpc2.NewStream(&pipes{r: stdout, w: stdin, tr: s.tr})
+	_, s.conn, s.server = protocol.NewClient(context.Background(), s.ed, stream)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("JSON-RPC trace:\n%s\nserver stderr:\n%s", s.tr, stderr.String())
+		}
+		s.conn.Close()
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	params := &protocol.InitializeParams{}
+	params.WorkspaceFolders = protocol.NewNullable([]protocol.WorkspaceFolder{{URI: uri.File(root), Name: "root"}})
+	caps := protocol.ClientCapabilities{}
+	if len(o.encodings) > 0 {
+		caps.General = &protocol.GeneralClientCapabilities{PositionEncodings: o.encodings}
+	}
+	if o.progress {
+		yes := true
+		caps.Window = &protocol.WindowClientCapabilities{WorkDoneProgress: &yes}
+	}
+	if o.experimental != nil {
+		caps.Experimental = protocol.LSPAny(mustJSON(t, o.experimental))
+	}
+	params.Capabilities = caps
+	if o.initOptions != nil {
+		params.InitializationOptions = protocol.LSPAny(mustJSON(t, o.initOptions))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := s.server.Initialize(ctx, params)
+	if err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	s.init = res
+	if err := s.server.Initialized(ctx, &protocol.InitializedParams{}); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func mustJSON(t *testing.T, v any) json.RawMessage {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// exec runs whale.<tool> through workspace/executeCommand.
+func (s *session) exec(ctx context.Context, tool string, input any) toolbridge.Envelope {
+	s.t.Helper()
+	res, err := s.server.ExecuteCommand(ctx, &protocol.ExecuteCommandParams{
+		Command:   "whale." + tool,
+		Arguments: []protocol.LSPAny{protocol.LSPAny(mustJSON(s.t, input))},
+	})
+	if err != nil {
+		s.t.Fatalf("executeCommand whale.%s: %v", tool, err)
+	}
+	var env toolbridge.Envelope
+	if err := json.Unmarshal(res, &env); err != nil {
+		s.t.Fatalf("executeCommand whale.%s result %s is not an Envelope: %v", tool, res, err)
+	}
+	return env
+}
+
+func (s *session) path(rel string) string { return filepath.Join(s.root, rel) }
+
+// open sends didOpen and remembers the document at version.
+func (s *session) open(rel, text string, version int32) uri.URI {
+	s.t.Helper()
+	u := uri.File(s.path(rel))
+	s.ed.mu.Lock()
+	s.ed.docs[u] = &editorDoc{version: version, text: text}
+	s.ed.mu.Unlock()
+	err := s.server.DidOpen(context.Background(), &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: u, LanguageID: "go", Version: version, Text: text}})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return u
+}
+
+// change sends one incremental didChange replacing rng with text; the
+// editor's copy is updated by the caller-provided result text.
+func (s *session) change(u uri.URI, rng protocol.Range, text, result string) {
+	s.t.Helper()
+	s.ed.mu.Lock()
+	d := s.ed.docs[u]
+	d.version++
+	d.text = result
+	v := d.version
+	s.ed.mu.Unlock()
+	err := s.server.DidChange(context.Background(), &protocol.DidChangeTextDocumentParams{
+		TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}, Version: v},
+		ContentChanges: []protocol.TextDocumentContentChangeEvent{&protocol.TextDocumentContentChangePartial{Range: rng, Text: text}},
+	})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+func rng(l1, c1, l2, c2 uint32) protocol.Range {
+	return protocol.Range{Start: protocol.Position{Line: l1, Character: c1}, End: protocol.Position{Line: l2, Character: c2}}
+}
+
+func writeFiles(t *testing.T, files map[string]string) string {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, content := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func ctxT(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func wantText(t *testing.T, env toolbridge.Envelope, parts ...string) {
+	t.Helper()
+	for _, p := range parts {
+		if !strings.Contains(env.Text, p) {
+			t.Errorf("envelope %s text %q lacks %q", env.Code, env.Text, p)
+		}
+	}
+}
