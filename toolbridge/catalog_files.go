@@ -2,15 +2,17 @@ package toolbridge
 
 import (
 	"bufio"
+	"bytes"
 	"context"
-	"crypto/sha256"
 	_ "embed"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"path"
+	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/whale-ls/whale-ls/workspace"
@@ -31,8 +33,6 @@ const (
 	// readWholeLimit is the size up to which read_file reads past the page to
 	// count the lines and hash the file; beyond it, it stops at the page.
 	readWholeLimit = 8 << 20
-	// readDecodeLimit caps files that must be decoded whole (UTF-16, GB18030).
-	readDecodeLimit = 32 << 20
 )
 
 type readFileInput struct {
@@ -75,54 +75,82 @@ func readFileTool(d *Deps) Tool {
 	})
 }
 
-// readFromDisk pages through a file on disk, streaming UTF-8 files and
-// decoding other encodings whole.
+// readFromDisk pages through a file on disk. Files up to readWholeLimit
+// are read whole (one read, hashed for the read ledger, every line counted);
+// larger UTF-8 files are streamed up to the end of the page only.
 func readFromDisk(ctx context.Context, d *Deps, t workspace.Target, shown string, page linePage) (Result, error) {
-	fi, err := t.Root.FS.Stat(t.Rel)
+	f, err := t.Root.FS.Open(t.Rel)
+	if err != nil {
+		return Result{}, statFailure(d, t, shown, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil {
 		return Result{}, statFailure(d, t, shown, err)
 	}
 	if fi.IsDir() {
 		return Result{}, Fail(CodeIsDirectory, "%s is a folder, not a file; use list_dir to see what it holds", shown)
 	}
-	f, err := t.Root.FS.Open(t.Rel)
-	if err != nil {
-		return Result{}, statFailure(d, t, shown, err)
+	binary := func() error {
+		return Fail(CodeBinaryFile, "%s is a binary file (%d bytes); read_file shows text only — inspect it with shell_run (e.g. `file` or `xxd | head`)", shown, fi.Size())
 	}
-	defer f.Close()
-	br := bufio.NewReaderSize(f, 64<<10)
-	head, _ := br.Peek(8 << 10)
-	enc := sniffEncoding(head)
-	if enc == "" {
-		return Result{}, Fail(CodeBinaryFile, "%s is a binary file (%d bytes); read_file shows text only — inspect it with shell_run (e.g. `file` or `xxd | head`)", shown, fi.Size())
-	}
-	if enc != encUTF8 {
-		if fi.Size() > readDecodeLimit {
-			return Result{}, Fail(CodeTooLarge, "%s is %d bytes of %s text, more than read_file decodes (%d); use grep to find the part you need", shown, fi.Size(), enc, readDecodeLimit)
-		}
-		b, err := io.ReadAll(br)
-		if err != nil {
-			return Result{}, err
-		}
-		text, ok := decodeWhole(b, enc)
-		if !ok {
-			return Result{}, Fail(CodeBinaryFile, "%s is not text in UTF-8, UTF-16 or GB18030; inspect it with shell_run (e.g. `file` or `xxd | head`)", shown)
-		}
-		if d.Reads != nil {
-			d.Reads.Record(t.Abs, b)
+	if fi.Size() > readWholeLimit {
+		br := bufio.NewReaderSize(f, 64<<10)
+		head, _ := br.Peek(8 << 10)
+		enc := sniffEncoding(head)
+		switch {
+		case enc == "":
+			return Result{}, binary()
+		case enc != encUTF8:
+			return Result{}, Fail(CodeTooLarge, "%s is %d bytes of %s text, more than read_file decodes (%d); use grep to find the part you need", shown, fi.Size(), enc, readWholeLimit)
 		}
 		page.encoding = enc
-		return page.fromString(shown, text)
+		res, _, err := page.fromReader(ctx, shown, br, false)
+		return res, err
+	}
+	buf := readBufs.Get().(*[]byte)
+	defer readBufs.Put(buf)
+	b, err := readAllInto((*buf)[:0], f)
+	*buf = b
+	if err != nil {
+		return Result{}, err
+	}
+	enc := sniffEncoding(b[:min(len(b), 8<<10)])
+	if enc == "" {
+		return Result{}, binary()
+	}
+	if d.Reads != nil {
+		d.Reads.Record(t.Abs, b)
 	}
 	page.encoding = enc
-	h := sha256.New()
-	res, complete, err := page.fromReader(ctx, shown, io.TeeReader(br, h), fi.Size() <= readWholeLimit)
-	if err == nil && complete && d.Reads != nil {
-		var sum [sha256.Size]byte
-		copy(sum[:], h.Sum(nil))
-		d.Reads.RecordSum(t.Abs, sum)
+	if enc == encUTF8 {
+		return page.fromBytes(shown, b)
 	}
-	return res, err
+	text, ok := decodeWhole(b, enc)
+	if !ok {
+		return Result{}, Fail(CodeBinaryFile, "%s is not text in UTF-8, UTF-16 or GB18030; inspect it with shell_run (e.g. `file` or `xxd | head`)", shown)
+	}
+	return page.fromString(shown, text)
+}
+
+// readBufs recycles the buffers whole-file reads go through.
+var readBufs = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
+
+// readAllInto appends everything r yields to buf.
+func readAllInto(buf []byte, r io.Reader) ([]byte, error) {
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
 }
 
 // linePage renders one page of numbered lines.
@@ -133,13 +161,21 @@ type linePage struct {
 }
 
 func (p linePage) fromString(shown, text string) (Result, error) {
-	return p.collect(shown, func(yield func(line string) bool) error {
+	return p.fromBytes(shown, []byte(text))
+}
+
+// fromBytes pages through text held in memory; only the page's lines are
+// converted to strings.
+func (p linePage) fromBytes(shown string, text []byte) (Result, error) {
+	return p.collect(shown, func(yield func(line []byte) bool) error {
 		for len(text) > 0 {
-			line, rest, found := strings.Cut(text, "\n")
-			if !found {
-				rest = ""
+			i := bytes.IndexByte(text, '\n')
+			line := text
+			if i >= 0 {
+				line, text = text[:i], text[i+1:]
+			} else {
+				text = nil
 			}
-			text = rest
 			if !yield(line) {
 				return nil
 			}
@@ -150,19 +186,27 @@ func (p linePage) fromString(shown, text string) (Result, error) {
 
 // fromReader streams lines from r. When countAll is false it stops after the
 // page and the total is unknown. complete reports whether r was read to EOF.
-func (p linePage) fromReader(ctx context.Context, shown string, r io.Reader, countAll bool) (Result, bool, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
+func (p linePage) fromReader(ctx context.Context, shown string, br *bufio.Reader, countAll bool) (Result, bool, error) {
 	complete := false
-	res, err := p.collect(shown, func(yield func(line string) bool) error {
+	res, err := p.collect(shown, func(yield func(line []byte) bool) error {
 		n := 0
 		for {
 			if n%4096 == 0 && ctx.Err() != nil {
 				return ctx.Err()
 			}
 			n++
-			line, err := br.ReadString('\n')
+			line, err := br.ReadSlice('\n')
+			if err == bufio.ErrBufferFull {
+				// A very long line: gather it whole.
+				long := append([]byte(nil), line...)
+				for err == bufio.ErrBufferFull {
+					line, err = br.ReadSlice('\n')
+					long = append(long, line...)
+				}
+				line = long
+			}
 			if len(line) > 0 {
-				if !yield(strings.TrimSuffix(line, "\n")) {
+				if !yield(bytes.TrimSuffix(line, []byte("\n"))) {
 					return nil
 				}
 			}
@@ -179,11 +223,11 @@ func (p linePage) fromReader(ctx context.Context, shown string, r io.Reader, cou
 }
 
 // collect numbers the lines of the page and counts the rest (when countAll).
-func (p linePage) collect(shown string, lines func(yield func(string) bool) error, countAll bool) (Result, error) {
-	var b strings.Builder
+func (p linePage) collect(shown string, lines func(yield func([]byte) bool) error, countAll bool) (Result, error) {
+	var b []byte
 	total, shownLines, cut := 0, 0, 0
 	stoppedEarly := false
-	err := lines(func(line string) bool {
+	err := lines(func(line []byte) bool {
 		total++
 		if total < p.offset {
 			return true
@@ -195,16 +239,24 @@ func (p linePage) collect(shown string, lines func(yield func(string) bool) erro
 			}
 			return true
 		}
-		line = strings.TrimSuffix(line, "\r")
-		if !utf8.ValidString(line) {
-			line = strings.ToValidUTF8(line, "\uFFFD")
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		b = appendLineNumber(b, total)
+		if !utf8.Valid(line) {
+			line = bytes.ToValidUTF8(line, []byte("\uFFFD"))
 		}
-		if n := utf8.RuneCountInString(line); n > readMaxLineChars {
-			r := []rune(line)
-			line = string(r[:readMaxLineChars]) + fmt.Sprintf(" … [line cut: %d more characters]", n-readMaxLineChars)
-			cut++
+		if len(line) > readMaxLineChars {
+			if n := utf8.RuneCount(line); n > readMaxLineChars {
+				cutAt := 0
+				for i := 0; i < readMaxLineChars; i++ {
+					_, size := utf8.DecodeRune(line[cutAt:])
+					cutAt += size
+				}
+				line = fmt.Appendf(line[:cutAt:cutAt], " … [line cut: %d more characters]", n-readMaxLineChars)
+				cut++
+			}
 		}
-		fmt.Fprintf(&b, "%6d\t%s\n", total, line)
+		b = append(b, line...)
+		b = append(b, '\n')
 		shownLines++
 		return true
 	})
@@ -242,8 +294,20 @@ func (p linePage) collect(shown string, lines func(yield func(string) bool) erro
 	if p.source != "" {
 		foot += " (from the " + p.source + ", which may differ from disk)"
 	}
-	b.WriteString(foot)
-	return Result{Text: b.String(), Data: data, MoreHint: fmt.Sprintf("read a smaller range with offset=%d and a smaller limit", p.offset)}, nil
+	b = append(b, foot...)
+	return Result{Text: string(b), Data: data, MoreHint: fmt.Sprintf("read a smaller range with offset=%d and a smaller limit", p.offset)}, nil
+}
+
+// appendLineNumber writes n right-aligned in six columns and a tab, as
+// `cat -n` does.
+func appendLineNumber(b []byte, n int) []byte {
+	var digits [20]byte
+	d := strconv.AppendInt(digits[:0], int64(n), 10)
+	for i := len(d); i < 6; i++ {
+		b = append(b, ' ')
+	}
+	b = append(b, d...)
+	return append(b, '\t')
 }
 
 // statFailure explains a file that cannot be opened; a missing file names

@@ -26,27 +26,40 @@ func prepareInput(spec Spec, raw json.RawMessage) (json.RawMessage, []string, *F
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		raw = []byte("{}")
 	}
-	original, err := decodeJSON(raw)
+	v, err := decodeJSON(raw)
 	if err != nil {
 		return nil, nil, invalidInput(spec, []string{"input is not valid JSON: " + err.Error()})
 	}
-	if _, ok := original.(map[string]any); !ok {
+	obj, ok := v.(map[string]any)
+	if !ok {
 		return nil, nil, invalidInput(spec, []string{"input must be a JSON object of named fields"})
 	}
-	repaired, _ := decodeJSON(raw) // a second, independent copy to repair in place
-	var repairs []string
-	repaired = repairValue(spec.InputSchema, repaired, &repairs)
-	delete(repaired.(map[string]any), reservedDescriptionField)
-	if problems := validate(spec.InputSchema, repaired, ""); len(problems) == 0 {
-		out, err := json.Marshal(repaired)
-		if err != nil {
-			return nil, nil, invalidInput(spec, []string{err.Error()})
+	_, labelled := obj[reservedDescriptionField]
+	if labelled {
+		if _, own := spec.InputSchema.Properties[reservedDescriptionField]; !own {
+			delete(obj, reservedDescriptionField)
 		}
-		return out, dedupe(repairs), nil
 	}
-	obj := original.(map[string]any)
-	delete(obj, reservedDescriptionField)
-	return nil, nil, invalidInput(spec, validate(spec.InputSchema, obj, ""))
+	var repairs []string
+	repairValue(spec.InputSchema, obj, &repairs) // repairs obj in place
+	if problems := validate(spec.InputSchema, obj, ""); len(problems) > 0 {
+		if len(repairs) == 0 {
+			return nil, nil, invalidInput(spec, problems)
+		}
+		// Report the problems of the input as it was sent, not as repaired.
+		original, _ := decodeJSON(raw)
+		orig := original.(map[string]any)
+		delete(orig, reservedDescriptionField)
+		return nil, nil, invalidInput(spec, validate(spec.InputSchema, orig, ""))
+	}
+	if len(repairs) == 0 && !labelled {
+		return raw, nil, nil // valid as sent: pass the bytes through
+	}
+	out, err := json.Marshal(obj)
+	if err != nil {
+		return nil, nil, invalidInput(spec, []string{err.Error()})
+	}
+	return out, dedupe(repairs), nil
 }
 
 // reservedDescriptionField is accepted on every call and ignored: models

@@ -218,9 +218,9 @@ func (s *Set) Resolve(raw string, access Access) (Target, error) {
 	if perr != nil {
 		return Target{}, perr
 	}
-	real := resolveExisting(abs)
-
 	s.mu.RLock()
+	real := s.realPath(abs)
+
 	defer s.mu.RUnlock()
 	candidates := s.workspace
 	if access == Read {
@@ -297,6 +297,36 @@ func (s *Set) absolute(raw string) (string, *PathError) {
 		p = filepath.Join(base, p)
 	}
 	return filepath.Clean(p), nil
+}
+
+// realPath resolves symlinks in abs. When abs lies lexically inside a
+// workspace root, only the components below the root are checked (one
+// lstat each, through the root); the root's own path is already resolved.
+// Otherwise, or when a component below the root is a symlink, it falls back
+// to resolving the whole path. The caller holds s.mu.
+func (s *Set) realPath(abs string) string {
+	for _, r := range s.workspace {
+		if !within(r.Real, abs) {
+			continue
+		}
+		rel, _ := filepath.Rel(r.Real, abs)
+		if rel == "." {
+			return abs
+		}
+		cur := ""
+		for _, part := range strings.Split(rel, string(filepath.Separator)) {
+			cur = filepath.Join(cur, part)
+			fi, err := r.FS.Lstat(cur)
+			if err != nil {
+				return abs // the rest does not exist: nothing more to resolve
+			}
+			if fi.Mode()&os.ModeSymlink != 0 {
+				return resolveExisting(abs)
+			}
+		}
+		return abs
+	}
+	return resolveExisting(abs)
 }
 
 // resolveExisting resolves symlinks in the longest existing prefix of p and

@@ -1,0 +1,35 @@
+# The one test command (README, CI): format check, vet, race tests, short fuzzing.
+GO        ?= go
+FUZZTIME  ?= 10s
+
+# Fuzz targets as package:Target; each runs for FUZZTIME.
+FUZZ_TARGETS := \
+	./toolbridge:FuzzPrepareInput \
+	./lsp:FuzzFrameStream
+
+.PHONY: test fmt-check vet race fuzz build bench-rpc
+
+test: fmt-check vet race fuzz
+
+build:
+	$(GO) build -o bin/whale-ls ./cmd/whale-ls
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+race:
+	$(GO) test -race -count=1 ./...
+
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "fuzz $$pkg $$name ($(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) $$pkg; \
+	done
+
+bench-rpc:
+	$(GO) run ./bench/rpc

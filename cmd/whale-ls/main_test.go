@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runCLI(t *testing.T, dir string, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	wd, _ := os.Getwd()
+	if err := os.Chdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	var out, errOut bytes.Buffer
+	code := run(args, strings.NewReader(stdin), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func TestCall(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("hello\nworld\n"), 0o644)
+	cfg := filepath.Join(dir, "cfg.json")
+	os.WriteFile(cfg, []byte(`{"shell":{"yieldTimeMs":500},"read":{"approvedPaths":[]}}`), 0o644)
+	for _, tc := range []struct {
+		args  []string
+		stdin string
+		code  int
+		out   string
+	}{
+		{[]string{"call", "read_file", `{"file_path":"a.txt","limit":1}`}, "", exitOK, "     1\thello\n(lines 1-1 of 2; read on with offset=2)"},
+		{[]string{"call", "read_file", `{"file_path":"a.txt"}`, "--json"}, "", exitOK, `"code":"ok"`},
+		{[]string{"call", "--json", "--root", dir, "read_file", "-"}, `{"file_path":"a.txt"}`, exitOK, `"ok":true`},
+		{[]string{"call", "--config", cfg, "read_file", `{"file_path":"a.txt"}`}, "", exitOK, "world"},
+		{[]string{"call", "read_file", `{"file_path":"missing.txt"}`}, "", exitFailure, "not_found: missing.txt does not exist"},
+		{[]string{"call", "no_such_tool", `{}`}, "", exitFailure, "unknown_tool"},
+		{[]string{"call", "read_file", `{"file_path":`}, "", exitFailure, "invalid_input"},
+		{[]string{"call"}, "", exitUsage, ""},
+		{[]string{"call", "read_file", "{}", "extra"}, "", exitUsage, ""},
+		{[]string{"call", "--approve", "maybe", "read_file"}, "", exitUsage, ""},
+		{[]string{"call", "--config", filepath.Join(dir, "nope.json"), "read_file"}, "", exitUsage, ""},
+		{[]string{"frobnicate"}, "", exitUsage, ""},
+		{[]string{"version"}, "", exitOK, "whale-ls "},
+	} {
+		code, out, errOut := runCLI(t, dir, tc.stdin, tc.args...)
+		if code != tc.code || !strings.Contains(out, tc.out) {
+			t.Errorf("whale-ls %q = exit %d, out %q, err %q; want exit %d and %q", tc.args, code, out, errOut, tc.code, tc.out)
+		}
+	}
+}
+
+func TestToolsJSON(t *testing.T) {
+	code, out, _ := runCLI(t, t.TempDir(), "", "tools", "--json")
+	if code != exitOK {
+		t.Fatalf("tools --json exit %d", code)
+	}
+	var cat struct {
+		Tools []struct {
+			Name        string          `json:"name"`
+			InputSchema struct {
+				Type string `json:"type"`
+			} `json:"inputSchema"`
+			ReadOnly    bool            `json:"readOnly"`
+			Group       string          `json:"group"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal([]byte(out), &cat); err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, tool := range cat.Tools {
+		names[tool.Name] = true
+		if tool.InputSchema.Type != "object" || tool.Group == "" {
+			t.Errorf("tool %s has schema type %q, group %q", tool.Name, tool.InputSchema.Type, tool.Group)
+		}
+	}
+	for _, want := range []string{"read_file", "list_dir", "load_skill"} {
+		if !names[want] {
+			t.Errorf("tools --json lacks %s", want)
+		}
+	}
+	if names["test_wait"] {
+		t.Errorf("the test tool is listed without %s", testToolsEnv)
+	}
+}
