@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/whale-ls/whale-ls/edits"
 	"github.com/whale-ls/whale-ls/toolbridge"
 )
 
@@ -161,41 +162,23 @@ func (e *editorBridge) SaveDocuments(ctx context.Context, paths []string) ([]str
 	return saved, true, nil
 }
 
-// textEdits computes the edits that turn old into new: one edit over the
-// span between the common prefix and the common suffix, cut on UTF-8
-// boundaries and never between "\r" and "\n".
+// textEdits computes the minimal edits that turn old into new (only the
+// changed lines, and within them only the changed characters, so cursors,
+// folds and undo survive) as LSP text edits in the negotiated encoding.
 func textEdits(old, new string, enc string) []textEdit {
-	if old == new {
-		return nil
+	var out []textEdit
+	for _, e := range edits.MinimalEdits(old, new) {
+		out = append(out, textEdit{
+			Range:   Range{Start: lspPosition(old, e.Start, enc), End: lspPosition(old, e.End, enc)},
+			NewText: e.NewText,
+		})
 	}
-	p := 0
-	for p < len(old) && p < len(new) && old[p] == new[p] {
-		p++
-	}
-	for p > 0 && (!isBoundary(old, p) || !isBoundary(new, p)) {
-		p--
-	}
-	sfx := 0
-	for sfx < len(old)-p && sfx < len(new)-p && old[len(old)-1-sfx] == new[len(new)-1-sfx] {
-		sfx++
-	}
-	for sfx > 0 && (!isBoundary(old, len(old)-sfx) || !isBoundary(new, len(new)-sfx)) {
-		sfx--
-	}
-	return []textEdit{{
-		Range:   Range{Start: positionOf(old, p, enc), End: positionOf(old, len(old)-sfx, enc)},
-		NewText: new[p : len(new)-sfx],
-	}}
+	return out
 }
 
-// isBoundary reports whether i is a UTF-8 character boundary of s that does
-// not split "\r\n".
-func isBoundary(s string, i int) bool {
-	if i <= 0 || i >= len(s) {
-		return true
-	}
-	if s[i]&0xC0 == 0x80 {
-		return false
-	}
-	return !(s[i-1] == '\r' && s[i] == '\n')
+// lspPosition converts a line and byte column of text to an LSP position.
+func lspPosition(text string, p edits.Pos, enc string) Position {
+	start, _ := lineStart(text, uint32(p.Line))
+	end := min(start+p.Col, len(text))
+	return Position{Line: uint32(p.Line), Character: units(text[start:end], enc)}
 }

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -118,12 +119,169 @@ type editorDoc struct {
 // server requests and notifications, and answers them.
 type fakeEditor struct {
 	protocol.UnimplementedClient
+	session *session
 
 	mu       sync.Mutex
 	docs     map[uri.URI]*editorDoc
 	logs     []string
 	progress []string
 	created  int
+	// applyMode says how applyEdit is answered: "" applies (one didChange
+	// per edit, as Neovim does), "lie" answers applied without applying,
+	// "refuse" answers applied:false, "typeFirst" lets the user type into
+	// the document before the edit arrives.
+	applyMode string
+	applied   []json.RawMessage
+	// saveable lists the documents whale/saveDocuments reports as saved
+	// (all when nil); saves records every request.
+	saves   [][]string
+	whaleNT []string // whale/* notifications received, as "method params"
+}
+
+// clientCodec is the codec protocol.NewClient installs: LSP values through
+// the union-aware encoder.
+type clientCodec struct{}
+
+func (clientCodec) Marshal(v any) ([]byte, error) {
+	if r, ok := v.(jsonrpc2.RawMessage); ok {
+		return r, nil
+	}
+	return protocol.Marshal(v)
+}
+
+func (clientCodec) Unmarshal(data []byte, v any) error {
+	if p, ok := v.(*jsonrpc2.RawMessage); ok {
+		*p = append(jsonrpc2.RawMessage(nil), data...)
+		return nil
+	}
+	return protocol.Unmarshal(data, v)
+}
+
+// whale answers the whale/* methods: saveDocuments writes the editor's text
+// to disk, notifications are recorded.
+func (e *fakeEditor) whale(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	method := req.Method()
+	params := append([]byte(nil), req.Params()...)
+	if !req.IsCall() {
+		e.mu.Lock()
+		e.whaleNT = append(e.whaleNT, method+" "+string(params))
+		e.mu.Unlock()
+		return nil, nil
+	}
+	switch method {
+	case "whale/saveDocuments":
+		var p struct {
+			URIs []string `json:"uris"`
+		}
+		if err := json.Unmarshal(params, &p); err != nil {
+			return nil, err
+		}
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		e.saves = append(e.saves, p.URIs)
+		saved := []string{}
+		for _, u := range p.URIs {
+			if d := e.docs[uri.URI(u)]; d != nil {
+				if err := os.WriteFile(uri.URI(u).FsPath(), []byte(d.text), 0o644); err == nil {
+					saved = append(saved, u)
+				}
+			}
+		}
+		return map[string]any{"saved": saved}, nil
+	}
+	return nil, jsonrpc2.ErrMethodNotFound
+}
+
+// ApplyEdit applies a workspace edit the way a strict editor does: every
+// document's version must match, then each edit becomes one didChange.
+func (e *fakeEditor) ApplyEdit(ctx context.Context, p *protocol.ApplyWorkspaceEditParams) (*protocol.ApplyWorkspaceEditResult, error) {
+	raw, _ := protocol.Marshal(p)
+	var edit struct {
+		Edit struct {
+			DocumentChanges []struct {
+				TextDocument struct {
+					URI     uri.URI `json:"uri"`
+					Version int32   `json:"version"`
+				} `json:"textDocument"`
+				Edits []struct {
+					Range   protocol.Range `json:"range"`
+					NewText string         `json:"newText"`
+				} `json:"edits"`
+			} `json:"documentChanges"`
+		} `json:"edit"`
+	}
+	json.Unmarshal(raw, &edit)
+	e.mu.Lock()
+	e.applied = append(e.applied, raw)
+	mode := e.applyMode
+	e.mu.Unlock()
+	switch mode {
+	case "lie":
+		return &protocol.ApplyWorkspaceEditResult{Applied: true}, nil
+	case "refuse":
+		return &protocol.ApplyWorkspaceEditResult{Applied: false}, nil
+	case "typeFirst":
+		for _, dc := range edit.Edit.DocumentChanges {
+			e.mu.Lock()
+			d := e.docs[dc.TextDocument.URI]
+			text := d.text
+			e.mu.Unlock()
+			e.session.change(dc.TextDocument.URI, rng(0, 0, 0, 0), "typed ", "typed "+text)
+		}
+	}
+	e.mu.Lock()
+	for _, dc := range edit.Edit.DocumentChanges {
+		d := e.docs[dc.TextDocument.URI]
+		if d == nil || d.version != dc.TextDocument.Version {
+			e.mu.Unlock()
+			return &protocol.ApplyWorkspaceEditResult{Applied: false, FailureReason: ptr("version mismatch")}, nil
+		}
+	}
+	type step struct {
+		u      uri.URI
+		r      protocol.Range
+		text   string
+		result string
+	}
+	var steps []step
+	for _, dc := range edit.Edit.DocumentChanges {
+		text := e.docs[dc.TextDocument.URI].text
+		// Apply from the end so earlier ranges stay valid, as editors do.
+		for i := len(dc.Edits) - 1; i >= 0; i-- {
+			ed := dc.Edits[i]
+			start, end := utf16Offset(text, ed.Range.Start), utf16Offset(text, ed.Range.End)
+			text = text[:start] + ed.NewText + text[end:]
+			steps = append(steps, step{dc.TextDocument.URI, ed.Range, ed.NewText, text})
+		}
+	}
+	e.mu.Unlock()
+	for _, st := range steps {
+		e.session.change(st.u, st.r, st.text, st.result)
+	}
+	return &protocol.ApplyWorkspaceEditResult{Applied: true}, nil
+}
+
+// utf16Offset converts an LSP position (UTF-16) to a byte offset.
+func utf16Offset(text string, p protocol.Position) int {
+	line := uint32(0)
+	i := 0
+	for i < len(text) && line < p.Line {
+		if text[i] == '\n' {
+			line++
+		}
+		i++
+	}
+	units := uint32(0)
+	for i < len(text) && units < p.Character && text[i] != '\n' && text[i] != '\r' {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if r >= 0x10000 {
+			units += 2
+		} else {
+			units++
+		}
+		i += size
+	}
+	return i
 }
 
 func (e *fakeEditor) LogMessage(_ context.Context, p *protocol.LogMessageParams) error {
@@ -192,7 +350,12 @@ func start(t *testing.T, root string, o sessionOptions) *session {
 	}
 	s := &session{t: t, root: root, cmd: cmd, ed: &fakeEditor{docs: map[uri.URI]*editorDoc{}}, tr: &trace{}, stderr: &stderr}
 	stream := jsonrpc2.NewStream(&pipes{r: stdout, w: stdin, tr: s.tr})
-	_, s.conn, s.server = protocol.NewClient(context.Background(), s.ed, stream)
+	// What protocol.NewClient does, plus a fallback handler for the
+	// whale/* requests and notifications a plain LSP client does not know.
+	s.conn = jsonrpc2.NewConn(stream, jsonrpc2.WithCodec(clientCodec{}))
+	s.ed.session = s
+	s.conn.Go(protocol.WithClient(context.Background(), s.ed), protocol.Handlers(protocol.ClientHandler(s.ed, s.ed.whale)))
+	s.server = protocol.ServerDispatcher(s.conn)
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("JSON-RPC trace:\n%s\nserver stderr:\n%s", s.tr, stderr.String())
@@ -337,3 +500,5 @@ func wantText(t *testing.T, env toolbridge.Envelope, parts ...string) {
 		}
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

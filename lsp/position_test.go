@@ -48,11 +48,15 @@ func TestTextEdits(t *testing.T) {
 		{"", "new"},
 		{"gone", ""},
 		{"x\r\ny", "x\ny"},
+		{"one\ntwo\nthree\nfour\n", "one\n2\nthree\nFOUR\n"},
+		{"a😀b\r\nc\r\n", "a😀B\r\nc\r\nd\r\n"},
 	} {
 		edits := textEdits(tc.old, tc.new, encUTF16)
 		got := tc.old
-		for _, e := range edits {
-			start, end := offsetOf(got, e.Range.Start, encUTF16), offsetOf(got, e.Range.End, encUTF16)
+		// LSP edits all refer to the original text: apply from the end.
+		for i := len(edits) - 1; i >= 0; i-- {
+			e := edits[i]
+			start, end := offsetOf(tc.old, e.Range.Start, encUTF16), offsetOf(tc.old, e.Range.End, encUTF16)
 			got = got[:start] + e.NewText + got[end:]
 		}
 		if got != tc.new {

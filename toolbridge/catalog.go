@@ -5,5 +5,8 @@ package toolbridge
 func Catalog(d *Deps) []Tool {
 	var tools []Tool
 	tools = append(tools, fileTools(d)...)
+	tools = append(tools, searchTools(d)...)
+	tools = append(tools, editTools(d)...)
+	tools = append(tools, shellTools(d)...)
 	return tools
 }

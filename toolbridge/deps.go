@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"sync/atomic"
 
+	"github.com/whale-ls/whale-ls/terminal"
 	"github.com/whale-ls/whale-ls/workspace"
 )
 
@@ -16,6 +17,8 @@ type Deps struct {
 	Editor Editor
 	Reads  *ReadLedger
 	Log    *slog.Logger
+	// Terminals runs the shell tools' tasks; nil turns the shell tools off.
+	Terminals *terminal.Table
 
 	settings atomic.Pointer[Settings]
 }

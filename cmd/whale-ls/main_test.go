@@ -60,12 +60,12 @@ func TestToolsJSON(t *testing.T) {
 	}
 	var cat struct {
 		Tools []struct {
-			Name        string          `json:"name"`
+			Name        string `json:"name"`
 			InputSchema struct {
 				Type string `json:"type"`
 			} `json:"inputSchema"`
-			ReadOnly    bool            `json:"readOnly"`
-			Group       string          `json:"group"`
+			ReadOnly bool   `json:"readOnly"`
+			Group    string `json:"group"`
 		} `json:"tools"`
 	}
 	if err := json.Unmarshal([]byte(out), &cat); err != nil {

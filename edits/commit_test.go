@@ -1,0 +1,210 @@
+package edits
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func openRoot(t *testing.T) (*os.Root, string) {
+	t.Helper()
+	dir := t.TempDir()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { root.Close() })
+	return root, dir
+}
+
+func TestCommitWritesAndKeepsMode(t *testing.T) {
+	root, dir := openRoot(t)
+	p := filepath.Join(dir, "run.sh")
+	if err := os.WriteFile(p, []byte("echo a\n"), 0o751); err != nil {
+		t.Fatal(err)
+	}
+	raw, exists, err := ReadFile(root, "run.sh")
+	if err != nil || !exists {
+		t.Fatalf("ReadFile = %v, %v", exists, err)
+	}
+	if err := Commit(root, []FilePlan{{Path: "run.sh", Existed: true, Expected: raw, New: []byte("echo b\n")}}); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(p)
+	fi, _ := os.Stat(p)
+	if string(got) != "echo b\n" || fi.Mode().Perm() != 0o751 {
+		t.Errorf("after commit: %q mode %v, want %q mode 0751", got, fi.Mode().Perm(), "echo b\n")
+	}
+	if left := tempFiles(t, dir); len(left) > 0 {
+		t.Errorf("temporary files left behind: %v", left)
+	}
+}
+
+func tempFiles(t *testing.T, dir string) []string {
+	var out []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.Contains(d.Name(), ".whale-") {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
+}
+
+func TestCommitCreatesFolders(t *testing.T) {
+	root, dir := openRoot(t)
+	if err := Commit(root, []FilePlan{{Path: "a/b/c.txt", New: []byte("x\n")}}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, "a", "b", "c.txt")); err != nil || string(got) != "x\n" {
+		t.Errorf("created file = %q, %v", got, err)
+	}
+}
+
+func TestCommitConflicts(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		setup  func(dir string)
+		plan   FilePlan
+		reason string
+	}{
+		{"changed", func(dir string) { os.WriteFile(filepath.Join(dir, "f"), []byte("theirs\n"), 0o644) },
+			FilePlan{Path: "f", Existed: true, Expected: []byte("mine\n"), New: []byte("new\n")}, "changed since it was read"},
+		{"created", func(dir string) { os.WriteFile(filepath.Join(dir, "f"), []byte("theirs\n"), 0o644) },
+			FilePlan{Path: "f", New: []byte("new\n")}, "created since it was read"},
+		{"deleted", func(dir string) {},
+			FilePlan{Path: "f", Existed: true, Expected: []byte("mine\n"), New: []byte("new\n")}, "deleted since it was read"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root, dir := openRoot(t)
+			tc.setup(dir)
+			before, _ := os.ReadFile(filepath.Join(dir, "f"))
+			err := Commit(root, []FilePlan{tc.plan})
+			var e *Error
+			if !errors.As(err, &e) || e.Code != CodeWriteConflict || !strings.Contains(e.Message, tc.reason) || !strings.Contains(e.Message, "read it again") {
+				t.Fatalf("Commit error = %v, want write_conflict %q", err, tc.reason)
+			}
+			after, _ := os.ReadFile(filepath.Join(dir, "f"))
+			if string(after) != string(before) {
+				t.Errorf("file changed to %q despite the conflict", after)
+			}
+		})
+	}
+}
+
+func TestCommitAllOrNoneOnConflict(t *testing.T) {
+	root, dir := openRoot(t)
+	os.WriteFile(filepath.Join(dir, "a"), []byte("a\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "b"), []byte("b changed\n"), 0o644)
+	err := Commit(root, []FilePlan{
+		{Path: "a", Existed: true, Expected: []byte("a\n"), New: []byte("A\n")},
+		{Path: "b", Existed: true, Expected: []byte("b\n"), New: []byte("B\n")},
+	})
+	if CodeOf(err) != CodeWriteConflict {
+		t.Fatalf("error = %v, want write_conflict", err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "a")); string(got) != "a\n" {
+		t.Errorf("a = %q, want it untouched", got)
+	}
+}
+
+func TestCommitRollsBackFailedRename(t *testing.T) {
+	root, dir := openRoot(t)
+	os.WriteFile(filepath.Join(dir, "a"), []byte("a\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "gone"), []byte("g\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "c"), []byte("c\n"), 0o644)
+	beforeRename = func(target string) error {
+		if target == "c" {
+			return errors.New("disk full")
+		}
+		return nil
+	}
+	defer func() { beforeRename = nil }()
+	err := Commit(root, []FilePlan{
+		{Path: "a", Existed: true, Expected: []byte("a\n"), New: []byte("A\n")},
+		{Path: "gone", Existed: true, Expected: []byte("g\n"), Delete: true},
+		{Path: "new/n", New: []byte("n\n")},
+		{Path: "c", Existed: true, Expected: []byte("c\n"), New: []byte("C\n")},
+	})
+	if err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("error = %v, want the rename failure", err)
+	}
+	for name, want := range map[string]string{"a": "a\n", "gone": "g\n", "c": "c\n"} {
+		if got, _ := os.ReadFile(filepath.Join(dir, name)); string(got) != want {
+			t.Errorf("%s = %q after rollback, want %q", name, got, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "new", "n")); !os.IsNotExist(err) {
+		t.Errorf("created file survived the rollback: %v", err)
+	}
+	if left := tempFiles(t, dir); len(left) > 0 {
+		t.Errorf("temporary files left behind: %v", left)
+	}
+}
+
+func TestCommitThroughSymlink(t *testing.T) {
+	root, dir := openRoot(t)
+	os.WriteFile(filepath.Join(dir, "real.txt"), []byte("x\n"), 0o644)
+	if err := os.Symlink("real.txt", filepath.Join(dir, "link.txt")); err != nil {
+		t.Skip("no symlinks:", err)
+	}
+	raw, _, _ := ReadFile(root, "link.txt")
+	if err := Commit(root, []FilePlan{{Path: "link.txt", Existed: true, Expected: raw, New: []byte("y\n")}}); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Lstat(filepath.Join(dir, "link.txt")); fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced by a file")
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "real.txt")); string(got) != "y\n" {
+		t.Errorf("real.txt = %q, want %q", got, "y\n")
+	}
+}
+
+func TestCommitRejectsEscapingPaths(t *testing.T) {
+	root, _ := openRoot(t)
+	for _, p := range []string{"../x", "/etc/passwd", ""} {
+		if err := Commit(root, []FilePlan{{Path: p, New: []byte("x")}}); CodeOf(err) != CodeInvalidInput {
+			t.Errorf("Commit(%q) error = %v, want invalid_input", p, err)
+		}
+	}
+}
+
+// TestCommitNoLostUpdates runs many read-modify-commit loops on one file at
+// once; with the stripe locks and the re-read, every append survives.
+func TestCommitNoLostUpdates(t *testing.T) {
+	root, dir := openRoot(t)
+	os.WriteFile(filepath.Join(dir, "log.txt"), nil, 0o644)
+	const workers = 8
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for {
+				raw, _, err := ReadFile(root, "log.txt")
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				next := append(append([]byte{}, raw...), fmt.Sprintf("worker %d\n", w)...)
+				err = Commit(root, []FilePlan{{Path: "log.txt", Existed: true, Expected: raw, New: next}})
+				if err == nil {
+					return
+				}
+				if CodeOf(err) != CodeWriteConflict {
+					t.Error(err)
+					return
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	got, _ := os.ReadFile(filepath.Join(dir, "log.txt"))
+	if n := strings.Count(string(got), "\n"); n != workers {
+		t.Errorf("log has %d lines, want %d:\n%s", n, workers, got)
+	}
+}

@@ -1,0 +1,159 @@
+package edits
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// largeSearchLines is the size above which a failed search is advised to be
+// split: one wrong line fails the whole block.
+const largeSearchLines = 40
+
+// maxAnchorHits bounds how many places the diagnosis compares.
+const maxAnchorHits = 2000
+
+// notFound builds the search_not_found error with a divergence diagnosis:
+// it anchors on the search's first non-blank line, finds the region of the
+// file that agrees with the most following lines, and shows the first line
+// where they part.
+func notFound(text, search, subject string) *Error {
+	sl := strings.Split(strings.TrimSuffix(search, "\n"), "\n")
+	var b strings.Builder
+	b.WriteString(subject + " was not found, not even ignoring whitespace, escapes, line-number prefixes or typographic quotes. ")
+	b.WriteString(divergence(text, sl))
+	if len(sl) > largeSearchLines {
+		fmt.Fprintf(&b, " The search has %d lines and one wrong line fails all of them: split it into smaller edits or use multi_edit.", len(sl))
+	}
+	return &Error{Code: CodeSearchNotFound, Message: b.String()}
+}
+
+// divergence explains where the closest region of text stops agreeing with
+// the search lines and ends with the next step.
+func divergence(text string, sl []string) string {
+	first := -1
+	for j, l := range sl {
+		if strings.TrimSpace(l) != "" {
+			first = j
+			break
+		}
+	}
+	if first < 0 {
+		return "The search holds only blank lines; include the text around the place you mean."
+	}
+	fileLines, starts := indexLines(text)
+	bestLine, bestAgree := -1, -1
+	for _, fl := range matchingLines(text, starts, strings.TrimSpace(sl[first])) {
+		agree := 0
+		for j := first; j < len(sl) && fl+j-first < len(fileLines); j++ {
+			if strings.TrimSpace(fileLines[fl+j-first]) != strings.TrimSpace(sl[j]) {
+				break
+			}
+			agree++
+		}
+		if agree > bestAgree {
+			bestLine, bestAgree = fl, agree
+		}
+	}
+	if bestLine < 0 {
+		// The first line is wrong: look for any later search line.
+		for j := first + 1; j < len(sl); j++ {
+			t := strings.TrimSpace(sl[j])
+			if t == "" {
+				continue
+			}
+			if hits := matchingLines(text, starts, t); len(hits) > 0 {
+				return fmt.Sprintf("Its first line %s is not in the file; its line %d, %s, is at line %d of the file. Read the file around line %d and copy the text exactly.",
+					visible(sl[first]), j+1, visible(sl[j]), hits[0]+1, hits[0]+1)
+			}
+		}
+		return fmt.Sprintf("None of its lines is in the file (its first line is %s). Read the file again and copy the current text exactly.", visible(sl[first]))
+	}
+	start := bestLine + 1
+	j := first + bestAgree
+	if j >= len(sl) {
+		return fmt.Sprintf("Closest match starts at line %d and every line agrees once surrounding whitespace is ignored, yet the whole block does not; read the file from line %d and copy it exactly.", start, start)
+	}
+	m := bestLine + bestAgree
+	has := "the end of the file"
+	if m < len(fileLines) {
+		has = visible(fileLines[m])
+	}
+	agreeing := "the first line agrees"
+	if bestAgree > 1 {
+		agreeing = fmt.Sprintf("the first %d lines agree", bestAgree)
+	}
+	return fmt.Sprintf("Closest match starts at line %d; %s; at line %d the file has %s, you gave %s. Read the file from line %d and copy the text exactly.",
+		start, agreeing, m+1, has, visible(sl[j]), start)
+}
+
+// indexLines splits text into lines without "\n" and records where each
+// starts.
+func indexLines(text string) ([]string, []int) {
+	n := strings.Count(text, "\n") + 1
+	lines := make([]string, 0, n)
+	starts := make([]int, 0, n)
+	pos := 0
+	for {
+		starts = append(starts, pos)
+		i := strings.IndexByte(text[pos:], '\n')
+		if i < 0 {
+			lines = append(lines, text[pos:])
+			return lines, starts
+		}
+		lines = append(lines, text[pos:pos+i])
+		pos += i + 1
+	}
+}
+
+// matchingLines returns the 0-based lines whose trimmed text is t.
+func matchingLines(text string, starts []int, t string) []int {
+	var out []int
+	for pos := 0; pos < len(text) && len(out) < maxAnchorHits; {
+		i := strings.Index(text[pos:], t)
+		if i < 0 {
+			break
+		}
+		off := pos + i
+		ls := strings.LastIndexByte(text[:off], '\n') + 1
+		le := strings.IndexByte(text[off:], '\n')
+		if le < 0 {
+			le = len(text)
+		} else {
+			le += off
+		}
+		pos = le + 1
+		if strings.TrimSpace(text[ls:le]) == t {
+			out = append(out, lineIndexAt(starts, ls))
+		}
+	}
+	return out
+}
+
+// lineIndexAt finds the 0-based line that starts at byte off.
+func lineIndexAt(starts []int, off int) int {
+	lo, hi := 0, len(starts)-1
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if starts[mid] <= off {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo
+}
+
+// visible quotes a line so that tabs, carriage returns, no-break spaces and
+// trailing spaces can be seen.
+func visible(s string) string {
+	const max = 160
+	if len(s) > max {
+		cut := max
+		for cut > 0 && s[cut]&0xC0 == 0x80 {
+			cut--
+		}
+		return strconv.Quote(s[:cut]) + "…"
+	}
+	return strconv.Quote(s)
+}

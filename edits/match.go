@@ -1,0 +1,501 @@
+package edits
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Edit is one search-and-replace step. Search is the text the model believes
+// the file holds; Replace is what it should become. All replaces every place
+// the search matches instead of requiring exactly one.
+type Edit struct {
+	Search  string
+	Replace string
+	All     bool
+}
+
+// Applied is the outcome of applying edits to a text.
+type Applied struct {
+	// Text is the new LF text.
+	Text string
+	// Replacements counts the places that were replaced.
+	Replacements int
+	// Lines are the 1-based lines, in the text each step saw, where
+	// replacements started.
+	Lines []int
+	// Repairs lists the tolerances the matches needed, each once, in the
+	// order they were first used.
+	Repairs []string
+}
+
+// span is a byte range [start, end) of a text.
+type span struct{ start, end int }
+
+// candidate is one place a search matched and the text that replaces it
+// there (indentation may differ per place).
+type candidate struct {
+	span
+	replace string
+}
+
+// location is what the tiered matcher found: every candidate of the first
+// tier that had any, that tier's repairs, and a phrase saying how tolerant
+// the tier was, for messages.
+type location struct {
+	cands   []candidate
+	repairs []string
+	how     string
+}
+
+// variant is the search and replacement after one of the input-side
+// normalisations (tier 3 and tier 4).
+type variant struct {
+	search, replace string
+	repair          string
+	how             string
+	typography      bool
+	searchChanged   bool
+}
+
+// locate runs the tiers in order of growing tolerance and stops at the first
+// one that finds any candidate.
+func locate(text string, search, replace string) location {
+	for _, v := range variants(search, replace) {
+		view, offsets := text, []int(nil)
+		if v.typography {
+			if nt, offs, changed := normalizeTypography(text, true); changed {
+				view, offsets = nt, offs
+			} else if !v.searchChanged {
+				continue // neither side has look-alikes: nothing new to try
+			}
+		}
+		loc := locateIn(view, v.search, v.replace)
+		if len(loc.cands) == 0 {
+			continue
+		}
+		if v.repair != "" {
+			loc.repairs = append([]string{v.repair}, loc.repairs...)
+			loc.how = joinHow(v.how, loc.how)
+		}
+		if offsets != nil {
+			for i := range loc.cands {
+				loc.cands[i].start = offsets[loc.cands[i].start]
+				loc.cands[i].end = offsets[loc.cands[i].end]
+			}
+		}
+		return loc
+	}
+	return location{}
+}
+
+func joinHow(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + " and " + b
+}
+
+// variants lists the search texts to try: the raw one, then each input-side
+// normalisation that changes it.
+func variants(search, replace string) []variant {
+	vs := []variant{{search: search, replace: replace}}
+	if hasEscapes(search) {
+		r := replace
+		if looksEscaped(r) {
+			r = unescape(r)
+		}
+		if s := unescape(search); s != search {
+			vs = append(vs, variant{search: s, replace: r, repair: RepairJSONEscapeUnwrapped, how: `after turning literal \n, \t, \r into real characters`})
+		}
+	}
+	if s, ok := stripLineNumbers(search, true); ok && s != search {
+		r := replace
+		if rs, ok := stripLineNumbers(replace, false); ok {
+			r = rs
+		}
+		vs = append(vs, variant{search: s, replace: r, repair: RepairLineNumbersStripped, how: "after removing read_file line-number prefixes"})
+	}
+	// The typography tier also runs when only the file has look-alikes.
+	ts, _, changed := normalizeTypography(search, false)
+	tr := replace
+	if changed {
+		// The search was "smartened" (curly quotes, dashes): the
+		// replacement most likely was too.
+		tr, _, _ = normalizeTypography(replace, false)
+	}
+	vs = append(vs, variant{search: ts, replace: tr, repair: RepairTypographyNormalized, how: "after treating typographic quotes, dashes and no-break spaces as their ASCII look-alikes", typography: true, searchChanged: changed})
+	if s := strings.TrimRight(search, "\n"); s != search && s != "" {
+		r := replace
+		for k := len(search) - len(s); k > 0 && strings.HasSuffix(r, "\n"); k-- {
+			r = r[:len(r)-1]
+		}
+		vs = append(vs, variant{search: s, replace: r, repair: RepairFinalNewlineAdjusted, how: "after dropping the final line break of the search"})
+	}
+	return vs
+}
+
+// locateIn runs the text-side tiers on one view of the text: exact, then
+// whole lines ignoring trailing blanks, then a uniform indentation shift,
+// then whole lines ignoring leading and trailing blanks.
+func locateIn(text, search, replace string) location {
+	if search == "" {
+		return location{}
+	}
+	if spans := findAll(text, search); len(spans) > 0 {
+		cands := make([]candidate, len(spans))
+		for i, s := range spans {
+			cands[i] = candidate{s, replace}
+		}
+		return location{cands: cands, how: ""}
+	}
+	return locateLines(text, search, replace)
+}
+
+// findAll returns every start of search in text, overlapping ones included.
+func findAll(text, search string) []span {
+	var out []span
+	for pos := 0; pos <= len(text); {
+		i := strings.Index(text[pos:], search)
+		if i < 0 {
+			break
+		}
+		out = append(out, span{pos + i, pos + i + len(search)})
+		pos += i + 1
+	}
+	return out
+}
+
+// block is a run of whole lines of a text that may match a search.
+type block struct {
+	lines      []string // the file's lines, without "\n"
+	start, end int      // byte span; end includes the last "\n" when wanted
+	missingNL  bool     // the search ended in "\n" but the block ends the text without one
+}
+
+// locateLines implements the whole-line tiers. Candidate blocks are found by
+// looking for the search's longest trimmed line with strings.Index, so that
+// the cost on a large file stays close to one exact scan.
+func locateLines(text, search, replace string) location {
+	wantNL := strings.HasSuffix(search, "\n")
+	sl := strings.Split(strings.TrimSuffix(search, "\n"), "\n")
+	anchor, aj := "", -1
+	for j, l := range sl {
+		if t := strings.TrimSpace(l); len(t) > len(anchor) {
+			anchor, aj = t, j
+		}
+	}
+	if aj < 0 {
+		return location{}
+	}
+	trimmed := make([]string, len(sl))
+	for j, l := range sl {
+		trimmed[j] = strings.TrimSpace(l)
+	}
+	var blocks []block
+	for pos := 0; pos < len(text); {
+		i := strings.Index(text[pos:], anchor)
+		if i < 0 {
+			break
+		}
+		off := pos + i
+		ls := strings.LastIndexByte(text[:off], '\n') + 1
+		le := strings.IndexByte(text[off:], '\n')
+		if le < 0 {
+			le = len(text)
+		} else {
+			le += off
+		}
+		pos = le + 1
+		if strings.TrimSpace(text[ls:le]) != anchor {
+			continue
+		}
+		if b, ok := blockAround(text, ls, aj, len(sl), wantNL); ok && trimEqualAll(b.lines, trimmed) {
+			blocks = append(blocks, b)
+		}
+	}
+	if len(blocks) == 0 {
+		return location{}
+	}
+	// Tier 2a: ignore trailing blanks only.
+	var cands []candidate
+	for _, b := range blocks {
+		if rstripEqualAll(b.lines, sl) {
+			cands = append(cands, blockCandidate(b, replace))
+		}
+	}
+	if len(cands) > 0 {
+		loc := location{cands: cands, repairs: []string{RepairWhitespaceNormalized}, how: "ignoring trailing whitespace"}
+		if len(cands) == 1 && blocks[0].missingNL && len(blocks) == 1 && strings.Join(blocks[0].lines, "\n") == strings.Join(sl, "\n") {
+			// Only the final line break differed.
+			loc.repairs, loc.how = nil, "after dropping the final line break of the search"
+		}
+		return withNewlineRepair(loc, blocks)
+	}
+	// Tier 2b: one uniform indentation shift; the replacement is re-indented.
+	for _, b := range blocks {
+		if sh, ok := findShift(b.lines, sl); ok {
+			cands = append(cands, blockCandidate(b, sh.reindent(replace)))
+		}
+	}
+	if len(cands) > 0 {
+		return withNewlineRepair(location{cands: cands, repairs: []string{RepairIndentShifted}, how: "after shifting the indentation"}, blocks)
+	}
+	// Tier 2c: ignore leading and trailing blanks.
+	for _, b := range blocks {
+		cands = append(cands, blockCandidate(b, replace))
+	}
+	return withNewlineRepair(location{cands: cands, repairs: []string{RepairWhitespaceNormalized}, how: "ignoring leading and trailing whitespace"}, blocks)
+}
+
+func withNewlineRepair(loc location, blocks []block) location {
+	for _, b := range blocks {
+		if b.missingNL && b.start == loc.cands[0].start {
+			loc.repairs = append(loc.repairs, RepairFinalNewlineAdjusted)
+			break
+		}
+	}
+	return loc
+}
+
+func blockCandidate(b block, replace string) candidate {
+	if b.missingNL {
+		replace = strings.TrimSuffix(replace, "\n")
+	}
+	return candidate{span{b.start, b.end}, replace}
+}
+
+// blockAround collects n whole lines of text such that line j of them starts
+// at byte ls.
+func blockAround(text string, ls, j, n int, wantNL bool) (block, bool) {
+	start := ls
+	for k := 0; k < j; k++ {
+		if start == 0 {
+			return block{}, false
+		}
+		start = strings.LastIndexByte(text[:start-1], '\n') + 1
+	}
+	b := block{start: start, lines: make([]string, 0, n)}
+	pos := start
+	for k := 0; k < n; k++ {
+		if pos > len(text) || (pos == len(text) && k > 0) {
+			return block{}, false
+		}
+		e := strings.IndexByte(text[pos:], '\n')
+		if e < 0 {
+			if k != n-1 {
+				return block{}, false
+			}
+			b.lines = append(b.lines, text[pos:])
+			b.end = len(text)
+			b.missingNL = wantNL
+			return b, true
+		}
+		b.lines = append(b.lines, text[pos:pos+e])
+		b.end = pos + e
+		pos += e + 1
+	}
+	if wantNL {
+		b.end++
+	}
+	return b, true
+}
+
+func trimEqualAll(lines, trimmed []string) bool {
+	for i, l := range lines {
+		if strings.TrimSpace(l) != trimmed[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func rstripEqualAll(lines, search []string) bool {
+	for i, l := range lines {
+		if rstrip(l) != rstrip(search[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// lineOf returns the 1-based line of byte offset off.
+func lineOf(text string, off int) int {
+	return strings.Count(text[:off], "\n") + 1
+}
+
+// linesOf returns the 1-based start lines of sorted spans.
+func linesOf(text string, spans []candidate) []int {
+	out := make([]int, len(spans))
+	line, pos := 1, 0
+	for i, c := range spans {
+		line += strings.Count(text[pos:c.start], "\n")
+		pos = c.start
+		out[i] = line
+	}
+	return out
+}
+
+// nonOverlapping keeps candidates left to right, dropping any that overlap
+// one already kept.
+func nonOverlapping(cands []candidate) []candidate {
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].start < cands[j].start })
+	var out []candidate
+	end := -1
+	for _, c := range cands {
+		if c.start >= end || (c.start == c.end && c.start > end) {
+			out = append(out, c)
+			end = c.end
+		}
+	}
+	return out
+}
+
+// resolve turns the search of e into the places to replace in text, or an
+// *Error that says what to do next.
+func resolve(text string, e Edit, subject string) ([]candidate, location, error) {
+	if e.Search == "" {
+		return nil, location{}, newError(CodeInvalidInput, "search is empty; give the exact text to replace, or use write to create or overwrite a whole file")
+	}
+	if e.Search == e.Replace {
+		return nil, location{}, newError(CodeNoChange, "search and replace are identical, so nothing would change; put the new text in replace")
+	}
+	loc := locate(text, e.Search, e.Replace)
+	if len(loc.cands) == 0 {
+		return nil, loc, notFound(text, e.Search, subject)
+	}
+	cands := loc.cands
+	if e.All {
+		return nonOverlapping(cands), loc, nil
+	}
+	if len(cands) > 1 {
+		return nil, loc, notUnique(text, cands, loc.how, subject)
+	}
+	// A tolerant match must be the first occurrence of its real bytes, so
+	// that nothing can mistake one copy for another.
+	if loc.how != "" {
+		c := cands[0]
+		if real := text[c.start:c.end]; real != "" {
+			if first := strings.Index(text, real); first >= 0 && first != c.start {
+				return nil, loc, notUnique(text, []candidate{{span: span{first, first + len(real)}}, c}, loc.how, subject)
+			}
+		}
+	}
+	return cands, loc, nil
+}
+
+func notUnique(text string, cands []candidate, how, subject string) *Error {
+	lines := linesOf(text, nonOverlappingSorted(cands))
+	where := subject + " matches"
+	if how != "" {
+		where = subject + " is not in the file exactly; " + how + " it matches"
+	}
+	return &Error{
+		Code:    CodeSearchNotUnique,
+		Message: fmt.Sprintf("%s %d places (lines %s); add surrounding lines to make it unique, or set all=true to replace every one", where, len(cands), formatLines(lines)),
+		Lines:   lines,
+	}
+}
+
+func nonOverlappingSorted(cands []candidate) []candidate {
+	c := append([]candidate(nil), cands...)
+	sort.SliceStable(c, func(i, j int) bool { return c[i].start < c[j].start })
+	return c
+}
+
+// replaceSpans builds the new text from sorted, non-overlapping candidates.
+func replaceSpans(text string, cands []candidate) string {
+	var b strings.Builder
+	n := len(text)
+	for _, c := range cands {
+		n += len(c.replace) - (c.end - c.start)
+	}
+	if n > 0 {
+		b.Grow(n)
+	}
+	pos := 0
+	for _, c := range cands {
+		b.WriteString(text[pos:c.start])
+		b.WriteString(c.replace)
+		pos = c.end
+	}
+	b.WriteString(text[pos:])
+	return b.String()
+}
+
+// normalizeInput turns CRLF and CR in model-supplied text into LF, the form
+// every matched text is in.
+func normalizeInput(s string) string {
+	if strings.IndexByte(s, '\r') < 0 {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+}
+
+// Apply performs one edit on LF text: it finds the place the search means
+// through the tiers (see the package documentation), replaces it (or every
+// place, with All), and reports where and with which repairs. Failures are
+// *Error values with code search_not_found, search_not_unique, no_change or
+// invalid_input.
+func Apply(text string, e Edit) (Applied, error) {
+	e.Search, e.Replace = normalizeInput(e.Search), normalizeInput(e.Replace)
+	cands, loc, err := resolve(text, e, "search text")
+	if err != nil {
+		return Applied{}, err
+	}
+	out := replaceSpans(text, cands)
+	if out == text {
+		return Applied{}, newError(CodeNoChange, "the replacement leaves the text exactly as it is; put the intended new text in replace")
+	}
+	return Applied{Text: out, Replacements: len(cands), Lines: linesOf(text, cands), Repairs: loc.repairs}, nil
+}
+
+// ApplyAll performs the steps in order, each on the result of the previous
+// one, entirely in memory. If any step fails, it returns that step's *Error
+// with Step set (1-based) and no text: callers write nothing.
+func ApplyAll(text string, steps []Edit) (Applied, error) {
+	if len(steps) == 0 {
+		return Applied{}, newError(CodeInvalidInput, "edits is empty; give at least one {search, replace} step")
+	}
+	if len(steps) == 1 {
+		return Apply(text, steps[0])
+	}
+	res := Applied{Text: text}
+	for i, st := range steps {
+		a, err := Apply(res.Text, st)
+		if err != nil {
+			if e, ok := err.(*Error); ok {
+				e.Step = i + 1
+				e.Message = fmt.Sprintf("step %d of %d failed, so no step was applied: %s", i+1, len(steps), e.Message)
+			}
+			return Applied{}, err
+		}
+		res.Text = a.Text
+		res.Replacements += a.Replacements
+		res.Lines = append(res.Lines, a.Lines...)
+		res.Repairs = appendUnique(res.Repairs, a.Repairs...)
+	}
+	if res.Text == text {
+		return Applied{}, newError(CodeNoChange, "the steps together leave the text exactly as it was; nothing to write")
+	}
+	return res, nil
+}
+
+func appendUnique(list []string, items ...string) []string {
+	for _, it := range items {
+		found := false
+		for _, l := range list {
+			if l == it {
+				found = true
+				break
+			}
+		}
+		if !found {
+			list = append(list, it)
+		}
+	}
+	return list
+}

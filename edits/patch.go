@@ -1,0 +1,255 @@
+package edits
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/sourcegraph/go-diff/diff"
+)
+
+// Repairs ParsePatch may report.
+const (
+	RepairCodeFenceRemoved  = "code_fence_removed"
+	RepairHunkHeaderRebuilt = "hunk_header_rebuilt"
+)
+
+// FilePatch is one file's part of a unified diff. OldPath is "" when the
+// patch creates the file and NewPath is "" when it deletes it; they differ
+// for a rename.
+type FilePatch struct {
+	OldPath, NewPath string
+	hunks            []patchHunk
+}
+
+// patchHunk is a hunk as text: old is its context and removed lines, new its
+// context and added lines; hint is the 1-based line the hunk claimed to start
+// at in the old file (0 when unknown).
+type patchHunk struct {
+	old, new string
+	hint     int
+	header   string
+}
+
+// Creates reports whether the patch creates the file.
+func (fp FilePatch) Creates() bool { return fp.OldPath == "" }
+
+// Deletes reports whether the patch deletes the file.
+func (fp FilePatch) Deletes() bool { return fp.NewPath == "" }
+
+// Hunks returns the number of hunks.
+func (fp FilePatch) Hunks() int { return len(fp.hunks) }
+
+var hunkHeaderRE = regexp.MustCompile(`^@@ -\d+(,\d+)? \+\d+(,\d+)? @@`)
+
+// ParsePatch reads a unified diff of one or more files, as git diff or a
+// model writes it. It tolerates a surrounding Markdown code fence, CRLF, and
+// hunk headers without line numbers ("@@" alone); line numbers are kept only
+// as hints. Paths lose git's a/ and b/ prefixes.
+func ParsePatch(patch string) ([]FilePatch, []string, error) {
+	var repairs []string
+	text := normalizeInput(patch)
+	lines := strings.Split(text, "\n")
+	// Drop a Markdown fence around the whole patch.
+	for len(lines) > 0 && strings.TrimSpace(lines[0]) == "" {
+		lines = lines[1:]
+	}
+	if len(lines) > 0 && strings.HasPrefix(lines[0], "```") {
+		lines = lines[1:]
+		for k := len(lines) - 1; k >= 0; k-- {
+			if strings.TrimSpace(lines[k]) == "" {
+				continue
+			}
+			if strings.HasPrefix(lines[k], "```") {
+				lines = lines[:k]
+			}
+			break
+		}
+		repairs = append(repairs, RepairCodeFenceRemoved)
+	}
+	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	if len(lines) > 0 && strings.HasPrefix(lines[0], "*** Begin Patch") {
+		return nil, repairs, newError(CodeInvalidInput, "the patch is in the '*** Begin Patch' format; give a unified diff instead (--- a/path, +++ b/path, @@ hunks with ' ', '-', '+' lines)")
+	}
+	rebuilt := false
+	for i, l := range lines {
+		if strings.HasPrefix(l, "@@") && !hunkHeaderRE.MatchString(l) {
+			section := strings.TrimSpace(strings.Trim(strings.TrimSpace(l), "@"))
+			lines[i] = "@@ -0,0 +0,0 @@"
+			if section != "" {
+				lines[i] += " " + section
+			}
+			rebuilt = true
+		}
+	}
+	if rebuilt {
+		repairs = append(repairs, RepairHunkHeaderRebuilt)
+	}
+	if len(lines) == 0 {
+		return nil, repairs, newError(CodeInvalidInput, "the patch is empty; give a unified diff with --- a/path and +++ b/path headers and @@ hunks")
+	}
+	fds, err := diff.ParseMultiFileDiff([]byte(strings.Join(lines, "\n") + "\n"))
+	if err != nil {
+		return nil, repairs, newError(CodeInvalidInput, "the patch is not a unified diff this tool can read (%v); write it as --- a/path, +++ b/path, then @@ hunks whose lines start with ' ', '-' or '+'", err)
+	}
+	if len(fds) == 0 {
+		return nil, repairs, newError(CodeInvalidInput, "the patch names no file; start each file with --- a/path and +++ b/path lines")
+	}
+	var out []FilePatch
+	for _, fd := range fds {
+		fp := FilePatch{OldPath: patchPath(fd.OrigName, "a/"), NewPath: patchPath(fd.NewName, "b/")}
+		for _, x := range fd.Extended {
+			if strings.HasPrefix(x, "GIT binary patch") || strings.HasPrefix(x, "Binary files") {
+				return nil, repairs, newError(CodeInvalidInput, "the patch for %s is binary; binary changes cannot be applied, so use a shell command", fp.NewPath)
+			}
+		}
+		if fp.OldPath == "" && fp.NewPath == "" {
+			return nil, repairs, newError(CodeInvalidInput, "a file in the patch has /dev/null on both sides; name the file in --- a/path and +++ b/path")
+		}
+		for _, h := range fd.Hunks {
+			fp.hunks = append(fp.hunks, readHunk(h))
+		}
+		out = append(out, fp)
+	}
+	return out, repairs, nil
+}
+
+func patchPath(name, prefix string) string {
+	name = strings.TrimSpace(name)
+	if name == "/dev/null" || name == "" {
+		return ""
+	}
+	return strings.TrimPrefix(name, prefix)
+}
+
+func readHunk(h *diff.Hunk) patchHunk {
+	ph := patchHunk{hint: int(h.OrigStartLine)}
+	ph.header = fmt.Sprintf("@@ -%d,%d +%d,%d @@", h.OrigStartLine, h.OrigLines, h.NewStartLine, h.NewLines)
+	if h.OrigStartLine == 0 && h.OrigLines == 0 && h.NewStartLine == 0 && h.NewLines == 0 {
+		ph.header = "@@"
+	}
+	body := string(h.Body)
+	var oldB, newB strings.Builder
+	for pos := 0; pos < len(body); {
+		end := strings.IndexByte(body[pos:], '\n')
+		nl := true
+		if end < 0 {
+			end = len(body)
+			nl = false
+		} else {
+			end += pos
+		}
+		line := body[pos:end]
+		// The old side's "no newline" mark sits right after its line.
+		oldNL := nl && !(h.OrigNoNewlineAt > 0 && int(h.OrigNoNewlineAt) == end+1)
+		pos = end + 1
+		var kind byte = ' '
+		if line != "" {
+			kind, line = line[0], line[1:]
+		}
+		switch kind {
+		case '-':
+			oldB.WriteString(line)
+			if oldNL {
+				oldB.WriteByte('\n')
+			}
+		case '+':
+			newB.WriteString(line)
+			if nl {
+				newB.WriteByte('\n')
+			}
+		case '\\':
+		default:
+			oldB.WriteString(line)
+			newB.WriteString(line)
+			if oldNL {
+				oldB.WriteByte('\n')
+			}
+			if nl {
+				newB.WriteByte('\n')
+			}
+		}
+	}
+	ph.old, ph.new = oldB.String(), newB.String()
+	return ph
+}
+
+// Apply applies the file's hunks in order to text (its LF text; "" for a
+// file the patch creates). Each hunk is located by its context and removed
+// lines through the same tiers as Apply; the line number in its header only
+// chooses among several equal candidates. A deletion must remove the whole
+// text.
+func (fp FilePatch) Apply(text string) (Applied, error) {
+	res := Applied{Text: text}
+	delta := 0
+	for i, h := range fp.hunks {
+		where := func(err *Error) *Error {
+			err.Step = i + 1
+			err.Message = fmt.Sprintf("%s, hunk %d of %d (%s): %s", fp.name(), i+1, len(fp.hunks), h.header, err.Message)
+			return err
+		}
+		if h.old == h.new {
+			continue
+		}
+		if h.old == "" {
+			// Pure insertion: only the line number says where.
+			at := insertionOffset(res.Text, h.hint+delta)
+			res.Text = res.Text[:at] + h.new + res.Text[at:]
+			res.Replacements++
+			res.Lines = append(res.Lines, lineOf(res.Text, at))
+			delta += strings.Count(h.new, "\n")
+			continue
+		}
+		loc := locate(res.Text, h.old, h.new)
+		var pick []candidate
+		switch {
+		case len(loc.cands) == 0:
+			return Applied{}, where(notFound(res.Text, h.old, "the hunk's old side"))
+		case len(loc.cands) == 1:
+			pick = loc.cands
+		default:
+			want := h.hint + delta
+			lines := linesOf(res.Text, nonOverlappingSorted(loc.cands))
+			for k, c := range nonOverlappingSorted(loc.cands) {
+				if h.hint > 0 && lines[k] == want {
+					pick = []candidate{c}
+				}
+			}
+			if pick == nil {
+				return Applied{}, where(notUnique(res.Text, loc.cands, loc.how, "the hunk's old side"))
+			}
+		}
+		res.Lines = append(res.Lines, lineOf(res.Text, pick[0].start))
+		res.Text = replaceSpans(res.Text, pick)
+		res.Replacements++
+		res.Repairs = appendUnique(res.Repairs, loc.repairs...)
+		delta += strings.Count(pick[0].replace, "\n") - strings.Count(h.old, "\n")
+	}
+	if fp.Deletes() && strings.TrimSpace(res.Text) != "" && len(fp.hunks) > 0 {
+		return Applied{}, newError(CodeSearchNotFound, "%s: the patch deletes the file but its removed lines do not cover all of it; read the file again and list every line as removed, or delete it with a shell command", fp.name())
+	}
+	return res, nil
+}
+
+func (fp FilePatch) name() string {
+	if fp.NewPath != "" {
+		return fp.NewPath
+	}
+	return fp.OldPath
+}
+
+// insertionOffset returns the byte offset just after 1-based line n (0 means
+// the start of the text; past the end means the end).
+func insertionOffset(text string, n int) int {
+	pos := 0
+	for k := 0; k < n; k++ {
+		i := strings.IndexByte(text[pos:], '\n')
+		if i < 0 {
+			return len(text)
+		}
+		pos += i + 1
+	}
+	return pos
+}

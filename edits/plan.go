@@ -1,0 +1,76 @@
+package edits
+
+// Plan is a change of one file computed in memory: the LF texts before and
+// after (for diffs and messages), the file's Format, and the bytes to write.
+type Plan struct {
+	OldText, NewText string
+	Format           Format
+	New              []byte
+	Applied          Applied
+}
+
+// PlanEdits decodes a file's bytes, applies the steps in order, and encodes
+// the result in the file's own encoding, BOM and line endings.
+func PlanEdits(raw []byte, steps []Edit) (Plan, error) {
+	d, err := Decode(raw)
+	if err != nil {
+		return Plan{}, err
+	}
+	a, err := ApplyAll(d.Text, steps)
+	if err != nil {
+		return Plan{}, err
+	}
+	return Plan{OldText: d.Text, NewText: a.Text, Format: d.Format, New: Encode(d.Format, d.Text, a.Text), Applied: a}, nil
+}
+
+// PlanWrite plans replacing a file's whole content. An existing file keeps
+// its encoding, BOM and line-ending style (lines equal to old ones keep
+// their own ending); a new file gets NewFileFormat(name). Writing the same
+// content again is no_change.
+func PlanWrite(name string, raw []byte, exists bool, content string) (Plan, error) {
+	content = normalizeInput(content)
+	f := NewFileFormat(name)
+	old := ""
+	if exists {
+		d, err := Decode(raw)
+		if err != nil {
+			return Plan{}, err
+		}
+		f, old = d.Format, d.Text
+		if old == content {
+			return Plan{}, newError(CodeNoChange, "the file already has exactly this content; nothing to write")
+		}
+	}
+	return Plan{OldText: old, NewText: content, Format: f, New: Encode(f, old, content), Applied: Applied{Text: content, Replacements: 1}}, nil
+}
+
+// PlanPatch applies one file's part of a patch to the file's bytes (raw is
+// ignored when the patch creates the file). A created file gets
+// NewFileFormat of its path.
+func PlanPatch(fp FilePatch, raw []byte, exists bool) (Plan, error) {
+	switch {
+	case fp.Creates() && exists:
+		return Plan{}, newError(CodeWriteConflict, "%s already exists, but the patch creates it from /dev/null; read it and patch its current content, or use write to replace it", fp.NewPath)
+	case !fp.Creates() && !exists:
+		return Plan{}, newError(CodeNotFound, "%s does not exist; check the path in the --- line, or create the file with --- /dev/null", fp.OldPath)
+	}
+	f, old := NewFileFormat(fp.NewPath), ""
+	if exists {
+		d, err := Decode(raw)
+		if err != nil {
+			return Plan{}, err
+		}
+		f, old = d.Format, d.Text
+	}
+	a, err := fp.Apply(old)
+	if err != nil {
+		return Plan{}, err
+	}
+	if fp.Deletes() {
+		return Plan{OldText: old, Format: f, Applied: a}, nil
+	}
+	if a.Text == old && fp.OldPath == fp.NewPath {
+		return Plan{}, newError(CodeNoChange, "the patch leaves %s exactly as it is; check that its + and - lines differ", fp.NewPath)
+	}
+	return Plan{OldText: old, NewText: a.Text, Format: f, New: Encode(f, old, a.Text), Applied: a}, nil
+}

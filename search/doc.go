@@ -1,0 +1,28 @@
+// Package search finds text in files (Grep) and files by name (Files) below
+// a workspace root, for the assistant's grep and search_files tools.
+//
+// Guarantees, for both: results are deterministic, in path order (folder by
+// folder) and then line order, whatever the parallel schedule; paths are
+// slash paths relative to the root; ".git" is skipped, and so is whatever
+// the developer's ignore files exclude (see workspace.Ignorer); symlinks are
+// never followed, so a search cannot leave the root or loop; files open in
+// an editor can be searched as their buffer text (the Overlay of a request);
+// a cancelled context stops the search within about one file's work.
+//
+// Grep matches RE2 syntax (Go's regexp) line by line. A trailing carriage
+// return is not part of the line, so "$" works on CRLF files. Files with a
+// NUL byte in their first 8 KiB are binary and skipped. Shown lines are
+// valid UTF-8 (invalid bytes become U+FFFD) and cut to about MaxLineLen bytes
+// around the match.
+//
+// Speed comes from a parallel walk (one goroutine per CPU, directories read
+// with getdents and opened relative to their parent on Linux), reused read
+// buffers, and a prefilter: the literal bytes every match must contain are
+// extracted from the parsed regexp, so most files and lines are rejected by
+// byte scans (bytes.Index, bytes.IndexByte) and the regexp runs only on
+// candidate lines.
+//
+// Not guaranteed: a consistent snapshot of files that change during a
+// search; multi-line matches (a match never spans a newline); binary
+// detection beyond the first 8 KiB; the user's global git excludes file.
+package search

@@ -1,0 +1,128 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"slices"
+	"sync"
+
+	"github.com/whale-ls/whale-ls/workspace"
+)
+
+// FilesRequest is one file-name search.
+type FilesRequest struct {
+	// Pattern is a doublestar glob; several may be separated by commas. A
+	// glob without "/" matches base names at any depth ("main.go",
+	// "*_test.go"); one with "/" matches the path relative to the root or to
+	// Path ("cmd/**/*.go").
+	Pattern string
+	// Path is the folder to search, relative to the root; "" is the root.
+	Path string
+	// MaxResults caps the paths Text shows; 0 means DefaultMaxFiles.
+	MaxResults int
+	// Overlay lists files open in an editor (slash paths relative to the
+	// root); those not on disk yet are listed too when they match.
+	Overlay map[string][]byte
+}
+
+// FileList is the outcome of Files: every matching file, in path order.
+type FileList struct {
+	Request FilesRequest
+	Paths   []string
+}
+
+// Files lists the regular files below req.Path whose names match
+// req.Pattern, with the same guarantees as Grep: path order, ignore files
+// respected, ".git" and symlinks skipped, prompt return on cancellation.
+func Files(ctx context.Context, root *os.Root, ig *workspace.Ignorer, req FilesRequest) (*FileList, error) {
+	globs, err := parseGlobs(req.Pattern)
+	if err != nil {
+		return nil, err
+	}
+	if globs == nil {
+		return nil, &GlobError{Glob: req.Pattern}
+	}
+	start := cleanPath(req.Path)
+	fi, err := root.Lstat(start)
+	if err != nil {
+		return nil, err
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return nil, &fs.PathError{Op: "search", Path: start, Err: ErrSymlink}
+	}
+	if !fi.IsDir() {
+		return nil, &fs.PathError{Op: "search", Path: start, Err: ErrNotDir}
+	}
+	var mu sync.Mutex
+	var paths []string
+	seen := map[string]bool{}
+	_, err = parallelWalk(ctx, walkConfig{
+		root:  root,
+		ig:    ig,
+		start: start,
+		wantFile: func(rel, name string) bool {
+			return globs.match(rel, subPath(start, rel), name)
+		},
+		visit: func(_ int, _ dirHandle, rel, _ string) {
+			mu.Lock()
+			paths = append(paths, rel)
+			seen[rel] = true
+			mu.Unlock()
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	for rel := range req.Overlay {
+		if seen[rel] || !within(start, rel) || !globs.match(rel, subPath(start, rel), path.Base(rel)) {
+			continue
+		}
+		if ig != nil && ig.Ignored(rel, false) {
+			continue
+		}
+		if _, err := root.Lstat(rel); errors.Is(err, fs.ErrNotExist) {
+			paths = append(paths, rel)
+		}
+	}
+	slices.SortFunc(paths, comparePaths)
+	return &FileList{Request: req, Paths: paths}, nil
+}
+
+// ErrNotDir is returned by Files when the path to search is a file.
+var ErrNotDir = errors.New("not a directory; give a folder as path, or use read_file for a single file")
+
+// Text renders the list with the cap applied; the last line says how many
+// more paths there are when the cap leaves some out.
+func (l *FileList) Text() (string, Shown) {
+	var sh Shown
+	if len(l.Paths) == 0 {
+		where := "the workspace"
+		if p := cleanPath(l.Request.Path); p != "." {
+			where = p
+		}
+		return "No files match " + quote(l.Request.Pattern) + " in " + where + ".", sh
+	}
+	limit := l.Request.MaxResults
+	if limit <= 0 {
+		limit = DefaultMaxFiles
+	}
+	var b []byte
+	for i, p := range l.Paths {
+		if i == limit {
+			sh.MoreFiles = len(l.Paths) - limit
+			break
+		}
+		sh.Files++
+		b = append(b, p...)
+		b = append(b, '\n')
+	}
+	if sh.MoreFiles > 0 {
+		b = append(b, "["...)
+		b = append(b, itoa(sh.MoreFiles)...)
+		b = append(b, " more files not shown; narrow with path or a more specific pattern, or raise max_results]"...)
+	}
+	return string(trimNL(b)), sh
+}

@@ -1,0 +1,595 @@
+package search
+
+import (
+	"bytes"
+	"container/heap"
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/whale-ls/whale-ls/workspace"
+)
+
+// Mode is what Grep reports per file.
+type Mode string
+
+const (
+	// ModeContent reports matching lines, with context lines around them.
+	ModeContent Mode = "content"
+	// ModeFiles reports only the paths of files that match.
+	ModeFiles Mode = "files"
+	// ModeCount reports how many lines match in each file.
+	ModeCount Mode = "count"
+)
+
+// Default caps: the number of matching lines shown in content mode, and the
+// number of files shown in files and count modes and by Files.
+const (
+	DefaultMaxLines = 200
+	DefaultMaxFiles = 100
+	// MaxLineLen is the number of bytes of a line shown; longer lines are cut
+	// around the first match.
+	MaxLineLen = 500
+)
+
+// Request is one grep.
+type Request struct {
+	// Pattern is an RE2 regular expression (Go regexp syntax), matched
+	// against each line without its line ending.
+	Pattern string
+	// Path is the folder or file to search, a slash path relative to the
+	// root; "" or "." is the whole root.
+	Path string
+	// Include limits the search to files matching any of these
+	// comma-separated doublestar globs ("*.go", "**/*.{ts,tsx}").
+	Include         string
+	CaseInsensitive bool
+	// FixedStrings searches for Pattern as plain text.
+	FixedStrings bool
+	// Context is the number of lines shown before and after each match in
+	// content mode.
+	Context int
+	// Mode defaults to ModeContent.
+	Mode Mode
+	// MaxResults caps what is shown: matching lines in content mode, files
+	// otherwise. 0 means DefaultMaxLines or DefaultMaxFiles.
+	MaxResults int
+	// Overlay holds the text of files open in an editor, by slash path
+	// relative to the root. Such a file is searched as this text instead of
+	// its bytes on disk, and an overlay file that does not exist on disk yet
+	// is searched too.
+	Overlay map[string][]byte
+}
+
+// Line is one line of content output.
+type Line struct {
+	Number int    // 1-based
+	Text   string // valid UTF-8, without line ending, cut to about MaxLineLen
+	Match  bool   // false for a context line
+}
+
+// FileMatch is one file with matches.
+type FileMatch struct {
+	Path  string // slash path relative to the root
+	Count int    // matching lines
+	// Lines holds matching lines and their context, in order, in content
+	// mode, as far as the file falls within the cap; nil otherwise.
+	Lines []Line
+}
+
+// Result is the outcome of Grep. Files holds every file with a match, in
+// path order (folder by folder, names in byte order); Text renders it with the
+// caps applied.
+type Result struct {
+	Request Request
+	Files   []FileMatch
+	// Matches is the number of matching lines in all files.
+	Matches int
+	// TooLarge lists the files skipped because they hold MaxFileSize bytes
+	// or more.
+	TooLarge []string
+}
+
+// Grep searches the files below req.Path in root for req.Pattern.
+//
+// Guarantees: results are in path order, then line order, whatever the
+// scheduling; paths are relative to the root; ".git", ignored files (see
+// workspace.Ignorer) and symlinks are skipped (a symlink is never followed,
+// so nothing outside the root is read); files with a NUL byte in their first
+// 8 KiB are skipped as binary; a trailing "\r" is not part of a line. Overlay
+// text replaces the disk contents of open files. Grep returns ctx.Err() soon
+// after ctx is cancelled.
+//
+// Not guaranteed: a consistent snapshot (files changing during the search
+// are read as they are at that moment), or binary detection beyond the
+// first 8 KiB. An invalid pattern is a *PatternError, an invalid include
+// glob a *GlobError; a missing Path is an error satisfying
+// errors.Is(err, fs.ErrNotExist).
+func Grep(ctx context.Context, root *os.Root, ig *workspace.Ignorer, req Request) (*Result, error) {
+	if req.Mode == "" {
+		req.Mode = ModeContent
+	}
+	if req.Context < 0 {
+		req.Context = 0
+	}
+	m, err := compilePattern(req.Pattern, req.FixedStrings, req.CaseInsensitive)
+	if err != nil {
+		return nil, err
+	}
+	include, err := parseGlobs(req.Include)
+	if err != nil {
+		return nil, err
+	}
+	start := cleanPath(req.Path)
+	res := &Result{Request: req}
+	keep := 0
+	if req.Mode == ModeContent {
+		keep = req.MaxResults
+		if keep <= 0 {
+			keep = DefaultMaxLines
+		}
+	}
+	g := &grepRun{m: m, mode: req.Mode, context: req.Context, keeper: newLineKeeper(keep)}
+
+	fi, err := root.Lstat(start)
+	if err != nil {
+		if text, ok := req.Overlay[start]; ok && errors.Is(err, fs.ErrNotExist) {
+			g.searchText(start, text, false)
+			return g.finish(res), nil
+		}
+		return nil, err
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return nil, &fs.PathError{Op: "search", Path: start, Err: ErrSymlink}
+	}
+	if !fi.IsDir() {
+		if text, ok := req.Overlay[start]; ok {
+			g.searchText(start, text, false)
+		} else if fi.Mode().IsRegular() {
+			if fi.Size() >= MaxFileSize {
+				res.TooLarge = []string{start}
+				return g.finish(res), nil
+			}
+			data, err := root.ReadFile(start)
+			if err != nil {
+				return nil, err
+			}
+			g.searchText(start, data, true)
+		}
+		return g.finish(res), ctx.Err()
+	}
+
+	var seenMu sync.Mutex
+	seen := map[string]bool{}
+	workers := runtime.GOMAXPROCS(0)
+	// One read buffer per worker, each touched only by its worker.
+	bufs := make([]*[]byte, workers)
+	cfg := walkConfig{
+		root:    root,
+		ig:      ig,
+		start:   start,
+		workers: workers,
+		wantFile: func(rel, name string) bool {
+			return include.match(rel, subPath(start, rel), name)
+		},
+		visit: func(worker int, h dirHandle, rel, name string) {
+			if text, ok := req.Overlay[rel]; ok {
+				seenMu.Lock()
+				seen[rel] = true
+				seenMu.Unlock()
+				g.searchText(rel, text, false)
+				return
+			}
+			bp := bufs[worker]
+			if bp == nil {
+				bp = getBuf()
+				bufs[worker] = bp
+			}
+			data, err := h.readFile(name, *bp, true)
+			if cap(data) > cap(*bp) {
+				*bp = data[:0]
+			}
+			if err == errTooLarge {
+				g.mu.Lock()
+				g.tooLarge = append(g.tooLarge, rel)
+				g.mu.Unlock()
+			}
+			if err != nil {
+				return
+			}
+			g.searchText(rel, data, true)
+		},
+	}
+	_, err = parallelWalk(ctx, cfg)
+	for _, bp := range bufs {
+		if bp != nil {
+			putBuf(bp)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	// Open buffers that are not on disk yet.
+	for rel, text := range req.Overlay {
+		if seen[rel] || !within(start, rel) || !include.match(rel, subPath(start, rel), path.Base(rel)) {
+			continue
+		}
+		if ig != nil && ig.Ignored(rel, false) {
+			continue
+		}
+		if _, err := root.Lstat(rel); !errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		g.searchText(rel, text, false)
+	}
+	return g.finish(res), ctx.Err()
+}
+
+// ErrSymlink is returned when the path to search is itself a symlink: search
+// never follows symlinks.
+var ErrSymlink = errors.New("is a symlink, and search does not follow symlinks; search the folder or file it points to by its own path")
+
+// grepRun is the state of one Grep shared by the walk's workers.
+type grepRun struct {
+	m       *matcher
+	mode    Mode
+	context int
+	keeper  *lineKeeper
+
+	mu       sync.Mutex
+	files    []FileMatch
+	tooLarge []string
+}
+
+// searchText searches one file's bytes and records a match.
+func (g *grepRun) searchText(rel string, data []byte, checkBinary bool) {
+	if checkBinary && bytes.IndexByte(data[:min(len(data), binaryProbe)], 0) >= 0 {
+		return
+	}
+	keep := 0
+	if g.mode == ModeContent {
+		keep = g.keeper.room(rel)
+	}
+	count, lines := g.m.scan(data, g.mode == ModeFiles, g.context, keep)
+	if count == 0 {
+		return
+	}
+	fm := FileMatch{Path: rel, Count: count, Lines: lines}
+	if lines != nil {
+		g.keeper.add(&fm)
+	}
+	g.mu.Lock()
+	g.files = append(g.files, fm)
+	g.mu.Unlock()
+}
+
+func (g *grepRun) finish(res *Result) *Result {
+	kept := g.keeper.keptSet()
+	for i := range g.files {
+		f := &g.files[i]
+		res.Matches += f.Count
+		if f.Lines != nil && !kept[f.Path] {
+			f.Lines = nil
+		}
+	}
+	slices.SortFunc(g.files, func(a, b FileMatch) int { return comparePaths(a.Path, b.Path) })
+	slices.SortFunc(g.tooLarge, comparePaths)
+	res.Files = g.files
+	res.TooLarge = g.tooLarge
+	return res
+}
+
+// scan finds the matching lines of buf. With firstOnly it stops at the first
+// match. It keeps the text of up to keep matching lines (and their context).
+func (m *matcher) scan(buf []byte, firstOnly bool, context, keep int) (count int, lines []Line) {
+	var cur cursor
+	if m.finder != nil {
+		cur = m.finder.cursor()
+	}
+	lc := lineCollector{buf: buf, context: context, cursorLine: 1}
+	cntPos, cntLine := 0, 1
+	// ls..le is the line of the last candidate; inLine says from is still
+	// inside it (a window check failed and the finder goes on in the line).
+	ls, le, inLine := 0, 0, false
+	for from := 0; from < len(buf); {
+		var p int
+		switch {
+		case cur != nil:
+			p = cur.next(buf, from)
+		case m.buf != nil:
+			loc := m.buf.FindIndex(buf[from:])
+			if loc == nil {
+				p = -1
+			} else {
+				p = from + loc[0]
+			}
+		default:
+			p = from
+		}
+		// An empty match at the very end belongs to the last line only
+		// when that line has no newline.
+		if p < 0 || p > len(buf) || (p == len(buf) && buf[p-1] == '\n') {
+			break
+		}
+		if !inLine || p >= le {
+			ls = from
+			if p > from {
+				if i := bytes.LastIndexByte(buf[from:p], '\n'); i >= 0 {
+					ls = from + i + 1
+				}
+			}
+			le = len(buf)
+			if i := bytes.IndexByte(buf[p:], '\n'); i >= 0 {
+				le = p + i
+			}
+		}
+		inLine = false
+		line := trimCR(buf[ls:le])
+		if !m.exact {
+			if w := m.window; w != nil {
+				lt := ls + len(line)
+				rs, re := p, p
+				for rs > ls && w.has(buf[rs-1]) {
+					rs--
+				}
+				for re < lt && w.has(buf[re]) {
+					re++
+				}
+				if !m.line.Match(buf[max(ls, rs-1):min(lt, re+1)]) {
+					from, inLine = max(re, p+1), true
+					continue
+				}
+			} else if !m.line.Match(line) {
+				from = le + 1
+				continue
+			}
+		}
+		count++
+		if firstOnly {
+			return count, nil
+		}
+		lineNo := cntLine + bytes.Count(buf[cntPos:ls], []byte{'\n'})
+		cntPos, cntLine = ls, lineNo
+		if count <= keep {
+			lc.match(m, lineNo, ls, le)
+		} else if count == keep+1 && keep > 0 {
+			lc.flushAfter(lineNo)
+		}
+		from = le + 1
+	}
+	if keep > 0 && count <= keep {
+		lc.flushAfter(0)
+	}
+	return count, lc.lines
+}
+
+// lineCollector builds the content lines of one file: matches and the
+// context lines around them, each line once.
+type lineCollector struct {
+	buf     []byte
+	context int
+	lines   []Line
+	// cursorLine/cursorPos is the first line not emitted yet and where it
+	// starts; lastMatch is the line number of the last match.
+	cursorLine, cursorPos int
+	lastMatch             int
+}
+
+// match adds the matching line lineNo (bytes ls..le) and the context before
+// it.
+func (lc *lineCollector) match(m *matcher, lineNo, ls, le int) {
+	lc.flushAfter(lineNo)
+	if c := lc.context; c > 0 {
+		first := max(lc.cursorLine, lineNo-c)
+		// Walk back from ls to the start of line first.
+		pos := ls
+		for n := lineNo; n > first; n-- {
+			pos = bytes.LastIndexByte(lc.buf[:pos-1], '\n') + 1
+		}
+		for n := first; n < lineNo; n++ {
+			end := pos + bytes.IndexByte(lc.buf[pos:], '\n')
+			lc.lines = append(lc.lines, Line{Number: n, Text: cutLine(trimCR(lc.buf[pos:end]), nil)})
+			pos = end + 1
+		}
+	}
+	lc.lines = append(lc.lines, Line{Number: lineNo, Text: cutLine(trimCR(lc.buf[ls:le]), m), Match: true})
+	lc.lastMatch = lineNo
+	lc.cursorLine, lc.cursorPos = lineNo+1, le+1
+}
+
+// flushAfter adds the context lines after the last match, stopping before
+// line limit (0: no limit).
+func (lc *lineCollector) flushAfter(limit int) {
+	if lc.context == 0 || lc.lastMatch == 0 {
+		return
+	}
+	for lc.cursorLine <= lc.lastMatch+lc.context && (limit == 0 || lc.cursorLine < limit) && lc.cursorPos < len(lc.buf) {
+		end := len(lc.buf)
+		if i := bytes.IndexByte(lc.buf[lc.cursorPos:], '\n'); i >= 0 {
+			end = lc.cursorPos + i
+		}
+		lc.lines = append(lc.lines, Line{Number: lc.cursorLine, Text: cutLine(trimCR(lc.buf[lc.cursorPos:end]), nil)})
+		lc.cursorLine, lc.cursorPos = lc.cursorLine+1, end+1
+	}
+}
+
+func trimCR(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == '\r' {
+		return b[:n-1]
+	}
+	return b
+}
+
+// cutLine renders a line as valid UTF-8, cut to about MaxLineLen bytes
+// around the first match of m (or from the start when m is nil).
+func cutLine(line []byte, m *matcher) string {
+	if len(line) <= MaxLineLen {
+		return toValidUTF8(line)
+	}
+	start := 0
+	if m != nil {
+		if loc := m.line.FindIndex(line); loc != nil {
+			start = max(0, loc[0]-MaxLineLen/4)
+		}
+	}
+	end := min(len(line), start+MaxLineLen)
+	if end-start < MaxLineLen {
+		start = max(0, end-MaxLineLen)
+	}
+	for start > 0 && start < len(line) && !utf8.RuneStart(line[start]) {
+		start--
+	}
+	for end < len(line) && !utf8.RuneStart(line[end]) {
+		end++
+	}
+	var b strings.Builder
+	if start > 0 {
+		b.WriteString("…")
+	}
+	b.WriteString(toValidUTF8(line[start:end]))
+	if end < len(line) {
+		b.WriteString("…")
+	}
+	return b.String()
+}
+
+func toValidUTF8(b []byte) string {
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	return strings.ToValidUTF8(string(b), "\uFFFD")
+}
+
+// lineKeeper bounds the memory of content mode: it keeps the lines of only
+// the files that come first in path order until they hold cap matching
+// lines; files further down the order lose their lines (their counts stay).
+type lineKeeper struct {
+	cap int
+
+	mu       sync.Mutex
+	kept     pathHeap // max-heap by path
+	retained int      // matching lines held by kept files
+}
+
+func newLineKeeper(cap int) *lineKeeper { return &lineKeeper{cap: cap} }
+
+// room says how many matching lines a file at rel may keep.
+func (k *lineKeeper) room(rel string) int {
+	if k.cap <= 0 {
+		return 0
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.retained >= k.cap && len(k.kept) > 0 && comparePaths(rel, k.kept[0].path) > 0 {
+		return 0
+	}
+	return k.cap
+}
+
+func (k *lineKeeper) add(f *FileMatch) {
+	n := min(f.Count, k.cap)
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	heap.Push(&k.kept, keptFile{path: f.Path, lines: n})
+	k.retained += n
+	for len(k.kept) > 1 && k.retained-k.kept[0].lines >= k.cap {
+		top := heap.Pop(&k.kept).(keptFile)
+		k.retained -= top.lines
+	}
+}
+
+func (k *lineKeeper) keptSet() map[string]bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	s := make(map[string]bool, len(k.kept))
+	for _, f := range k.kept {
+		s[f.path] = true
+	}
+	return s
+}
+
+type keptFile struct {
+	path  string
+	lines int
+}
+
+type pathHeap []keptFile
+
+func (h pathHeap) Len() int           { return len(h) }
+func (h pathHeap) Less(i, j int) bool { return comparePaths(h[i].path, h[j].path) > 0 }
+func (h pathHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *pathHeap) Push(x any)        { *h = append(*h, x.(keptFile)) }
+func (h *pathHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// comparePaths orders slash paths folder by folder: "a/z" before "a-b",
+// because "/" sorts before every other byte.
+func comparePaths(a, b string) int {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		ca, cb := a[i], b[i]
+		if ca == cb {
+			continue
+		}
+		if ca == '/' {
+			return -1
+		}
+		if cb == '/' {
+			return 1
+		}
+		if ca < cb {
+			return -1
+		}
+		return 1
+	}
+	return len(a) - len(b)
+}
+
+// cleanPath normalises a request path to a slash path relative to the root.
+func cleanPath(p string) string {
+	if p == "" {
+		return "."
+	}
+	p = path.Clean(p)
+	p = strings.TrimPrefix(p, "/")
+	if p == "" {
+		return "."
+	}
+	return p
+}
+
+// subPath is rel relative to the folder start.
+func subPath(start, rel string) string {
+	if start == "." {
+		return rel
+	}
+	return strings.TrimPrefix(rel, start+"/")
+}
+
+// within reports whether rel is start or below it.
+func within(start, rel string) bool {
+	return start == "." || rel == start || strings.HasPrefix(rel, start+"/")
+}
+
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 256<<10); return &b }}
+
+func getBuf() *[]byte { return bufPool.Get().(*[]byte) }
+
+func putBuf(b *[]byte) {
+	if cap(*b) > 8<<20 {
+		return
+	}
+	*b = (*b)[:0]
+	bufPool.Put(b)
+}

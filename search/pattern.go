@@ -1,0 +1,565 @@
+package search
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"regexp/syntax"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// PatternError is returned for a pattern that is not valid RE2 syntax. Err
+// is the parser's error; LooksLiteral says the pattern reads like plain text
+// that happens to contain metacharacters ("foo(", "a[0]", "*ptr"), in which
+// case searching with FixedStrings is probably what was meant.
+type PatternError struct {
+	Pattern      string
+	Err          error
+	LooksLiteral bool
+}
+
+func (e *PatternError) Error() string {
+	return fmt.Sprintf("invalid pattern %q: %v", e.Pattern, e.Err)
+}
+
+func (e *PatternError) Unwrap() error { return e.Err }
+
+// looksLiteral guesses whether an invalid regex was meant as plain text: it
+// has no escape sequences or constructs that only a regex author writes.
+func looksLiteral(p string) bool {
+	for _, marker := range []string{`\w`, `\d`, `\s`, `\b`, `.*`, `.+`, `(?`, `[a-z`, `[A-Z`, `[0-9`, `[^`} {
+		if strings.Contains(p, marker) {
+			return false
+		}
+	}
+	return strings.ContainsAny(p, `()[]{}*+?|\`)
+}
+
+// matcher finds the lines of a buffer that match a pattern. The regexp is
+// always the judge; the finder only proposes candidate positions so that most
+// of the buffer is skipped with byte scans.
+type matcher struct {
+	line *regexp.Regexp // per line, without the line's newline
+	// buf searches a whole buffer (multi-line mode) when no finder exists.
+	buf    *regexp.Regexp
+	finder finder
+	// exact means a finder hit is a match: the regexp need not run.
+	exact bool
+	// window, when set, holds every byte a match can consume (the pattern
+	// is ASCII-only and never matches empty). A match then lies inside the
+	// run of such bytes around a finder hit, and the regexp runs on that
+	// run only (plus one delimiting byte each side, for \b and anchors).
+	window *byteSet
+}
+
+// compilePattern builds the matcher for a pattern.
+func compilePattern(pattern string, fixed, caseInsensitive bool) (*matcher, error) {
+	expr := pattern
+	if fixed {
+		expr = regexp.QuoteMeta(pattern)
+	}
+	flags := syntax.Perl
+	if caseInsensitive {
+		flags |= syntax.FoldCase
+	}
+	tree, err := syntax.Parse(expr, flags)
+	if err != nil {
+		return nil, &PatternError{Pattern: pattern, Err: err, LooksLiteral: !fixed && looksLiteral(pattern)}
+	}
+	if caseInsensitive {
+		expr = "(?i)" + expr
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, &PatternError{Pattern: pattern, Err: err, LooksLiteral: !fixed && looksLiteral(pattern)}
+	}
+	m := &matcher{line: re}
+	m.finder, m.exact = planFinder(tree)
+	if m.finder != nil && !m.exact {
+		var allowed byteSet
+		if asciiBytes(tree, &allowed) {
+			m.window = &allowed
+		}
+	}
+	if m.finder == nil {
+		bufTree := toMultiLine(tree.Simplify())
+		m.buf, err = regexp.Compile(bufTree.String())
+		if err != nil {
+			// The rewritten tree should always compile; fall back to
+			// checking every line.
+			m.buf = nil
+		}
+	}
+	return m, nil
+}
+
+// asciiBytes adds to set every byte that re can consume and reports whether
+// all of them are ASCII and known (no "." and no non-ASCII class or rune).
+func asciiBytes(re *syntax.Regexp, set *byteSet) bool {
+	switch re.Op {
+	case syntax.OpLiteral:
+		for _, r := range re.Rune {
+			for f := r; ; {
+				if f >= utf8.RuneSelf {
+					return false
+				}
+				set.add(byte(f))
+				if re.Flags&syntax.FoldCase == 0 {
+					break
+				}
+				if f = unicode.SimpleFold(f); f == r {
+					break
+				}
+			}
+		}
+		return true
+	case syntax.OpCharClass:
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			if re.Rune[i+1] >= utf8.RuneSelf {
+				return false
+			}
+			for r := re.Rune[i]; r <= re.Rune[i+1]; r++ {
+				set.add(byte(r))
+			}
+		}
+		return true
+	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		return false
+	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText,
+		syntax.OpEndText, syntax.OpWordBoundary, syntax.OpNoWordBoundary, syntax.OpNoMatch:
+		return true
+	}
+	for _, sub := range re.Sub {
+		if !asciiBytes(sub, set) {
+			return false
+		}
+	}
+	return true
+}
+
+// toMultiLine rewrites a tree so that, run over a whole buffer, it matches
+// wherever the original matches one line: text anchors become line anchors
+// and an end anchor may follow a carriage return.
+func toMultiLine(re *syntax.Regexp) *syntax.Regexp {
+	c := *re
+	c.Sub = nil
+	for _, s := range re.Sub {
+		c.Sub = append(c.Sub, toMultiLine(s))
+	}
+	switch re.Op {
+	case syntax.OpBeginText:
+		c.Op = syntax.OpBeginLine
+	case syntax.OpEndText, syntax.OpEndLine:
+		cr := &syntax.Regexp{Op: syntax.OpQuest, Sub: []*syntax.Regexp{{Op: syntax.OpLiteral, Rune: []rune{'\r'}}}}
+		return &syntax.Regexp{Op: syntax.OpConcat, Sub: []*syntax.Regexp{cr, {Op: syntax.OpEndLine}}}
+	}
+	if c.Op == syntax.OpAnyChar {
+		c.Op = syntax.OpAnyCharNotNL
+	}
+	return &c
+}
+
+// byteSet is a set of bytes, one position of a required sequence.
+type byteSet [4]uint64
+
+func (s *byteSet) add(b byte)      { s[b>>6] |= 1 << (b & 63) }
+func (s *byteSet) has(b byte) bool { return s[b>>6]&(1<<(b&63)) != 0 }
+func (s *byteSet) count() (n int, only byte) {
+	for i := 0; i < 256; i++ {
+		if s.has(byte(i)) {
+			n++
+			only = byte(i)
+		}
+	}
+	return n, only
+}
+
+// seqBuilder collects the byte sequences every match must contain: runs of
+// positions whose byte sets are known and adjacent.
+type seqBuilder struct {
+	seqs   [][]byteSet
+	cur    []byteSet
+	breaks int  // boundaries inside the pattern
+	assert bool // zero-width assertions seen
+	opaque bool // a part of the pattern could not be described at all
+}
+
+func (b *seqBuilder) cut() {
+	if len(b.cur) > 0 {
+		b.seqs = append(b.seqs, b.cur)
+		b.cur = nil
+	}
+	b.breaks++
+}
+
+func (b *seqBuilder) push(s byteSet) { b.cur = append(b.cur, s) }
+
+// walk describes re; it returns false when re can match the empty string
+// in a way the builder cannot account for (the caller then treats the node
+// as a boundary).
+func (b *seqBuilder) walk(re *syntax.Regexp) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		fold := re.Flags&syntax.FoldCase != 0
+		for _, r := range re.Rune {
+			b.rune(r, fold)
+		}
+	case syntax.OpCharClass:
+		var s byteSet
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			lo, hi := re.Rune[i], re.Rune[i+1]
+			if hi >= utf8.RuneSelf {
+				b.cut()
+				return
+			}
+			for r := lo; r <= hi; r++ {
+				if r != '\n' {
+					s.add(byte(r))
+				}
+			}
+		}
+		if n, _ := s.count(); n == 0 {
+			b.cut()
+			return
+		}
+		b.push(s)
+	case syntax.OpCapture:
+		b.walk(re.Sub[0])
+	case syntax.OpConcat:
+		for _, s := range re.Sub {
+			b.walk(s)
+		}
+	case syntax.OpPlus:
+		// x+ is x...x: the first copy touches what comes before, the last
+		// copy what comes after.
+		b.walk(re.Sub[0])
+		b.cut()
+		b.walk(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			for range min(re.Min, 8) {
+				b.walk(re.Sub[0])
+			}
+			if re.Max != re.Min || re.Min > 8 {
+				// The last copies touch what follows.
+				b.cut()
+				for range min(re.Min, 8) {
+					b.walk(re.Sub[0])
+				}
+			}
+			return
+		}
+		b.cut()
+	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText,
+		syntax.OpEndText, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		b.assert = true
+	default:
+		b.cut()
+	}
+}
+
+func (b *seqBuilder) rune(r rune, fold bool) {
+	if r == '\n' {
+		// No line holds a newline: this position matches nothing.
+		b.push(byteSet{})
+		return
+	}
+	if !fold {
+		if r == utf8.RuneError {
+			// U+FFFD in a pattern also matches invalid bytes.
+			b.cut()
+			return
+		}
+		var enc [utf8.UTFMax]byte
+		n := utf8.EncodeRune(enc[:], r)
+		for _, c := range enc[:n] {
+			var s byteSet
+			s.add(c)
+			b.push(s)
+		}
+		return
+	}
+	var s byteSet
+	for f := r; ; {
+		if f >= utf8.RuneSelf {
+			b.cut()
+			return
+		}
+		s.add(byte(f))
+		f = unicode.SimpleFold(f)
+		if f == r {
+			break
+		}
+	}
+	b.push(s)
+}
+
+// planFinder picks the best candidate finder for a parsed tree. exact is
+// true when a finder hit is always a match.
+func planFinder(re *syntax.Regexp) (finder, bool) {
+	if re.Op == syntax.OpAlternate {
+		// A hit of any branch is a candidate; when every branch is exact,
+		// a hit is a match.
+		var alts []finder
+		exact := true
+		for _, sub := range re.Sub {
+			f, e := planFinder(sub)
+			if f == nil {
+				return nil, false
+			}
+			alts = append(alts, f)
+			exact = exact && e
+		}
+		return newAltFinder(alts), exact
+	}
+	if re.Op == syntax.OpCapture && re.Sub[0].Op == syntax.OpAlternate {
+		return planFinder(re.Sub[0])
+	}
+	b := &seqBuilder{}
+	b.walk(re)
+	exact := b.breaks == 0 && !b.assert && len(b.seqs) == 0
+	b.cut()
+	var best finder
+	bestScore := 0.0
+	for _, seq := range b.seqs {
+		f, score := seqFinderFor(seq)
+		if f != nil && score > bestScore {
+			best, bestScore = f, score
+		}
+	}
+	if best == nil {
+		return nil, false
+	}
+	return best, exact && len(b.seqs) == 1
+}
+
+// byteScore estimates how rare a byte is in source code: rarer bytes make
+// better anchors.
+func byteScore(c byte) float64 {
+	switch {
+	case c == ' ' || c == '\t':
+		return 0.3
+	case strings.IndexByte("etaoinsrlcdu", c) >= 0:
+		return 1
+	case c >= 'a' && c <= 'z':
+		return 1.6
+	case c >= 'A' && c <= 'Z':
+		return 2.5
+	case c >= '0' && c <= '9':
+		return 1.8
+	case strings.IndexByte("()._,;=\"'{}*/:-", c) >= 0:
+		return 1.4
+	case c >= utf8.RuneSelf:
+		return 3
+	}
+	return 3
+}
+
+// seqFinderFor chooses the anchor of one sequence: the best run of
+// single-byte positions (found with bytes.Index), or else the rarest
+// position with two possible bytes (found with two IndexByte scans).
+func seqFinderFor(seq []byteSet) (finder, float64) {
+	type run struct{ start, end int }
+	var bestRun run
+	bestScore := 0.0
+	for i := 0; i < len(seq); {
+		if n, _ := seq[i].count(); n != 1 {
+			i++
+			continue
+		}
+		j := i
+		score := 0.0
+		for j < len(seq) {
+			n, c := seq[j].count()
+			if n != 1 {
+				break
+			}
+			score += byteScore(c)
+			j++
+		}
+		if score > bestScore {
+			bestRun, bestScore = run{i, j}, score
+		}
+		i = j
+	}
+	pairAt, pairScore := -1, 0.0
+	var pair [2]byte
+	for i, s := range seq {
+		n, _ := s.count()
+		if n != 2 {
+			continue
+		}
+		var bs []byte
+		for c := 0; c < 256; c++ {
+			if s.has(byte(c)) {
+				bs = append(bs, byte(c))
+			}
+		}
+		// A pair is scanned twice: count it at half its rarity.
+		score := (byteScore(bs[0]) + byteScore(bs[1])) / 4
+		if score > pairScore {
+			pairAt, pairScore, pair = i, score, [2]byte{bs[0], bs[1]}
+		}
+	}
+	// Full sequence as a verification template.
+	sf := &seqFinder{sets: seq}
+	whole := 0.0
+	for _, s := range seq {
+		if n, c := s.count(); n == 1 {
+			whole += byteScore(c)
+		} else if n == 2 {
+			whole += 0.8
+		} else {
+			whole += 0.2
+		}
+	}
+	switch {
+	case bestScore > 0 && (bestScore >= 1.5 || pairAt < 0 || bestScore >= pairScore):
+		lit := make([]byte, 0, bestRun.end-bestRun.start)
+		for _, s := range seq[bestRun.start:bestRun.end] {
+			_, c := s.count()
+			lit = append(lit, c)
+		}
+		sf.anchor, sf.anchorAt = lit, bestRun.start
+	case pairAt >= 0:
+		sf.pair, sf.anchorAt, sf.usePair = pair, pairAt, true
+	default:
+		return nil, 0
+	}
+	sf.verify = len(seq) > len(sf.anchor)
+	return sf, whole
+}
+
+// finder proposes where matches may start. A finder is immutable and shared;
+// cursor returns the stateful scanner for one buffer.
+type finder interface {
+	cursor() cursor
+}
+
+// cursor scans one buffer. next returns the offset of the first candidate at
+// or after from whose line contains the whole required sequence, or -1; from
+// never decreases between calls.
+type cursor interface {
+	next(buf []byte, from int) int
+}
+
+// seqFinder looks for one required sequence of byte sets by an anchor inside
+// it and checks the rest of the sequence around each anchor hit.
+type seqFinder struct {
+	sets     []byteSet
+	anchor   []byte // a literal run of sets starting at anchorAt
+	pair     [2]byte
+	usePair  bool // anchor is one position with two bytes
+	anchorAt int
+	verify   bool // sets beyond the anchor must be checked
+}
+
+func (f *seqFinder) cursor() cursor { return &seqCursor{f: f, na: -2, nb: -2} }
+
+type seqCursor struct {
+	f *seqFinder
+	// na and nb cache the next hit of each pair byte (-2 unknown, -1 none).
+	na, nb int
+}
+
+func (c *seqCursor) next(buf []byte, from int) int {
+	f := c.f
+	pos := from + f.anchorAt
+	for pos < len(buf) {
+		var hit int
+		if f.usePair {
+			if c.na != -1 && c.na < pos {
+				c.na = indexFrom(buf, pos, f.pair[0])
+			}
+			if c.nb != -1 && c.nb < pos {
+				c.nb = indexFrom(buf, pos, f.pair[1])
+			}
+			switch {
+			case c.na < 0 && c.nb < 0:
+				return -1
+			case c.na < 0:
+				hit = c.nb
+			case c.nb < 0:
+				hit = c.na
+			default:
+				hit = min(c.na, c.nb)
+			}
+		} else if len(f.anchor) == 1 {
+			i := bytes.IndexByte(buf[pos:], f.anchor[0])
+			if i < 0 {
+				return -1
+			}
+			hit = pos + i
+		} else {
+			i := bytes.Index(buf[pos:], f.anchor)
+			if i < 0 {
+				return -1
+			}
+			hit = pos + i
+		}
+		start := hit - f.anchorAt
+		if !f.verify || f.check(buf, start) {
+			return start
+		}
+		pos = hit + 1
+	}
+	return -1
+}
+
+func (f *seqFinder) check(buf []byte, start int) bool {
+	if start < 0 || start+len(f.sets) > len(buf) {
+		return false
+	}
+	for i := range f.sets {
+		if !f.sets[i].has(buf[start+i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func indexFrom(buf []byte, from int, c byte) int {
+	if from >= len(buf) {
+		return -1
+	}
+	i := bytes.IndexByte(buf[from:], c)
+	if i < 0 {
+		return -1
+	}
+	return from + i
+}
+
+// altFinder proposes the earliest candidate of any of several finders, one
+// per branch of a top-level alternation.
+type altFinder struct{ subs []finder }
+
+func newAltFinder(subs []finder) finder { return &altFinder{subs: subs} }
+
+func (f *altFinder) cursor() cursor {
+	c := &altCursor{subs: make([]cursor, len(f.subs)), hits: make([]int, len(f.subs))}
+	for i, s := range f.subs {
+		c.subs[i] = s.cursor()
+		c.hits[i] = -2
+	}
+	return c
+}
+
+type altCursor struct {
+	subs []cursor
+	hits []int // next candidate of each branch (-2 unknown, -1 none)
+}
+
+func (c *altCursor) next(buf []byte, from int) int {
+	best := -1
+	for i, s := range c.subs {
+		if c.hits[i] != -1 && c.hits[i] < from {
+			c.hits[i] = s.next(buf, from)
+		}
+		if h := c.hits[i]; h >= 0 && (best < 0 || h < best) {
+			best = h
+		}
+	}
+	return best
+}

@@ -1,0 +1,127 @@
+package search
+
+import (
+	"bytes"
+	"regexp"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// naiveLines is the reference: the numbers of the lines that the regexp
+// matches, one line at a time, without a trailing "\r".
+func naiveLines(re *regexp.Regexp, buf []byte) []int {
+	var out []int
+	n := 0
+	for len(buf) > 0 {
+		n++
+		line := buf
+		if i := bytes.IndexByte(buf, '\n'); i >= 0 {
+			line, buf = buf[:i], buf[i+1:]
+		} else {
+			buf = nil
+		}
+		if re.Match(trimCR(line)) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func scanLines(m *matcher, buf []byte) []int {
+	_, lines := m.scan(buf, false, 0, 1<<30)
+	var out []int
+	for _, l := range lines {
+		out = append(out, l.Number)
+	}
+	return out
+}
+
+// checkScan compares the prefiltered scan with the reference.
+func checkScan(t *testing.T, pattern string, icase bool, text string) {
+	t.Helper()
+	m, err := compilePattern(pattern, false, icase)
+	if err != nil {
+		return
+	}
+	want := naiveLines(m.line, []byte(text))
+	got := scanLines(m, []byte(text))
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("scan(%q, icase=%v) on %q mismatch (-want +got):\n%s", pattern, icase, text, diff)
+	}
+	count, _ := m.scan([]byte(text), false, 0, 0)
+	if count != len(want) {
+		t.Errorf("scan(%q) count = %d, want %d", pattern, count, len(want))
+	}
+}
+
+var scanCases = []struct {
+	pattern string
+	icase   bool
+	text    string
+}{
+	{"func main", false, "package x\nfunc main() {}\nfunc mainly()\n"},
+	{"content-type", true, "Content-Type: x\nCONTENT-TYPE\ncontent_type\ncontent-typ"},
+	{`func \w+Handler\(`, false, "func fooHandler(\nfunc Handler(\nfunc a_Handler(x)\n"},
+	{`\b[A-Z]{3,}_[A-Z]+\b`, false, "ABC_DEF\nAB_CD\nxABC_DEF\nABCD_E x\nABC_\n"},
+	{`TODO|FIXME`, false, "a TODO\nb\nFIXME c\nTODOFIXME\n"},
+	{`^\s*$`, false, "\n  \nx\n\t\r\n"},
+	{`end$`, false, "the end\r\nend of\nend"},
+	{`\Aabc\z`, false, "abc\nabcd\nabc\r\n"},
+	{`k`, true, "K\nk\n\u212a\nx"},        // Kelvin sign folds to k
+	{`s+`, true, "\u017f\nS\n"},           // long s folds to s
+	{`caf.`, false, "caf\xe9\ncafe\ncaf"}, // invalid UTF-8 matches .
+	{"\ufffd", false, "a\xffb\nok\n"},     // U+FFFD matches an invalid byte
+	{`a[^b]c`, false, "a\nc\naxc\n"},      // a class with \n never spans lines
+	{`(ab)+c`, false, "ababc\nabc\nbc\n"},
+	{`x{3,}y`, false, "xxxy\nxxy\nxxxxxy\n"},
+	{`é+`, true, "É\né\ne\n"},
+	{`[[:upper:]]{2}\d`, false, "AB1\nA1\nab1\n"},
+	{`a|`, false, "x\n\ny\n"},
+	{`(?m)^b`, false, "a\nb\n"},
+	{`(?s)a.b`, false, "a\nb\naxb\n"},
+}
+
+func TestScanAgreesWithRegexp(t *testing.T) {
+	for _, tc := range scanCases {
+		checkScan(t, tc.pattern, tc.icase, tc.text)
+	}
+}
+
+func TestPlanFinderUsesLiterals(t *testing.T) {
+	for _, tc := range []struct {
+		pattern string
+		icase   bool
+		finder  bool
+		exact   bool
+	}{
+		{"func main", false, true, true},
+		{"content-type", true, true, true},
+		{`func \w+Handler\(`, false, true, false},
+		{`\b[A-Z]{3,}_[A-Z]+\b`, false, true, false},
+		{`TODO|FIXME`, false, true, true},
+		{`TODO|FIX\w`, false, true, false},
+		{`\w+`, false, false, false},
+		{`k`, true, false, false},
+	} {
+		m, err := compilePattern(tc.pattern, false, tc.icase)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (m.finder != nil) != tc.finder || m.exact != tc.exact {
+			t.Errorf("compilePattern(%q): finder %v exact %v, want %v %v", tc.pattern, m.finder != nil, m.exact, tc.finder, tc.exact)
+		}
+	}
+}
+
+func FuzzScanAgreesWithRegexp(f *testing.F) {
+	for _, tc := range scanCases {
+		f.Add(tc.pattern, tc.icase, tc.text)
+	}
+	f.Fuzz(func(t *testing.T, pattern string, icase bool, text string) {
+		if len(pattern) > 64 || len(text) > 4096 {
+			return
+		}
+		checkScan(t, pattern, icase, text)
+	})
+}

@@ -1,0 +1,43 @@
+//go:build !linux
+
+package terminal
+
+import (
+	"os"
+	"syscall"
+)
+
+// BecomeSubreaper is a no-op where the kernel has no child subreapers; a
+// re-parented process of a task is then out of reach once its parent exits.
+func BecomeSubreaper() error { return nil }
+
+func setPlatformAttrs(attr *syscall.SysProcAttr, supervised bool) {}
+
+type procInfo struct {
+	pid, ppid, pgrp, session int
+	state                    byte
+}
+
+// treeOf cannot list processes without /proc; only the process group is
+// signalled there.
+func treeOf(session int) []procInfo {
+	if syscall.Kill(-session, 0) == nil {
+		return []procInfo{{pid: session, pgrp: session, session: session, state: 'S'}}
+	}
+	return nil
+}
+
+func signalTree(session int, sig syscall.Signal) int {
+	if syscall.Kill(-session, sig) == nil {
+		return 1
+	}
+	return 0
+}
+
+func allProcs() []procInfo                               { return nil }
+func reapOrphans(sessions map[int]bool)                  {}
+func ttyModes(f *os.File) (echo, canonical, ok bool)     { return false, false, false }
+func foregroundGroup(f *os.File) int                     { return 0 }
+func setWinsize(f *os.File, cols, rows int) error        { return nil }
+func inputWait(pids []int, targets ...string) inputState { return inputState{} }
+func fileIdentity(f *os.File) string                     { return "" }

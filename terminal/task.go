@@ -1,0 +1,741 @@
+package terminal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"github.com/creack/pty"
+)
+
+// Gate starts a task's shell process in place of cmd.Start; the exec
+// boundary implements it to check every program the task executes. It is
+// optional: without one, the Table calls cmd.Start itself.
+type Gate interface {
+	// Start starts cmd, which is fully prepared: program and arguments (the
+	// shell, or the task supervisor followed by the shell), Dir,
+	// Env, Stdin/Stdout/Stderr, and a SysProcAttr that gives the task its own
+	// session. Start may change how the program is reached (run a helper that
+	// execs the shell, add ExtraFiles, rewrite Path and Args) but must keep
+	// the standard streams and the session attributes, and must leave cmd
+	// started so that cmd.Wait reports the task's exit. An error means the
+	// command must not run; its text reaches the model. stop, when not nil,
+	// is called once after the process has exited.
+	Start(cmd *exec.Cmd, task GateTask) (stop func(), err error)
+}
+
+// GateTask is what a Gate may do to the task it starts.
+type GateTask interface {
+	// ID is the task's id ("t1").
+	ID() string
+	// Note appends one line to the task's output, for the model and the
+	// editor (for example a policy denial).
+	Note(line string)
+	// Hold pauses the task's foreground yield timer until release is
+	// called, for example while the user is asked to approve an exec.
+	Hold() (release func())
+}
+
+// Task is one shell command and its process tree. Its methods are safe for
+// concurrent use.
+type Task struct {
+	info TaskInfo
+	kind CommandKind
+	cmd  *exec.Cmd
+	pid  int // also the task's session and process group id
+	// supervised: pid is the task supervisor, not the shell.
+	supervised bool
+	out        *os.File // PTY master or the read end of the output pipe
+	master     *os.File // PTY master; nil in pipe mode
+	inputID    string   // what the shell's fd 0 is, as /proc/PID/fd shows it
+	stream     *stream  // nil without a Sink
+	started    time.Time
+	procDone   chan struct{} // closed when cmd.Wait returned
+	exited     chan struct{} // closed when the exit is final and output drained
+	readDone   chan struct{} // closed when the output reached its end
+	received   atomic.Int64  // raw bytes read so far
+	gateStop   func()
+
+	// inMu serialises writes to the process's input.
+	inMu  sync.Mutex
+	stdin *os.File // pipe mode: write end of the shell's stdin; nil once closed
+
+	mu          sync.Mutex
+	filter      textFilter
+	cursor      int64 // model read offset in filter.out
+	shownGen    int64 // partial line shown at the last read
+	shownLen    int
+	lastRead    time.Time
+	readAfter   bool // the model read the output after the exit
+	changed     chan struct{}
+	holds       int
+	holdChanged chan struct{}
+	done        bool
+	exitCode    int
+	signal      string
+	canceled    bool
+	endedAt     time.Time
+	filesClosed bool
+}
+
+// starter runs process starts on one locked OS thread that lives as long as
+// the process, so that the kernel's parent-death signal fires only when the
+// whole server dies.
+var starter struct {
+	once sync.Once
+	ch   chan func()
+}
+
+func onStarterThread(f func()) {
+	starter.once.Do(func() {
+		starter.ch = make(chan func())
+		go func() {
+			runtime.LockOSThread()
+			for f := range starter.ch {
+				f()
+			}
+		}()
+	})
+	done := make(chan struct{})
+	starter.ch <- func() { defer close(done); f() }
+	<-done
+}
+
+func startTask(id string, o StartOptions, s Settings, sink Sink, supervisor []string) (*Task, error) {
+	command := strings.TrimSpace(o.Command)
+	if command == "" {
+		return nil, errors.New("empty command")
+	}
+	kind := Classify(command)
+	usePTY := o.Mode == ModePTY || ((o.Mode == ModeAuto || o.Mode == "") && kind.Interactive)
+	cols, rows := o.Cols, o.Rows
+	if cols <= 0 {
+		cols = defaultCols
+	}
+	if rows <= 0 {
+		rows = defaultRows
+	}
+	title := o.Title
+	if title == "" {
+		title = shorten(command, 60)
+	}
+	t := &Task{
+		info:        TaskInfo{ID: id, Title: title, Command: command, Dir: o.Dir, PTY: usePTY, Cols: cols, Rows: rows},
+		kind:        kind,
+		started:     time.Now(),
+		procDone:    make(chan struct{}),
+		exited:      make(chan struct{}),
+		readDone:    make(chan struct{}),
+		changed:     make(chan struct{}),
+		holdChanged: make(chan struct{}),
+	}
+	t.filter.out = newRing(s.OutputLimitBytes)
+
+	cmd := exec.Command(s.Shell, "-c", command)
+	if len(supervisor) > 0 {
+		args := append(append(append([]string(nil), supervisor[1:]...), "--", s.Shell, "-c"), command)
+		cmd = exec.Command(supervisor[0], args...)
+	}
+	cmd.Dir = o.Dir
+	env := os.Environ()
+	if usePTY {
+		env = append(env, "TERM=xterm-256color")
+	}
+	cmd.Env = append(env, o.Env...)
+	attr := &syscall.SysProcAttr{Setsid: true}
+	setPlatformAttrs(attr, len(supervisor) > 0)
+	cmd.SysProcAttr = attr
+
+	var childEnds []*os.File
+	closeAll := func(fs ...*os.File) {
+		for _, f := range fs {
+			if f != nil {
+				_ = f.Close()
+			}
+		}
+	}
+	if usePTY {
+		m, slave, err := pty.Open()
+		if err != nil {
+			return nil, fmt.Errorf("open a pty: %w", err)
+		}
+		master, err := pollable(m)
+		if err != nil {
+			closeAll(m, slave)
+			return nil, err
+		}
+		if err := setWinsize(master, cols, rows); err != nil {
+			closeAll(master, slave)
+			return nil, fmt.Errorf("size the pty: %w", err)
+		}
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+		attr.Setctty = true
+		attr.Ctty = 0
+		t.out, t.master = master, master
+		t.inputID = slave.Name()
+		childEnds = []*os.File{slave}
+	} else {
+		r, w, err := os.Pipe()
+		if err != nil {
+			return nil, fmt.Errorf("make the output pipe: %w", err)
+		}
+		inR, inW, err := os.Pipe()
+		if err != nil {
+			closeAll(r, w)
+			return nil, fmt.Errorf("make the input pipe: %w", err)
+		}
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, w, w
+		t.out = r
+		t.stdin = inW
+		t.inputID = fileIdentity(inR)
+		childEnds = []*os.File{inR, w}
+	}
+
+	var startErr error
+	onStarterThread(func() {
+		if o.Gate != nil {
+			t.gateStop, startErr = o.Gate.Start(cmd, t)
+			if startErr == nil && cmd.Process == nil {
+				startErr = errors.New("the gate did not start the process")
+			}
+			if startErr != nil {
+				startErr = fmt.Errorf("%w: %w", ErrGate, startErr)
+			}
+			return
+		}
+		startErr = cmd.Start()
+	})
+	closeAll(childEnds...)
+	if startErr != nil {
+		closeAll(t.out, t.stdin)
+		if errors.Is(startErr, ErrGate) {
+			return nil, startErr
+		}
+		return nil, fmt.Errorf("start %s: %w", s.Shell, startErr)
+	}
+	t.cmd = cmd
+	t.pid = cmd.Process.Pid
+	t.supervised = len(supervisor) > 0
+	if sink != nil {
+		t.stream = newStream(sink, t.info)
+	}
+	go t.readLoop()
+	go t.waitLoop()
+	return t, nil
+}
+
+// pollable re-opens a PTY master in non-blocking mode so that reads and
+// writes go through Go's poller: Close interrupts a blocked read and writes
+// can have deadlines.
+func pollable(m *os.File) (*os.File, error) {
+	rc, err := m.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	nfd := -1
+	var derr error
+	_ = rc.Control(func(fd uintptr) {
+		nfd, derr = syscall.Dup(int(fd))
+	})
+	_ = m.Close()
+	if derr != nil {
+		return nil, fmt.Errorf("dup the pty master: %w", derr)
+	}
+	syscall.CloseOnExec(nfd)
+	if err := syscall.SetNonblock(nfd, true); err != nil {
+		_ = syscall.Close(nfd)
+		return nil, fmt.Errorf("make the pty master non-blocking: %w", err)
+	}
+	return os.NewFile(uintptr(nfd), "ptmx"), nil
+}
+
+func (t *Task) readLoop() {
+	defer close(t.readDone)
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := t.out.Read(buf)
+		if n > 0 {
+			t.received.Add(int64(n))
+			t.ingest(buf[:n])
+		}
+		if err != nil {
+			// io.EOF on a pipe, EIO on a PTY master once no process holds
+			// the terminal: either way the output is complete.
+			return
+		}
+	}
+}
+
+func (t *Task) ingest(p []byte) {
+	t.mu.Lock()
+	t.filter.write(p)
+	close(t.changed)
+	t.changed = make(chan struct{})
+	t.mu.Unlock()
+	if t.stream != nil {
+		t.stream.write(p)
+	}
+}
+
+// drainQuiet is how long the output must stay quiet after the process exited
+// before the exit is final while something still holds the output open.
+const drainQuiet = 250 * time.Millisecond
+
+func (t *Task) waitLoop() {
+	err := t.cmd.Wait()
+	close(t.procDone)
+	// Completion is the exit; read what the process wrote before it. A
+	// background grandchild may keep the output open: stop waiting once it
+	// has been quiet for a moment.
+	last := t.received.Load()
+	for drained := false; !drained; {
+		select {
+		case <-t.readDone:
+			drained = true
+		case <-time.After(drainQuiet):
+			now := t.received.Load()
+			drained = now == last
+			last = now
+		}
+	}
+	code, sig := exitStatus(t.cmd.ProcessState, err)
+	t.mu.Lock()
+	t.done = true
+	t.exitCode, t.signal = code, sig
+	t.endedAt = time.Now()
+	close(t.changed)
+	t.changed = make(chan struct{})
+	t.mu.Unlock()
+	close(t.exited)
+	if t.stream != nil {
+		t.stream.finish(code, sig)
+	}
+	if t.gateStop != nil {
+		t.gateStop()
+	}
+	select {
+	case <-t.readDone:
+		t.closeFiles()
+	default:
+	}
+}
+
+func exitStatus(ps *os.ProcessState, err error) (int, string) {
+	if ps == nil {
+		return -1, ""
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal()), signalName(ws.Signal())
+	}
+	return ps.ExitCode(), ""
+}
+
+func signalName(s syscall.Signal) string {
+	switch s {
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGKILL:
+		return "SIGKILL"
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	case syscall.SIGQUIT:
+		return "SIGQUIT"
+	case syscall.SIGPIPE:
+		return "SIGPIPE"
+	case syscall.SIGSEGV:
+		return "SIGSEGV"
+	case syscall.SIGABRT:
+		return "SIGABRT"
+	}
+	return fmt.Sprintf("signal %d", int(s))
+}
+
+// ID returns the task's id.
+func (t *Task) ID() string { return t.info.ID }
+
+// Info returns the task's terminal description.
+func (t *Task) Info() TaskInfo {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.info
+}
+
+// Kind returns how the command was classified.
+func (t *Task) Kind() CommandKind { return t.kind }
+
+// Running reports whether the task has not finished yet.
+func (t *Task) Running() bool {
+	select {
+	case <-t.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// Done is closed when the task finished: its process exited and the output
+// it wrote before was read.
+func (t *Task) Done() <-chan struct{} { return t.exited }
+
+// Status returns a snapshot of the task.
+func (t *Task) Status() Status {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	st := Status{TaskInfo: t.info, State: "running", LongRunning: t.kind.LongRunning, Canceled: t.canceled}
+	end := time.Now()
+	if t.done {
+		st.State = "exited"
+		st.ExitCode, st.Signal = t.exitCode, t.signal
+		end = t.endedAt
+	}
+	st.ElapsedMs = end.Sub(t.started).Milliseconds()
+	return st
+}
+
+// Wait waits until the task finished, d passed, or ctx ended, and reports
+// whether it finished. Time spent while a Gate holds the task does not count
+// against d.
+func (t *Task) Wait(ctx context.Context, d time.Duration) bool {
+	remaining := d
+	for {
+		t.mu.Lock()
+		held := t.holds > 0
+		holdChanged := t.holdChanged
+		t.mu.Unlock()
+		if held {
+			select {
+			case <-t.exited:
+				return true
+			case <-ctx.Done():
+				return !t.Running()
+			case <-holdChanged:
+				continue
+			}
+		}
+		if remaining <= 0 {
+			return !t.Running()
+		}
+		begin := time.Now()
+		timer := time.NewTimer(remaining)
+		select {
+		case <-t.exited:
+			timer.Stop()
+			return true
+		case <-ctx.Done():
+			timer.Stop()
+			return !t.Running()
+		case <-timer.C:
+			return !t.Running()
+		case <-holdChanged:
+			timer.Stop()
+			remaining -= time.Since(begin)
+		}
+	}
+}
+
+// WaitQuiet waits, up to d, until the task finished or output arrived and
+// then stayed quiet for quiet. It is what follows a write to the task.
+func (t *Task) WaitQuiet(ctx context.Context, d, quiet time.Duration) {
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	seen := false
+	for {
+		t.mu.Lock()
+		changed := t.changed
+		t.mu.Unlock()
+		q := time.NewTimer(quiet)
+		select {
+		case <-t.exited:
+			q.Stop()
+			return
+		case <-ctx.Done():
+			q.Stop()
+			return
+		case <-deadline.C:
+			q.Stop()
+			return
+		case <-changed:
+			q.Stop()
+			seen = true
+		case <-q.C:
+			if seen {
+				return
+			}
+		}
+	}
+}
+
+// ReadOutput returns the model text produced since the model last read this
+// task, compacted to its head and tail when long, with a marker when the
+// buffer limit dropped older output.
+func (t *Task) ReadOutput() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	raw, lost := t.filter.out.since(t.cursor)
+	t.cursor = t.filter.out.end
+	part := t.filter.partial()
+	newPartial := len(part) > 0 && (len(raw) > 0 || t.filter.lineGen != t.shownGen || len(part) != t.shownLen)
+	t.shownGen, t.shownLen = t.filter.lineGen, len(part)
+	t.lastRead = time.Now()
+	if t.done {
+		t.readAfter = true
+	}
+	var b strings.Builder
+	if lost > 0 {
+		fmt.Fprintf(&b, "[%d bytes of earlier output were dropped: the task keeps only its last %d bytes]\n", lost, t.filter.out.limit)
+	}
+	b.WriteString(validText(raw))
+	if newPartial {
+		b.WriteString(validText(part))
+	}
+	return compactText(b.String(), modelHead, modelTail)
+}
+
+// tail returns about the last n bytes of model text, the unterminated line
+// included.
+func (t *Task) tail(n int) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	raw, _ := t.filter.out.since(t.filter.out.end - int64(n))
+	return validText(raw) + validText(t.filter.partial())
+}
+
+// ErrStdinClosed is returned when writing to a pipe task whose input was
+// closed with ctrl-d.
+var ErrStdinClosed = errors.New("the task's input was closed with ctrl-d")
+
+// WriteRaw writes bytes to the task's terminal or input pipe unchanged, as
+// typed in the editor.
+func (t *Task) WriteRaw(p []byte) error {
+	if !t.Running() {
+		return fmt.Errorf("%w: %s has exited", ErrNotRunning, t.info.ID)
+	}
+	t.inMu.Lock()
+	defer t.inMu.Unlock()
+	f := t.master
+	if f == nil {
+		f = t.stdin
+	}
+	if f == nil {
+		return ErrStdinClosed
+	}
+	_ = f.SetWriteDeadline(time.Now().Add(5 * time.Second))
+	_, err := f.Write(p)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return fmt.Errorf("the task does not read its input (write timed out): %w", err)
+	}
+	return err
+}
+
+// Send writes text and named keys (see KeyNames) to the task. In pipe mode
+// "enter" is a newline, "ctrl-c" sends SIGINT to the task's process group and
+// "ctrl-d" closes its input; in PTY mode keys are the bytes a terminal sends.
+func (t *Task) Send(input string, keys []string) error {
+	var buf []byte
+	buf = append(buf, input...)
+	for _, k := range keys {
+		if t.master == nil {
+			switch normKey(k) {
+			case "ctrl-c":
+				if err := t.flush(&buf); err != nil {
+					return err
+				}
+				_ = syscall.Kill(-t.pid, syscall.SIGINT)
+				continue
+			case "ctrl-d":
+				if err := t.flush(&buf); err != nil {
+					return err
+				}
+				t.inMu.Lock()
+				if t.stdin != nil {
+					_ = t.stdin.Close()
+					t.stdin = nil
+				}
+				t.inMu.Unlock()
+				continue
+			}
+		}
+		seq, err := keyBytes(k, t.master != nil)
+		if err != nil {
+			return err
+		}
+		buf = append(buf, seq...)
+	}
+	return t.flush(&buf)
+}
+
+func (t *Task) flush(buf *[]byte) error {
+	if len(*buf) == 0 {
+		return nil
+	}
+	err := t.WriteRaw(*buf)
+	*buf = (*buf)[:0]
+	return err
+}
+
+// Resize sets the PTY size; pipe tasks ignore it.
+func (t *Task) Resize(cols, rows int) error {
+	if t.master == nil || cols <= 0 || rows <= 0 {
+		return nil
+	}
+	t.mu.Lock()
+	t.info.Cols, t.info.Rows = cols, rows
+	t.mu.Unlock()
+	return setWinsize(t.master, cols, rows)
+}
+
+// Note appends a line to the task's output for the model and the editor.
+func (t *Task) Note(line string) {
+	line = strings.TrimRight(line, "\r\n") + "\r\n"
+	t.mu.Lock()
+	t.filter.write([]byte(line))
+	close(t.changed)
+	t.changed = make(chan struct{})
+	t.mu.Unlock()
+	if t.stream != nil {
+		t.stream.write([]byte(line))
+	}
+}
+
+// Hold pauses the foreground yield timer until release is called.
+func (t *Task) Hold() (release func()) {
+	t.mu.Lock()
+	t.holds++
+	close(t.holdChanged)
+	t.holdChanged = make(chan struct{})
+	t.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			t.mu.Lock()
+			t.holds--
+			close(t.holdChanged)
+			t.holdChanged = make(chan struct{})
+			t.mu.Unlock()
+		})
+	}
+}
+
+// CancelReport says how a task was stopped.
+type CancelReport struct {
+	// AlreadyExited is true when nothing was running any more.
+	AlreadyExited bool `json:"alreadyExited,omitempty"`
+	// Took is the last signal that was needed: SIGINT, SIGTERM or SIGKILL.
+	Took string `json:"took,omitempty"`
+	// Survivors counts processes still alive after SIGKILL (normally 0).
+	Survivors int `json:"survivors"`
+}
+
+// Grace periods of Cancel after SIGINT, after SIGTERM and after SIGKILL.
+var cancelGrace = [3]time.Duration{2 * time.Second, 2 * time.Second, 5 * time.Second}
+
+// Cancel sends SIGINT, then SIGTERM, then SIGKILL to every process group
+// and process of the task's tree, waiting a short grace period after each
+// until no process of the tree is left, and reports what it took.
+func (t *Task) Cancel() CancelReport {
+	if !t.aliveTree() {
+		return CancelReport{AlreadyExited: true}
+	}
+	t.markCanceled()
+	var rep CancelReport
+	for i, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGKILL} {
+		rep.Took = signalName(sig)
+		signalTree(t.pid, sig)
+		deadline := time.Now().Add(cancelGrace[i])
+		for time.Now().Before(deadline) {
+			if !t.aliveTree() {
+				reapOrphans(map[int]bool{t.pid: true})
+				return rep
+			}
+			if sig == syscall.SIGKILL {
+				signalTree(t.pid, sig)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	rep.Survivors = len(treeOf(t.pid))
+	return rep
+}
+
+// aliveTree reports whether the shell or any process of its tree is alive.
+func (t *Task) aliveTree() bool {
+	select {
+	case <-t.procDone:
+		return len(treeOf(t.pid)) > 0
+	default:
+		return true
+	}
+}
+
+func (t *Task) markCanceled() {
+	t.mu.Lock()
+	if !t.done {
+		t.canceled = true
+	}
+	t.mu.Unlock()
+}
+
+// kill ends the task's tree at once (SIGKILL).
+func (t *Task) kill() {
+	for i := 0; i < 100 && t.aliveTree(); i++ {
+		signalTree(t.pid, syscall.SIGKILL)
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func (t *Task) closeFiles() {
+	t.mu.Lock()
+	if t.filesClosed {
+		t.mu.Unlock()
+		return
+	}
+	t.filesClosed = true
+	t.mu.Unlock()
+	_ = t.out.Close()
+	t.inMu.Lock()
+	if t.stdin != nil {
+		_ = t.stdin.Close()
+		t.stdin = nil
+	}
+	t.inMu.Unlock()
+}
+
+func (t *Task) releasable(now time.Time, after time.Duration) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.done {
+		return false
+	}
+	if t.readAfter {
+		return now.Sub(t.lastRead) >= after
+	}
+	return now.Sub(t.endedAt) >= 6*after
+}
+
+// release ends what is left of an exited task: processes that outlived the
+// shell and its output file.
+func (t *Task) release() {
+	t.kill()
+	reapOrphans(map[int]bool{t.pid: true})
+	t.closeFiles()
+}
+
+func shorten(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}

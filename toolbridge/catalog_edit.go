@@ -1,0 +1,609 @@
+package toolbridge
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strings"
+
+	"github.com/whale-ls/whale-ls/edits"
+	"github.com/whale-ls/whale-ls/workspace"
+)
+
+var (
+	//go:embed edit.md
+	editDoc string
+	//go:embed multi_edit.md
+	multiEditDoc string
+	//go:embed write.md
+	writeDoc string
+	//go:embed apply_patch.md
+	applyPatchDoc string
+)
+
+// editTools is the edit group: edit, multi_edit, write, apply_patch. Every
+// change is planned in memory against the file's current text (the editor's
+// buffer when the file is open there, else the bytes on disk) and committed
+// all at once or not at all.
+func editTools(d *Deps) []Tool {
+	return []Tool{editTool(d), multiEditTool(d), writeTool(d), applyPatchTool(d)}
+}
+
+// editFileLimit is the largest file the edit tools load into memory.
+const editFileLimit = 64 << 20
+
+// beforeCommitHook, when set by a test, runs between planning a change and
+// committing it, so that a test can change the file in that window.
+var beforeCommitHook func()
+
+type editStep struct {
+	Search  string `json:"search"`
+	Replace string `json:"replace"`
+	All     bool   `json:"all"`
+}
+
+type editInput struct {
+	FilePath string `json:"file_path"`
+	editStep
+}
+
+type multiEditInput struct {
+	FilePath string     `json:"file_path"`
+	Edits    []editStep `json:"edits"`
+}
+
+type writeInput struct {
+	FilePath string `json:"file_path"`
+	Content  string `json:"content"`
+}
+
+type applyPatchInput struct {
+	Patch string `json:"patch"`
+}
+
+func stepSchema() map[string]*Schema {
+	return map[string]*Schema{
+		"search":  Str("Text to find, copied from the file as it is now (without read_file's line-number prefixes)."),
+		"replace": Str("Text to put in its place (may be empty to delete)."),
+		"all":     Bool("Replace every place the search matches instead of requiring exactly one (default false)."),
+	}
+}
+
+func editTool(d *Deps) Tool {
+	props := stepSchema()
+	props["file_path"] = PathStr("File to change, inside the workspace.")
+	spec := Spec{
+		Name:        "edit",
+		Description: editDoc,
+		Group:       GroupEdit,
+		InputSchema: Object([]string{"file_path", "search", "replace"}, props),
+	}
+	return Define(spec, func(ctx context.Context, in editInput) (Result, error) {
+		return d.editSteps(ctx, in.FilePath, []edits.Edit{{Search: in.Search, Replace: in.Replace, All: in.All}})
+	})
+}
+
+func multiEditTool(d *Deps) Tool {
+	spec := Spec{
+		Name:        "multi_edit",
+		Description: multiEditDoc,
+		Group:       GroupEdit,
+		InputSchema: Object([]string{"file_path", "edits"}, map[string]*Schema{
+			"file_path": PathStr("File to change, inside the workspace."),
+			"edits":     Arr("Steps applied in order, each to the result of the previous one; all succeed or nothing is written.", Object([]string{"search", "replace"}, stepSchema())),
+		}),
+	}
+	return Define(spec, func(ctx context.Context, in multiEditInput) (Result, error) {
+		if len(in.Edits) == 0 {
+			return Result{}, Fail(CodeInvalidInput, "edits is empty; give at least one {search, replace} step, or use edit for a single change")
+		}
+		steps := make([]edits.Edit, len(in.Edits))
+		for i, e := range in.Edits {
+			steps[i] = edits.Edit{Search: e.Search, Replace: e.Replace, All: e.All}
+		}
+		return d.editSteps(ctx, in.FilePath, steps)
+	})
+}
+
+func writeTool(d *Deps) Tool {
+	spec := Spec{
+		Name:        "write",
+		Description: writeDoc,
+		Group:       GroupEdit,
+		InputSchema: Object([]string{"file_path", "content"}, map[string]*Schema{
+			"file_path": PathStr("File to create or overwrite, inside the workspace; missing folders are created."),
+			"content":   Str("The whole new content of the file."),
+		}),
+	}
+	return Define(spec, func(ctx context.Context, in writeInput) (Result, error) {
+		src, err := d.loadForEdit(in.FilePath, true)
+		if err != nil {
+			return Result{}, err
+		}
+		plan, err := edits.PlanWrite(src.t.Rel, src.raw, src.exists, in.Content)
+		if err != nil {
+			return Result{}, editFailure(src.shown, err)
+		}
+		ch := src.change(plan)
+		note, err := d.commitChanges(ctx, []*fileChange{ch})
+		if err != nil {
+			return Result{}, err
+		}
+		d.rememberWritten(ch)
+		return ch.result(note, plan.Applied), nil
+	})
+}
+
+func applyPatchTool(d *Deps) Tool {
+	spec := Spec{
+		Name:        "apply_patch",
+		Description: applyPatchDoc,
+		Group:       GroupEdit,
+		InputSchema: Object([]string{"patch"}, map[string]*Schema{
+			"patch": Str("A unified diff of one or more files (--- a/path, +++ b/path, @@ hunks); /dev/null creates or deletes a file."),
+		}),
+	}
+	return Define(spec, func(ctx context.Context, in applyPatchInput) (Result, error) {
+		return d.applyPatch(ctx, in.Patch)
+	})
+}
+
+// editSource is a file an edit tool is about to change, with the content its
+// plan is computed from.
+type editSource struct {
+	t      workspace.Target
+	shown  string
+	doc    *Document // the editor buffer, when the file is open there
+	raw    []byte    // the buffer text or the disk bytes
+	exists bool
+	stale  bool // the model's last read_file saw other content
+}
+
+// loadForEdit resolves a path for writing and loads its current content.
+// A missing file is an error unless mayCreate.
+func (d *Deps) loadForEdit(shown string, mayCreate bool) (*editSource, error) {
+	t, err := d.Resolve(shown, workspace.Write)
+	if err != nil {
+		return nil, err
+	}
+	src := &editSource{t: t, shown: shown}
+	if t.Rel == "." {
+		return nil, Fail(CodeIsDirectory, "%s is a workspace folder, not a file; give the path of a file inside it", shown)
+	}
+	if d.Editor != nil {
+		if doc, ok := d.Editor.Document(t.Abs); ok {
+			src.doc, src.raw, src.exists = &doc, []byte(doc.Text), true
+			src.stale = d.Reads != nil && d.Reads.ChangedSinceRead(t.Abs, src.raw)
+			return src, nil
+		}
+	}
+	if fi, err := t.Root.FS.Stat(t.Rel); err == nil {
+		if fi.IsDir() {
+			return nil, Fail(CodeIsDirectory, "%s is a folder, not a file; give the path of a file inside it", shown)
+		}
+		if fi.Size() > editFileLimit {
+			return nil, Fail(CodeTooLarge, "%s is %d bytes, more than the edit tools load (%d); change it with a shell command such as sed", shown, fi.Size(), editFileLimit)
+		}
+	}
+	raw, exists, err := edits.ReadFile(t.Root.FS, t.Rel)
+	if err != nil {
+		return nil, statFailure(d, t, shown, err)
+	}
+	if !exists && !mayCreate {
+		return nil, statFailure(d, t, shown, fs.ErrNotExist)
+	}
+	src.raw, src.exists = raw, exists
+	src.stale = exists && d.Reads != nil && d.Reads.ChangedSinceRead(t.Abs, raw)
+	return src, nil
+}
+
+// fileChange is one file's planned change, ready to commit.
+type fileChange struct {
+	src     *editSource
+	plan    edits.Plan
+	delete  bool
+	created bool
+	// dst is set for a rename: the file at src is deleted and this change's
+	// content written at dst.
+	dst     *editSource
+	applied edits.Applied
+}
+
+func (s *editSource) change(plan edits.Plan) *fileChange {
+	return &fileChange{src: s, plan: plan, created: !s.exists}
+}
+
+// displayPath is the path shown in diffs and messages: relative to its root.
+func (s *editSource) displayPath() string { return s.t.Rel }
+
+// editFailure turns an error of the edits package into a Failure that names
+// the file (shown is "" when the message already names it).
+func editFailure(shown string, err error) error {
+	var e *edits.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	f := &Failure{Code: e.Code, Text: e.Message}
+	if shown != "" {
+		f.Text = shown + ": " + e.Message
+	}
+	if e.Step > 0 || len(e.Lines) > 0 {
+		data := map[string]any{}
+		if e.Step > 0 {
+			data["step"] = e.Step
+		}
+		if len(e.Lines) > 0 {
+			data["lines"] = e.Lines
+		}
+		f.Data = data
+	}
+	return f
+}
+
+// editSteps is edit and multi_edit: plan all steps in memory, then commit.
+func (d *Deps) editSteps(ctx context.Context, shown string, steps []edits.Edit) (Result, error) {
+	src, err := d.loadForEdit(shown, false)
+	if err != nil {
+		return Result{}, err
+	}
+	plan, err := edits.PlanEdits(src.raw, steps)
+	if err != nil {
+		return Result{}, editFailure(shown, err)
+	}
+	ch := src.change(plan)
+	note, err := d.commitChanges(ctx, []*fileChange{ch})
+	if err != nil {
+		return Result{}, err
+	}
+	d.rememberWritten(ch)
+	return ch.result(note, plan.Applied), nil
+}
+
+// rememberWritten updates the read ledger after a commit: the model wrote
+// the new content itself, so it knows it, unless it had not seen the
+// content its change was applied to.
+func (d *Deps) rememberWritten(chs ...*fileChange) {
+	if d.Reads == nil {
+		return
+	}
+	for _, ch := range chs {
+		if ch.src.stale || ch.delete {
+			continue
+		}
+		t := ch.src.t
+		if ch.dst != nil {
+			t = ch.dst.t
+		}
+		d.Reads.Record(t.Abs, ch.plan.New)
+	}
+}
+
+// commitChanges commits every change or none: open documents through the
+// editor, the rest on disk. It returns a note for the result (where the
+// change went, whether it was saved).
+func (d *Deps) commitChanges(ctx context.Context, chs []*fileChange) (string, error) {
+	if beforeCommitHook != nil {
+		beforeCommitHook()
+	}
+	var docs []DocumentChange
+	var docChanges []*fileChange
+	diskPlans := map[*workspace.Root][]edits.FilePlan{}
+	var roots []*workspace.Root
+	addDisk := func(s *editSource, p edits.FilePlan) {
+		if _, ok := diskPlans[s.t.Root]; !ok {
+			roots = append(roots, s.t.Root)
+		}
+		diskPlans[s.t.Root] = append(diskPlans[s.t.Root], p)
+	}
+	for _, ch := range chs {
+		s := ch.src
+		switch {
+		case ch.delete || ch.dst != nil:
+			if s.doc != nil {
+				return "", Fail(CodeWriteConflict, "%s is open in the editor; deleting or renaming an open file is refused so that its buffer is not lost — close it first, or change its content with edit", s.shown)
+			}
+			addDisk(s, edits.FilePlan{Path: s.t.Rel, Existed: true, Expected: s.raw, Delete: true})
+			if ch.dst != nil {
+				addDisk(ch.dst, edits.FilePlan{Path: ch.dst.t.Rel, Existed: ch.dst.exists, Expected: ch.dst.raw, New: ch.plan.New})
+			}
+		case s.doc != nil:
+			docs = append(docs, DocumentChange{Path: s.t.Abs, Version: s.doc.Version, OldText: s.doc.Text, NewText: string(ch.plan.New)})
+			docChanges = append(docChanges, ch)
+		default:
+			addDisk(s, edits.FilePlan{Path: s.t.Rel, Existed: s.exists, Expected: s.raw, New: ch.plan.New})
+		}
+	}
+	// Disk files are compared first, so that a conflict there stops the
+	// commit before any buffer changes.
+	for _, r := range roots {
+		if err := precheckDisk(r, diskPlans[r]); err != nil {
+			return "", err
+		}
+	}
+	if len(docs) > 0 {
+		if err := d.Editor.ApplyEdits(ctx, docs); err != nil {
+			return "", err
+		}
+	}
+	for i, r := range roots {
+		if err := edits.Commit(r.FS, diskPlans[r]); err != nil {
+			d.revertDocuments(ctx, docs)
+			if i > 0 {
+				d.logger().Error("multi-root commit failed after an earlier root was written", "root", r.Path, "err", err)
+			}
+			var e *edits.Error
+			if errors.As(err, &e) {
+				return "", &Failure{Code: e.Code, Text: e.Message}
+			}
+			return "", Fail(CodeWriteConflict, "the change could not be written (%v); nothing was changed, so read the files again and retry", err)
+		}
+	}
+	if len(docs) == 0 {
+		return "", nil
+	}
+	return d.saveDocuments(ctx, docChanges), nil
+}
+
+// precheckDisk compares each planned file with the disk without writing.
+func precheckDisk(r *workspace.Root, plans []edits.FilePlan) error {
+	for _, p := range plans {
+		raw, exists, err := edits.ReadFile(r.FS, p.Path)
+		if err != nil {
+			return err
+		}
+		if exists != p.Existed || exists && string(raw) != string(p.Expected) {
+			return Fail(CodeWriteConflict, "%s: the file changed since it was read; read it again and redo the change on its current text (nothing was written)", p.Path)
+		}
+	}
+	return nil
+}
+
+// revertDocuments undoes applied buffer changes after a later part of the
+// same commit failed, as far as the editor allows.
+func (d *Deps) revertDocuments(ctx context.Context, docs []DocumentChange) {
+	if len(docs) == 0 {
+		return
+	}
+	var back []DocumentChange
+	for _, c := range docs {
+		if doc, ok := d.Editor.Document(c.Path); ok && doc.Text == c.NewText {
+			back = append(back, DocumentChange{Path: c.Path, Version: doc.Version, OldText: c.NewText, NewText: c.OldText})
+		}
+	}
+	if len(back) > 0 {
+		if err := d.Editor.ApplyEdits(ctx, back); err != nil {
+			d.logger().Error("could not revert editor buffers after a failed commit", "err", err)
+		}
+	}
+}
+
+// saveDocuments asks the editor to save the changed documents when the
+// settings want it, and says where the change now is.
+func (d *Deps) saveDocuments(ctx context.Context, chs []*fileChange) string {
+	paths := make([]string, len(chs))
+	for i, ch := range chs {
+		paths[i] = ch.src.t.Abs
+	}
+	if !d.Settings().SaveAfterApply() {
+		return "The change is in the editor buffer, not saved (edits.saveAfterApply is off): shell commands see the old file until it is saved."
+	}
+	saved, supported, err := d.Editor.SaveDocuments(ctx, paths)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("The change is in the editor buffer; saving it failed (%v): shell commands see the old file until it is saved.", err)
+	case !supported:
+		return "The change is in the editor buffer only: this editor cannot save on request, so shell commands see the old file until it is saved."
+	case len(saved) < len(paths):
+		return fmt.Sprintf("The change is in the editor; %d of %d changed files were saved, the rest are unsaved buffers.", len(saved), len(paths))
+	}
+	return "Applied in the editor and saved."
+}
+
+// result renders a successful change for the model.
+func (ch *fileChange) result(note string, a edits.Applied) Result {
+	oldPath, newPath := ch.src.displayPath(), ch.src.displayPath()
+	switch {
+	case ch.created:
+		oldPath = ""
+	case ch.delete:
+		newPath = ""
+	case ch.dst != nil:
+		newPath = ch.dst.displayPath()
+	}
+	diff, st := edits.UnifiedDiff(oldPath, newPath, ch.plan.OldText, ch.plan.NewText)
+	var b strings.Builder
+	name := ch.src.shown
+	switch {
+	case ch.created:
+		fmt.Fprintf(&b, "Created %s (%d %s, %s).", name, st.Added, editPlural(st.Added, "line", "lines"), ch.plan.Format.Describe())
+	case ch.delete:
+		fmt.Fprintf(&b, "Deleted %s (%d %s).", name, st.Removed, editPlural(st.Removed, "line", "lines"))
+	case ch.dst != nil:
+		fmt.Fprintf(&b, "Moved %s to %s (+%d -%d lines).", name, ch.dst.shown, st.Added, st.Removed)
+	case a.Replacements > 0 && len(a.Lines) > 0:
+		fmt.Fprintf(&b, "Edited %s: %d %s at %s %s (+%d -%d lines).", name, a.Replacements, editPlural(a.Replacements, "replacement", "replacements"),
+			editPlural(len(a.Lines), "line", "lines"), editJoinInts(a.Lines), st.Added, st.Removed)
+	default:
+		fmt.Fprintf(&b, "Wrote %s (+%d -%d lines).", name, st.Added, st.Removed)
+	}
+	if len(a.Repairs) > 0 {
+		fmt.Fprintf(&b, " The search did not match exactly; it was matched with: %s — check the diff.", strings.Join(a.Repairs, ", "))
+	}
+	if ch.src.stale {
+		b.WriteString(" Note: the file had changed since you last read it; the search still matched one place, but read it again before further edits.")
+	}
+	if note != "" {
+		b.WriteString(" " + note)
+	}
+	if diff != "" {
+		b.WriteString("\n\n" + strings.TrimSuffix(diff, "\n"))
+	}
+	target := "disk"
+	if ch.src.doc != nil {
+		target = "editor"
+	}
+	data := map[string]any{
+		"path": ch.src.t.Abs, "added": st.Added, "removed": st.Removed,
+		"replacements": a.Replacements, "target": target, "format": ch.plan.Format.Describe(),
+	}
+	if len(a.Lines) > 0 {
+		data["lines"] = a.Lines
+	}
+	if ch.src.stale {
+		data["changedSinceRead"] = true
+	}
+	return Result{Text: b.String(), Data: data, Repairs: a.Repairs, MoreHint: "the change was applied in full; read_file shows the result"}
+}
+
+func editPlural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func editJoinInts(xs []int) string {
+	parts := make([]string, 0, len(xs))
+	for i, x := range xs {
+		if i == 8 {
+			parts = append(parts, fmt.Sprintf("… %d more", len(xs)-i))
+			break
+		}
+		parts = append(parts, fmt.Sprint(x))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// applyPatch plans every file of a patch against its current content (in
+// order, so that two parts for one file build on each other), then commits
+// them all or none.
+func (d *Deps) applyPatch(ctx context.Context, patch string) (Result, error) {
+	fps, repairs, err := edits.ParsePatch(patch)
+	if err != nil {
+		return Result{}, editFailure("", err)
+	}
+	type slot struct {
+		src  *editSource
+		ch   *fileChange
+		text []byte // planned content so far
+		gone bool
+	}
+	slots := map[string]*slot{}
+	var order []*fileChange
+	get := func(p string, mayCreate bool) (*slot, error) {
+		src, err := d.loadForEdit(p, mayCreate)
+		if err != nil {
+			return nil, err
+		}
+		if s, ok := slots[src.t.Abs]; ok {
+			return s, nil
+		}
+		s := &slot{src: src, text: src.raw}
+		if !src.exists {
+			s.gone = true
+		}
+		slots[src.t.Abs] = s
+		return s, nil
+	}
+	for _, fp := range fps {
+		from := fp.OldPath
+		if fp.Creates() {
+			from = fp.NewPath
+		}
+		s, err := get(from, fp.Creates())
+		if err != nil {
+			return Result{}, err
+		}
+		plan, err := edits.PlanPatch(fp, s.text, !s.gone)
+		if err != nil {
+			return Result{}, editFailure("", err)
+		}
+		repairs = editAppendNew(repairs, plan.Applied.Repairs...)
+		switch {
+		case fp.Deletes():
+			if s.ch == nil {
+				s.ch = &fileChange{src: s.src}
+				order = append(order, s.ch)
+			}
+			s.ch.delete, s.ch.plan, s.gone = true, plan, true
+			s.ch.plan.OldText = editDecodedText(s.src.raw)
+			s.ch.applied.Replacements += plan.Applied.Replacements
+		case fp.OldPath != fp.NewPath && !fp.Creates():
+			dst, err := get(fp.NewPath, true)
+			if err != nil {
+				return Result{}, err
+			}
+			if !dst.gone {
+				return Result{}, Fail(CodeWriteConflict, "%s: the patch renames %s onto a file that exists; delete or move that file first", fp.NewPath, fp.OldPath)
+			}
+			ch := &fileChange{src: s.src, plan: plan, dst: dst.src, applied: plan.Applied}
+			order = append(order, ch)
+			s.gone, dst.gone, dst.text = true, false, plan.New
+			dst.ch = ch
+		default:
+			if s.ch == nil {
+				s.ch = s.src.change(plan)
+				order = append(order, s.ch)
+			} else {
+				old := s.ch.plan.OldText
+				s.ch.plan = plan
+				s.ch.plan.OldText = old
+			}
+			s.ch.applied.Replacements += plan.Applied.Replacements
+			s.ch.applied.Lines = append(s.ch.applied.Lines, plan.Applied.Lines...)
+			s.text, s.gone = plan.New, false
+		}
+	}
+	note, err := d.commitChanges(ctx, order)
+	if err != nil {
+		return Result{}, err
+	}
+	d.rememberWritten(order...)
+	var texts []string
+	files := make([]string, 0, len(order))
+	for _, ch := range order {
+		r := ch.result("", ch.applied)
+		texts = append(texts, r.Text)
+		files = append(files, ch.src.t.Abs)
+	}
+	sort.Strings(files)
+	head := fmt.Sprintf("Applied the patch to %d %s.", len(order), editPlural(len(order), "file", "files"))
+	if len(repairs) > 0 {
+		head += " Tolerances used: " + strings.Join(repairs, ", ") + " — check the diffs."
+	}
+	if note != "" {
+		head += " " + note
+	}
+	return Result{
+		Text:     head + "\n\n" + strings.Join(texts, "\n\n"),
+		Data:     map[string]any{"files": files},
+		Repairs:  repairs,
+		MoreHint: "the patch was applied in full; read_file shows the result",
+	}, nil
+}
+
+// decodedOr returns the LF text of raw, or "" when it does not decode.
+func editDecodedText(raw []byte) string {
+	if d, err := edits.Decode(raw); err == nil {
+		return d.Text
+	}
+	return ""
+}
+
+func editAppendNew(list []string, items ...string) []string {
+	for _, it := range items {
+		found := false
+		for _, l := range list {
+			if l == it {
+				found = true
+			}
+		}
+		if !found {
+			list = append(list, it)
+		}
+	}
+	return list
+}

@@ -1,0 +1,171 @@
+package toolbridge
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/whale-ls/whale-ls/workspace"
+)
+
+// searchTestRegistry builds a workspace in a temp folder holding files
+// (slash paths → content) and a registry with the search tools over it.
+func searchTestRegistry(t *testing.T, files map[string]string) (*Deps, *Registry, string) {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, content := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws, err := workspace.NewSet([]string{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ws.Close)
+	d := &Deps{Workspace: ws, Reads: &ReadLedger{}}
+	d.SetSettings(Settings{})
+	r, err := NewRegistry(nil, searchTools(d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, r, root
+}
+
+func callSearch(t *testing.T, r *Registry, name string, input any) Envelope {
+	t.Helper()
+	b, err := json.Marshal(input)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Dispatch(context.Background(), Call{Name: name, Input: b})
+}
+
+// openDocs is an Editor that only has open buffers.
+type openDocs []Document
+
+func (e openDocs) Document(p string) (Document, bool) {
+	for _, d := range e {
+		if d.Path == p {
+			return d, true
+		}
+	}
+	return Document{}, false
+}
+func (e openDocs) Documents() []Document                            { return e }
+func (openDocs) ApplyEdits(context.Context, []DocumentChange) error { return nil }
+func (openDocs) SaveDocuments(context.Context, []string) ([]string, bool, error) {
+	return nil, false, nil
+}
+
+func TestGrepTool(t *testing.T) {
+	_, r, _ := searchTestRegistry(t, map[string]string{
+		"main.go":       "package main\n\nfunc main() {\n\tserve()\n}\n",
+		"srv/http.go":   "package srv\n\nfunc healthHandler() {}\n",
+		"srv/notes.txt": "func main is in main.go\n",
+		".gitignore":    "gen/\n",
+		"gen/x.go":      "func main() {}\n",
+	})
+	for _, tc := range []struct {
+		input map[string]any
+		want  string
+	}{
+		{map[string]any{"pattern": "func main"}, "main.go:3: func main() {\n\nsrv/notes.txt:1: func main is in main.go"},
+		{map[string]any{"pattern": "func main", "include": "*.go", "context": 1}, "main.go-2- \nmain.go:3: func main() {\nmain.go-4- \tserve()"},
+		{map[string]any{"pattern": `func \w+Handler\(`, "path": "srv"}, "srv/http.go:3: func healthHandler() {}"},
+		{map[string]any{"pattern": "FUNC", "case_insensitive": true, "output_mode": "files"}, "main.go\nsrv/http.go\nsrv/notes.txt"},
+		{map[string]any{"pattern": "func", "output_mode": "count"}, "main.go: 1\nsrv/http.go: 1\nsrv/notes.txt: 1"},
+		{map[string]any{"pattern": "nothing here"}, `No matches for "nothing here" in the workspace.`},
+	} {
+		env := callSearch(t, r, "grep", tc.input)
+		if !env.OK || env.Text != tc.want {
+			t.Errorf("grep %v = %s %q, want ok %q", tc.input, env.Code, env.Text, tc.want)
+		}
+	}
+}
+
+func TestGrepToolFailures(t *testing.T) {
+	_, r, root := searchTestRegistry(t, map[string]string{"a.go": "x\n"})
+	outside := t.TempDir()
+	for _, tc := range []struct {
+		input map[string]any
+		code  string
+		says  []string
+	}{
+		{map[string]any{"pattern": "fmt.Println("}, CodeInvalidInput, []string{`"fmt.Println("`, "missing closing )", "fixed_strings:true"}},
+		{map[string]any{"pattern": `(?<=a)b`}, CodeInvalidInput, []string{"not a valid RE2", "lookaround"}},
+		{map[string]any{"pattern": "x", "include": "*.{go"}, CodeInvalidInput, []string{"glob", "*.{go"}},
+		{map[string]any{"pattern": "x", "path": "nope"}, CodeNotFound, []string{"nope"}},
+		{map[string]any{"pattern": "x", "path": outside}, CodePathNotAllowed, nil},
+		{map[string]any{"pattern": "x", "path": filepath.Join(root, "..")}, CodePathNotAllowed, nil},
+		{map[string]any{"pattern": ""}, CodeInvalidInput, []string{"empty"}},
+	} {
+		env := callSearch(t, r, "grep", tc.input)
+		if env.OK || env.Code != tc.code {
+			t.Errorf("grep %v = %s %q, want code %s", tc.input, env.Code, env.Text, tc.code)
+			continue
+		}
+		for _, s := range tc.says {
+			if !strings.Contains(env.Text, s) {
+				t.Errorf("grep %v text %q does not say %q", tc.input, env.Text, s)
+			}
+		}
+	}
+}
+
+func TestSearchToolsSeeEditorBuffers(t *testing.T) {
+	d, r, root := searchTestRegistry(t, map[string]string{"a.go": "// on disk\n"})
+	d.Editor = openDocs{
+		{Path: filepath.Join(root, "a.go"), Version: 3, Text: "// in the buffer\n"},
+		{Path: filepath.Join(root, "new", "b.go"), Version: 1, Text: "// in the buffer too\n"},
+		{Path: filepath.Join(t.TempDir(), "elsewhere.go"), Version: 1, Text: "// in the buffer\n"},
+	}
+	env := callSearch(t, r, "grep", map[string]any{"pattern": "buffer"})
+	if want := "a.go:1: // in the buffer\n\nnew/b.go:1: // in the buffer too"; env.Text != want {
+		t.Errorf("grep with open buffers = %q, want %q", env.Text, want)
+	}
+	env = callSearch(t, r, "grep", map[string]any{"pattern": "on disk"})
+	if !strings.HasPrefix(env.Text, "No matches") {
+		t.Errorf("grep for the disk text of an open file = %q, want no matches", env.Text)
+	}
+	env = callSearch(t, r, "search_files", map[string]any{"pattern": "*.go"})
+	if env.Text != "a.go\nnew/b.go" {
+		t.Errorf("search_files with an unsaved new buffer = %q", env.Text)
+	}
+}
+
+func TestSearchFilesTool(t *testing.T) {
+	_, r, _ := searchTestRegistry(t, map[string]string{
+		"main.go":             "",
+		"cmd/x/main.go":       "",
+		"cmd/x/main_test.go":  "",
+		"node_modules/m/a.go": "",
+		".gitignore":          "node_modules/\n",
+	})
+	for _, tc := range []struct {
+		input map[string]any
+		ok    bool
+		want  string
+	}{
+		{map[string]any{"pattern": "main.go"}, true, "cmd/x/main.go\nmain.go"},
+		{map[string]any{"pattern": "**/*_test.go"}, true, "cmd/x/main_test.go"},
+		{map[string]any{"pattern": "*.go", "max_results": 1}, true, "cmd/x/main.go\n[2 more files not shown; narrow with path or a more specific pattern, or raise max_results]"},
+		{map[string]any{"pattern": "*.rs"}, true, `No files match "*.rs" in the workspace.`},
+		{map[string]any{"pattern": "*.go", "path": "main.go"}, false, "main.go is a file, not a folder; give its folder as path, or use read_file to read it"},
+	} {
+		env := callSearch(t, r, "search_files", tc.input)
+		if env.OK != tc.ok || env.Text != tc.want {
+			t.Errorf("search_files %v = %v %s %q, want %q", tc.input, env.OK, env.Code, env.Text, tc.want)
+		}
+	}
+}

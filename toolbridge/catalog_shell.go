@@ -1,0 +1,389 @@
+package toolbridge
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/whale-ls/whale-ls/terminal"
+	"github.com/whale-ls/whale-ls/workspace"
+)
+
+//go:embed shell_run.md
+var shellRunDoc string
+
+//go:embed shell_wait.md
+var shellWaitDoc string
+
+//go:embed write_stdin.md
+var writeStdinDoc string
+
+//go:embed shell_cancel.md
+var shellCancelDoc string
+
+// shellTools is the shell group: shell_run, shell_wait, write_stdin,
+// shell_cancel, all acting on d.Terminals.
+func shellTools(d *Deps) []Tool {
+	return []Tool{shellRunTool(d), shellWaitTool(d), writeStdinTool(d), shellCancelTool(d)}
+}
+
+// Limits of the shell tools' waits.
+const (
+	shellMaxWait       = 10 * time.Minute
+	shellDefaultStdin  = 2 * time.Second
+	shellStdinQuiet    = 300 * time.Millisecond
+	shellCancelTimeout = 30 * time.Second
+)
+
+type shellRunInput struct {
+	Command     string            `json:"command"`
+	Cwd         string            `json:"cwd"`
+	Mode        string            `json:"mode"`
+	YieldTimeMs *int              `json:"yield_time_ms"`
+	Background  bool              `json:"background"`
+	Env         map[string]string `json:"env"`
+	Cols        int               `json:"cols"`
+	Rows        int               `json:"rows"`
+}
+
+// shellData is the structured part of every shell tool's result.
+type shellData struct {
+	TaskID    string                 `json:"task_id"`
+	Status    string                 `json:"status"`
+	ExitCode  *int                   `json:"exit_code,omitempty"`
+	Signal    string                 `json:"signal,omitempty"`
+	Canceled  bool                   `json:"canceled,omitempty"`
+	PTY       bool                   `json:"pty"`
+	ElapsedMs int64                  `json:"elapsed_ms"`
+	Diagnosis *terminal.Diagnosis    `json:"diagnosis,omitempty"`
+	ReadOnly  *bool                  `json:"read_only,omitempty"`
+	Cancel    *terminal.CancelReport `json:"cancel,omitempty"`
+}
+
+func shellRunTool(d *Deps) Tool {
+	spec := Spec{
+		Name:        "shell_run",
+		Description: shellRunDoc,
+		Group:       GroupShell,
+		InputSchema: Object([]string{"command"}, map[string]*Schema{
+			"command":       Str("The shell command line, run with the configured shell's -c."),
+			"cwd":           PathStr("Working folder inside the workspace (default: the workspace root)."),
+			"mode":          Enum("Transport: auto (default: a terminal for interactive or password-asking commands, else a pipe), pipe, or pty.", "auto", "pipe", "pty"),
+			"yield_time_ms": Int("How long to wait in the foreground before returning a task_id (default 15000; about 3000 for dev servers and watchers).", 0),
+			"background":    Bool("Return at once with a task_id instead of waiting (default false)."),
+			"env":           {Type: "object", Description: "Extra environment variables, name → value.", AdditionalProperties: boolPtr(true)},
+			"cols":          Int("Terminal width for pty mode (default 120).", 10),
+			"rows":          Int("Terminal height for pty mode (default 30).", 2),
+		}),
+	}
+	return Define(spec, func(ctx context.Context, in shellRunInput) (Result, error) {
+		table, err := terminals(d)
+		if err != nil {
+			return Result{}, err
+		}
+		command := strings.TrimSpace(in.Command)
+		if command == "" {
+			return Result{}, Fail(CodeInvalidInput, "command is empty; give the command line to run, e.g. {\"command\": \"go test ./...\"}")
+		}
+		dir, err := shellDir(d, in.Cwd)
+		if err != nil {
+			return Result{}, err
+		}
+		s := d.Settings().Shell
+		table.SetSettings(terminal.Settings{Shell: s.Program, YieldTimeMs: s.YieldTimeMs, OutputLimitBytes: s.OutputLimitBytes})
+		env := make([]string, 0, len(in.Env))
+		for k, v := range in.Env {
+			if k == "" || strings.ContainsAny(k, "=\x00") {
+				return Result{}, Fail(CodeInvalidInput, "env name %q is not a valid variable name; use names without '=' such as {\"GOFLAGS\": \"-count=1\"}", k)
+			}
+			env = append(env, k+"="+v)
+		}
+		mode := terminal.Mode(in.Mode)
+		if mode == "" {
+			mode = terminal.ModeAuto
+		}
+		task, err := table.Start(terminal.StartOptions{Command: command, Dir: dir, Mode: mode, Env: env, Cols: in.Cols, Rows: in.Rows})
+		if err != nil {
+			return Result{}, startFailure(table, err)
+		}
+		readOnly := terminal.IsReadOnlyCommand(command)
+		if in.Background {
+			return shellResult(table, task, &readOnly, fmt.Sprintf("Started %s in the background.", task.ID())), nil
+		}
+		yield := time.Duration(table.Settings().YieldTimeMs) * time.Millisecond
+		if in.YieldTimeMs != nil {
+			yield = time.Duration(*in.YieldTimeMs) * time.Millisecond
+		} else if task.Kind().LongRunning {
+			yield = min(yield, terminal.LongRunningYield)
+		}
+		yield = min(yield, shellMaxWait)
+		task.Wait(ctx, yield)
+		if ctx.Err() != nil && task.Running() {
+			return Result{}, Fail(CodeCanceled, "the call was canceled; %s keeps running — read it with shell_wait {\"task_id\": %q} or stop it with shell_cancel", task.ID(), task.ID())
+		}
+		return shellResult(table, task, &readOnly, ""), nil
+	})
+}
+
+type shellWaitInput struct {
+	TaskID    string `json:"task_id"`
+	TimeoutMs *int   `json:"timeout_ms"`
+}
+
+func shellWaitTool(d *Deps) Tool {
+	spec := Spec{
+		Name:        "shell_wait",
+		Description: shellWaitDoc,
+		ReadOnly:    true,
+		Group:       GroupShell,
+		InputSchema: Object([]string{"task_id"}, map[string]*Schema{
+			"task_id":    Str("The task to wait for, e.g. \"t1\"."),
+			"timeout_ms": Int("How long to wait for the exit (default: the shell yield time, 15000).", 0),
+		}),
+	}
+	return Define(spec, func(ctx context.Context, in shellWaitInput) (Result, error) {
+		table, err := terminals(d)
+		if err != nil {
+			return Result{}, err
+		}
+		task, err := findTask(table, in.TaskID)
+		if err != nil {
+			return Result{}, err
+		}
+		wait := time.Duration(table.Settings().YieldTimeMs) * time.Millisecond
+		if in.TimeoutMs != nil {
+			wait = time.Duration(*in.TimeoutMs) * time.Millisecond
+		}
+		task.Wait(ctx, min(wait, shellMaxWait))
+		if ctx.Err() != nil && task.Running() {
+			return Result{}, Fail(CodeCanceled, "the wait was canceled; %s keeps running — call shell_wait again or stop it with shell_cancel", task.ID())
+		}
+		return shellResult(table, task, nil, ""), nil
+	})
+}
+
+type writeStdinInput struct {
+	TaskID string   `json:"task_id"`
+	Input  string   `json:"input"`
+	Keys   []string `json:"keys"`
+	WaitMs *int     `json:"wait_ms"`
+}
+
+func writeStdinTool(d *Deps) Tool {
+	spec := Spec{
+		Name:        "write_stdin",
+		Description: writeStdinDoc,
+		Group:       GroupShell,
+		InputSchema: Object([]string{"task_id"}, map[string]*Schema{
+			"task_id": Str("The running task to type into, e.g. \"t1\"."),
+			"input":   Str("Text to type, sent before the keys."),
+			"keys":    Arr("Named keys sent after the text, in order: enter, tab, escape, backspace, up, down, left, right, home, end, ctrl-c, ctrl-d, ctrl-z, ctrl-l, …", Str("A key name.")),
+			"wait_ms": Int("How long to collect the output that follows (default 2000; it returns earlier once the output settles).", 0),
+		}),
+	}
+	return Define(spec, func(ctx context.Context, in writeStdinInput) (Result, error) {
+		table, err := terminals(d)
+		if err != nil {
+			return Result{}, err
+		}
+		task, err := findTask(table, in.TaskID)
+		if err != nil {
+			return Result{}, err
+		}
+		if in.Input == "" && len(in.Keys) == 0 {
+			return Result{}, Fail(CodeInvalidInput, "give input text, keys, or both, e.g. {\"task_id\": %q, \"input\": \"yes\", \"keys\": [\"enter\"]}; to only read new output use shell_wait", task.ID())
+		}
+		if !task.Running() {
+			res := shellResult(table, task, nil, "")
+			return Result{}, &Failure{Code: CodeInvalidInput, Text: fmt.Sprintf("%s has already exited and reads no input; start the command again with shell_run if needed.\n%s", task.ID(), res.Text), Data: res.Data}
+		}
+		if err := task.Send(in.Input, in.Keys); err != nil {
+			if strings.HasPrefix(err.Error(), "unknown key") {
+				return Result{}, Fail(CodeInvalidInput, "%v", err)
+			}
+			if errors.Is(err, terminal.ErrStdinClosed) || errors.Is(err, terminal.ErrNotRunning) {
+				return Result{}, Fail(CodeInvalidInput, "%s takes no more input (%v); read its output with shell_wait or stop it with shell_cancel", task.ID(), err)
+			}
+			return Result{}, Fail(CodeInvalidInput, "could not write to %s: %v; check it with shell_wait, or stop it with shell_cancel", task.ID(), err)
+		}
+		wait := shellDefaultStdin
+		if in.WaitMs != nil {
+			wait = time.Duration(*in.WaitMs) * time.Millisecond
+		}
+		task.WaitQuiet(ctx, min(wait, shellMaxWait), shellStdinQuiet)
+		return shellResult(table, task, nil, ""), nil
+	})
+}
+
+type shellCancelInput struct {
+	TaskID string `json:"task_id"`
+}
+
+func shellCancelTool(d *Deps) Tool {
+	spec := Spec{
+		Name:        "shell_cancel",
+		Description: shellCancelDoc,
+		Group:       GroupShell,
+		InputSchema: Object([]string{"task_id"}, map[string]*Schema{
+			"task_id": Str("The task to stop, e.g. \"t1\"."),
+		}),
+	}
+	return Define(spec, func(ctx context.Context, in shellCancelInput) (Result, error) {
+		table, err := terminals(d)
+		if err != nil {
+			return Result{}, err
+		}
+		task, err := findTask(table, in.TaskID)
+		if err != nil {
+			return Result{}, err
+		}
+		rep := task.Cancel()
+		waitCtx, cancel := context.WithTimeout(ctx, shellCancelTimeout)
+		defer cancel()
+		task.Wait(waitCtx, shellCancelTimeout)
+		var head string
+		switch {
+		case rep.AlreadyExited:
+			head = fmt.Sprintf("%s had already exited; nothing was left to stop.", task.ID())
+		case rep.Survivors > 0:
+			head = fmt.Sprintf("%s: %d processes survived SIGKILL (they may be stuck in the kernel); tell the user which task it was.", task.ID(), rep.Survivors)
+		case rep.Took == "SIGINT":
+			head = fmt.Sprintf("Stopped %s: SIGINT (like ctrl-c) was enough.", task.ID())
+		default:
+			head = fmt.Sprintf("Stopped %s: it ignored the gentler signals and needed %s.", task.ID(), rep.Took)
+		}
+		res := shellResult(table, task, nil, head)
+		if sd, ok := res.Data.(shellData); ok {
+			sd.Cancel = &rep
+			res.Data = sd
+		}
+		return res, nil
+	})
+}
+
+// terminals returns the task table or explains that shell tools are off.
+func terminals(d *Deps) (*terminal.Table, error) {
+	if d.Terminals == nil {
+		return nil, Fail(CodeNotConfigured, "shell tools are not available in this session; use the file and search tools instead, or ask the user to run the command")
+	}
+	return d.Terminals, nil
+}
+
+// shellDir resolves cwd to a folder inside a workspace root.
+func shellDir(d *Deps, cwd string) (string, error) {
+	if d.Workspace == nil {
+		return "", Fail(CodeNotConfigured, "no workspace folder is open, so there is nowhere to run commands; ask the user to open a folder")
+	}
+	if strings.TrimSpace(cwd) == "" {
+		cwd = "."
+	}
+	t, err := d.Resolve(cwd, workspace.Write)
+	if err != nil {
+		return "", err
+	}
+	fi, err := os.Stat(t.Abs)
+	if err != nil {
+		return "", Fail(CodeNotFound, "cwd %s does not exist; create it first or run from the workspace root (leave cwd out)", cwd)
+	}
+	if !fi.IsDir() {
+		return "", Fail(CodeInvalidInput, "cwd %s is a file, not a folder; give its folder instead", cwd)
+	}
+	return t.Abs, nil
+}
+
+// startFailure turns a Table.Start error into a Failure.
+func startFailure(table *terminal.Table, err error) error {
+	switch {
+	case errors.Is(err, terminal.ErrTooManyTasks):
+		return Fail(CodeInvalidInput, "%v; wait for one to finish with shell_wait or stop one with shell_cancel, then run the command again", err)
+	case errors.Is(err, terminal.ErrGate):
+		return Fail(CodeDenied, "%v; do not try to run it another way — ask the user", err)
+	case errors.Is(err, terminal.ErrClosed):
+		return Fail(CodeNotConfigured, "the server is shutting down and starts no more commands; try again after it restarts")
+	}
+	return err
+}
+
+// findTask looks a task up, or fails with task_not_found naming the tasks
+// there are.
+func findTask(table *terminal.Table, id string) (*terminal.Task, error) {
+	id = strings.TrimSpace(id)
+	task, err := table.Get(id)
+	if err == nil {
+		return task, nil
+	}
+	var running, finished []string
+	for _, st := range table.List() {
+		if st.State == "running" {
+			running = append(running, fmt.Sprintf("%s (%s)", st.ID, st.Title))
+		} else {
+			finished = append(finished, st.ID)
+		}
+	}
+	msg := fmt.Sprintf("there is no task %q", id)
+	if len(running) == 0 && len(finished) == 0 {
+		msg += "; no task is running or kept. Finished tasks are released a few minutes after their output was read: run the command again with shell_run"
+	} else {
+		if len(running) > 0 {
+			msg += "; running: " + strings.Join(running, ", ")
+		}
+		if len(finished) > 0 {
+			msg += "; finished and still kept: " + strings.Join(finished, ", ")
+		}
+		msg += ". Use one of these ids, or run the command again with shell_run"
+	}
+	return nil, Fail(CodeTaskNotFound, "%s", msg)
+}
+
+// shellResult renders a task's new output and state for the model.
+func shellResult(table *terminal.Table, task *terminal.Task, readOnly *bool, head string) Result {
+	st := task.Status()
+	diag := task.Diagnose()
+	out := task.ReadOutput()
+	data := shellData{TaskID: st.ID, Status: st.State, Signal: st.Signal, Canceled: st.Canceled, PTY: st.PTY, ElapsedMs: st.ElapsedMs, Diagnosis: &diag, ReadOnly: readOnly}
+	transport := "pipe"
+	if st.PTY {
+		transport = "pty"
+	}
+	elapsed := (time.Duration(st.ElapsedMs) * time.Millisecond).Round(100 * time.Millisecond)
+	var b strings.Builder
+	if head != "" {
+		b.WriteString(head)
+		b.WriteString("\n")
+	}
+	if out != "" {
+		b.WriteString(out)
+		if !strings.HasSuffix(out, "\n") {
+			b.WriteString("\n")
+		}
+	} else {
+		b.WriteString("(no new output)\n")
+	}
+	if st.State == "exited" {
+		code := st.ExitCode
+		data.ExitCode = &code
+		how := fmt.Sprintf("exit code %d", code)
+		if st.Signal != "" {
+			how = fmt.Sprintf("killed by %s", st.Signal)
+		}
+		if st.Canceled {
+			how += ", canceled"
+		}
+		fmt.Fprintf(&b, "[%s finished: %s · %s · %s]", st.ID, how, elapsed, transport)
+		if diag.Reason != terminal.ReasonExited {
+			b.WriteString("\n" + diag.Hint)
+		}
+	} else {
+		fmt.Fprintf(&b, "[%s still running after %s · %s · %s]\n%s", st.ID, elapsed, transport, diag.Reason, diag.Hint)
+		if table.Ephemeral() {
+			b.WriteString("\nThis command-line session ends when this call returns, and the task is killed then; run it in an editor session to keep it running.")
+		}
+	}
+	return Result{Text: b.String(), Data: data}
+}
+
+func boolPtr(b bool) *bool { return &b }

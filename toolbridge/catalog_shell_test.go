@@ -1,0 +1,210 @@
+package toolbridge
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/whale-ls/whale-ls/terminal"
+	"github.com/whale-ls/whale-ls/workspace"
+)
+
+// shellTestDeps builds a workspace in a temp folder, a task table and a
+// registry of the shell tools.
+func shellTestDeps(t *testing.T, o terminal.Options) (*Deps, *Registry, string) {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := workspace.NewSet([]string{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ws.Close)
+	table := terminal.NewTable(o)
+	t.Cleanup(func() { _ = table.Close() })
+	d := &Deps{Workspace: ws, Reads: &ReadLedger{}, Terminals: table}
+	d.SetSettings(Settings{})
+	r, err := NewRegistry(nil, shellTools(d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, r, root
+}
+
+func shellDataOf(t *testing.T, env Envelope) shellData {
+	t.Helper()
+	sd, ok := env.Data.(shellData)
+	if !ok {
+		t.Fatalf("envelope data is %T, want shellData; envelope: %+v", env.Data, env)
+	}
+	return sd
+}
+
+// waitForDiagnosis polls shell_wait with short timeouts until the reason
+// shows up.
+func waitForDiagnosis(t *testing.T, r *Registry, id, reason string) Envelope {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		env := call(t, r, "shell_wait", map[string]any{"task_id": id, "timeout_ms": 100})
+		if sd := shellDataOf(t, env); sd.Diagnosis != nil && sd.Diagnosis.Reason == reason {
+			return env
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s diagnosis for %s; last: %s", reason, id, env.Text)
+		}
+	}
+}
+
+func TestShellRunFinishes(t *testing.T) {
+	_, r, root := shellTestDeps(t, terminal.Options{})
+	if err := os.Mkdir(filepath.Join(root, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := call(t, r, "shell_run", map[string]any{"command": "pwd; echo oops >&2; exit 4", "cwd": "sub"})
+	if !env.OK {
+		t.Fatalf("shell_run failed: %+v", env)
+	}
+	sd := shellDataOf(t, env)
+	if sd.Status != "exited" || sd.ExitCode == nil || *sd.ExitCode != 4 || sd.PTY {
+		t.Errorf("data = %+v, want exited with code 4 over a pipe", sd)
+	}
+	for _, want := range []string{filepath.Join(root, "sub") + "\n", "oops", "exit code 4"} {
+		if !strings.Contains(env.Text, want) {
+			t.Errorf("text %q lacks %q", env.Text, want)
+		}
+	}
+}
+
+func TestShellRunTTYModes(t *testing.T) {
+	_, r, _ := shellTestDeps(t, terminal.Options{})
+	for mode, want := range map[string]string{"pty": "/dev/pts/", "pipe": "not a tty"} {
+		env := call(t, r, "shell_run", map[string]any{"command": "tty", "mode": mode})
+		if !strings.Contains(env.Text, want) {
+			t.Errorf("tty in %s mode: %q, want %q", mode, env.Text, want)
+		}
+	}
+}
+
+func TestShellYieldThenWait(t *testing.T) {
+	_, r, root := shellTestDeps(t, terminal.Options{})
+	flag := filepath.Join(root, "go-on")
+	env := call(t, r, "shell_run", map[string]any{"command": "echo begin; while [ ! -e go-on ]; do sleep 0.05; done; echo end", "yield_time_ms": 50})
+	sd := shellDataOf(t, env)
+	if sd.Status != "running" || sd.TaskID == "" || !strings.Contains(env.Text, "shell_wait") {
+		t.Fatalf("shell_run = %q (%+v), want a running task with a shell_wait hint", env.Text, sd)
+	}
+	if err := os.WriteFile(flag, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env = call(t, r, "shell_wait", map[string]any{"task_id": sd.TaskID, "timeout_ms": 60000})
+	sd = shellDataOf(t, env)
+	if sd.Status != "exited" || !strings.Contains(env.Text, "end") {
+		t.Errorf("shell_wait = %q (%+v), want the end and the exit", env.Text, sd)
+	}
+}
+
+func TestWriteStdinAnswersPrompt(t *testing.T) {
+	_, r, _ := shellTestDeps(t, terminal.Options{})
+	env := call(t, r, "shell_run", map[string]any{"command": `read -p "Continue? [y/N] " a; echo "answer=$a"`, "mode": "pty", "yield_time_ms": 0})
+	id := shellDataOf(t, env).TaskID
+	waitForDiagnosis(t, r, id, terminal.ReasonWaitingForInput)
+	env = call(t, r, "write_stdin", map[string]any{"task_id": id, "input": "y", "keys": []string{"enter"}, "wait_ms": 30000})
+	if !env.OK {
+		t.Fatalf("write_stdin failed: %+v", env)
+	}
+	text := env.Text
+	if !strings.Contains(text, "answer=y") {
+		env = call(t, r, "shell_wait", map[string]any{"task_id": id, "timeout_ms": 60000})
+		text += env.Text
+	}
+	if !strings.Contains(text, "answer=y") {
+		t.Errorf("no answer in %q", text)
+	}
+	env = call(t, r, "write_stdin", map[string]any{"task_id": id, "input": "late"})
+	if env.OK || env.Code != CodeInvalidInput {
+		t.Errorf("write_stdin to an exited task = %+v, want invalid_input", env)
+	}
+}
+
+func TestShellRunPasswordPrompt(t *testing.T) {
+	_, r, _ := shellTestDeps(t, terminal.Options{})
+	env := call(t, r, "shell_run", map[string]any{"command": `read -s -p "Password: " p; echo; echo "len=${#p}"`, "mode": "pty", "yield_time_ms": 0})
+	id := shellDataOf(t, env).TaskID
+	env = waitForDiagnosis(t, r, id, terminal.ReasonPasswordPrompt)
+	if !strings.Contains(env.Text, "user") {
+		t.Errorf("password hint %q should say to ask the user", env.Text)
+	}
+	env = call(t, r, "write_stdin", map[string]any{"task_id": id, "input": "hunter2", "keys": []string{"enter"}, "wait_ms": 30000})
+	if strings.Contains(env.Text, "hunter2") {
+		t.Errorf("secret echoed: %q", env.Text)
+	}
+	if !strings.Contains(env.Text, "len=7") {
+		env = call(t, r, "shell_wait", map[string]any{"task_id": id, "timeout_ms": 60000})
+		if !strings.Contains(env.Text, "len=7") {
+			t.Errorf("no len=7 in %q", env.Text)
+		}
+	}
+}
+
+func TestShellCancelAndUnknownTask(t *testing.T) {
+	_, r, _ := shellTestDeps(t, terminal.Options{})
+	env := call(t, r, "shell_run", map[string]any{"command": "sleep 1000", "background": true})
+	sd := shellDataOf(t, env)
+	if sd.Status != "running" || !strings.Contains(env.Text, "background") {
+		t.Fatalf("background shell_run = %q (%+v)", env.Text, sd)
+	}
+	env = call(t, r, "shell_cancel", map[string]any{"task_id": sd.TaskID})
+	if !env.OK || !strings.Contains(env.Text, "Stopped "+sd.TaskID) || shellDataOf(t, env).Status != "exited" {
+		t.Errorf("shell_cancel = %+v", env)
+	}
+	env = call(t, r, "shell_wait", map[string]any{"task_id": "t42"})
+	if env.Code != CodeTaskNotFound || !strings.Contains(env.Text, sd.TaskID) {
+		t.Errorf("shell_wait t42 = %+v, want task_not_found naming %s", env, sd.TaskID)
+	}
+}
+
+func TestShellRunLongRunningYieldsEarly(t *testing.T) {
+	_, r, root := shellTestDeps(t, terminal.Options{})
+	if err := os.WriteFile(filepath.Join(root, "app.log"), []byte("ready\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := call(t, r, "shell_run", map[string]any{"command": "tail -f app.log"})
+	sd := shellDataOf(t, env)
+	if sd.Status != "running" || sd.Diagnosis.Reason != terminal.ReasonLongRunning || !strings.Contains(env.Text, "ready") {
+		t.Errorf("shell_run tail -f = %q (%+v), want a long_running task", env.Text, sd)
+	}
+}
+
+func TestShellRunInputProblems(t *testing.T) {
+	_, r, _ := shellTestDeps(t, terminal.Options{})
+	env := call(t, r, "shell_run", map[string]any{"command": "true", "cwd": "/"})
+	if env.OK || env.Code != CodePathEscapesWorkspace {
+		t.Errorf("cwd / = %+v, want path_escapes_workspace", env)
+	}
+	env = call(t, r, "shell_run", map[string]any{"command": "cat", "background": true})
+	id := shellDataOf(t, env).TaskID
+	env = call(t, r, "write_stdin", map[string]any{"task_id": id, "keys": []string{"warp-drive"}})
+	if env.Code != CodeInvalidInput || !strings.Contains(env.Text, "enter") {
+		t.Errorf("unknown key = %+v, want invalid_input listing keys", env)
+	}
+	env = call(t, r, "write_stdin", map[string]any{"task_id": id, "input": "piped", "keys": []string{"enter", "ctrl-d"}, "wait_ms": 30000})
+	if !strings.Contains(env.Text, "piped") {
+		env = call(t, r, "shell_wait", map[string]any{"task_id": id, "timeout_ms": 60000})
+	}
+	if !strings.Contains(env.Text, "piped") || shellDataOf(t, env).Status != "exited" {
+		t.Errorf("cat after ctrl-d = %q, want the echo and the exit", env.Text)
+	}
+}
+
+func TestShellRunEphemeralSaysKilled(t *testing.T) {
+	_, r, _ := shellTestDeps(t, terminal.Options{Ephemeral: true})
+	env := call(t, r, "shell_run", map[string]any{"command": "sleep 1000", "yield_time_ms": 10})
+	if !strings.Contains(env.Text, "killed") {
+		t.Errorf("ephemeral running result %q should say the task is killed at exit", env.Text)
+	}
+}
