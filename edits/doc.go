@@ -3,22 +3,44 @@
 // decodes and restores line endings and encodings, renders unified diffs,
 // computes minimal text edits for an editor, and commits new bytes to disk.
 //
+// Matching runs on LF text in tiers of growing tolerance and stops at the
+// first tier that finds any candidate:
+//
+//  1. the exact substring;
+//  2. whole lines equal once trailing blanks are ignored; then whole lines
+//     equal up to one uniform indentation shift (the replacement is
+//     re-indented by the same shift, with tabs where the file uses them);
+//     then whole lines equal once leading and trailing blanks are ignored;
+//  3. the same after turning literal \n, \t, \r and \" into real characters;
+//  4. the same after removing read_file line-number prefixes ("   12\t"),
+//     after mapping typographic look-alikes (curly quotes, dashes, no-break
+//     spaces) to ASCII on both sides, and after dropping a final line break
+//     the file does not have.
+//
+// Each tolerance used is reported as a repair (RepairWhitespaceNormalized,
+// RepairIndentShifted, …).
+//
 // What it guarantees:
-//   - A replacement lands only on a place the search identifies uniquely at
-//     the first matching tier (or on every place with All); it is written over
-//     the file's real bytes, never over the model's copy of them.
-//   - Matching tolerance is a fixed list of named normalisations, never a
-//     similarity score; each tolerant hit is reported as a repair.
+//   - A replacement lands only where the search matches exactly one place at
+//     the first tier that matches at all (or on every place with All), and a
+//     tolerant match must also be the first occurrence of the bytes it
+//     covers; the replacement is written over the file's real bytes, never
+//     over the model's copy of them.
+//   - Tolerance is a fixed list of named normalisations, never a similarity
+//     score.
 //   - Decode followed by Encode with unchanged text gives back the input bytes
 //     exactly, for every input Decode accepts; lines an edit did not touch keep
 //     their own line ending.
-//   - Commit writes every file of a plan or none, as far as the filesystem
-//     allows: each file is re-read and compared first, then written through a
-//     temporary file, fsync and rename inside an *os.Root.
+//   - Commit writes every plan or none, as far as the filesystem allows: each
+//     file is re-read and compared first, then written through a temporary
+//     file, fsync and rename inside an *os.Root, and renames already done are
+//     undone if a later one fails.
 //
 // What it does not do: it knows nothing about LSP, editors or tool envelopes
-// (callers map Error codes to their own results); it does not guard against
-// writers that bypass it between its final comparison and its rename; and it
-// does not detect encodings other than UTF-8, UTF-16 with a byte-order mark
-// and GB18030.
+// (callers map Error codes to their own results and convert Pos columns to
+// their position encoding); it does not guard against writers that bypass it
+// between its final comparison and its rename; it does not detect encodings
+// other than UTF-8, UTF-16 with a byte-order mark and GB18030; and its line
+// alignment, though exact on ordinary changes, may report a larger changed
+// block than necessary when two very large texts differ almost everywhere.
 package edits

@@ -9,6 +9,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/whale-ls/whale-ls/terminal"
 	"github.com/whale-ls/whale-ls/toolbridge"
 	"github.com/whale-ls/whale-ls/workspace"
 )
@@ -69,6 +70,7 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 		showMessageReq:   true,
 	}
 	deps := &toolbridge.Deps{Workspace: ws, Editor: &editorBridge{s: s}, Reads: &toolbridge.ReadLedger{}, Log: s.log}
+	deps.Terminals = terminal.NewTable(terminal.Options{Sink: terminalSink{s}, Supervisor: s.opts.Supervisor})
 	settings, unknown, err := toolbridge.ParseSettings(p.InitializationOptions)
 	if err != nil {
 		s.log.Warn("initializationOptions not applied", "err", err)

@@ -26,6 +26,9 @@ type Options struct {
 	// MaxMessageBytes bounds one incoming message (DefaultMaxMessageBytes if 0).
 	MaxMessageBytes int
 	Version         string
+	// Supervisor is the argv prefix that runs a task supervisor (see
+	// terminal.Options.Supervisor); empty runs shells directly.
+	Supervisor []string
 	// ExtraTools adds tools to the catalog of each session (tests use it to
 	// register tools that wait on purpose).
 	ExtraTools func(d *toolbridge.Deps) []toolbridge.Tool
@@ -110,6 +113,9 @@ func (s *Server) stop() {
 	s.mu.Lock()
 	deps := s.deps
 	s.mu.Unlock()
+	if deps != nil && deps.Terminals != nil {
+		deps.Terminals.Close() // every task tree dies with the session
+	}
 	if deps != nil && deps.Workspace != nil {
 		deps.Workspace.Close()
 	}
@@ -185,6 +191,8 @@ func (s *Server) call(ctx context.Context, method string, params json.RawMessage
 		return s.executeCommand(ctx, params)
 	case "whale/tools":
 		return s.toolList(), nil
+	case "whale/terminal/input", "whale/terminal/resize", "whale/terminal/cancel", "whale/terminal/list":
+		return s.terminalRequest(method, params)
 	}
 	return nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, fmt.Sprintf("method %q is not supported by whale-ls", method))
 }

@@ -100,7 +100,8 @@ func TestPlanFinderUsesLiterals(t *testing.T) {
 		{`func \w+Handler\(`, false, true, false},
 		{`\b[A-Z]{3,}_[A-Z]+\b`, false, true, false},
 		{`TODO|FIXME`, false, true, true},
-		{`TODO|FIX\w`, false, true, false},
+		{`TODO|FIX\w`, false, true, true}, // \w is one ASCII byte
+		{`TODO|FIX\b`, false, true, false},
 		{`\w+`, false, false, false},
 		{`k`, true, false, false},
 	} {

@@ -35,6 +35,9 @@ func (d *Deps) Settings() Settings {
 // returns the approved or skill paths that do not exist.
 func (d *Deps) SetSettings(s Settings) (missing []string) {
 	d.settings.Store(&s)
+	if d.Terminals != nil {
+		d.Terminals.SetSettings(s.TerminalSettings())
+	}
 	if d.Workspace == nil {
 		return nil
 	}

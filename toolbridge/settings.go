@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/whale-ls/whale-ls/terminal"
 )
 
 // Settings is the configuration a client sends as initializationOptions and
@@ -42,6 +44,12 @@ type Settings struct {
 // SaveAfterApply reports the edits.saveAfterApply setting (default true).
 func (s Settings) SaveAfterApply() bool {
 	return s.Edits.SaveAfterApply == nil || *s.Edits.SaveAfterApply
+}
+
+// TerminalSettings returns the shell.* settings in the terminal package's
+// terms.
+func (s Settings) TerminalSettings() terminal.Settings {
+	return terminal.Settings{Shell: s.Shell.Program, YieldTimeMs: s.Shell.YieldTimeMs, OutputLimitBytes: s.Shell.OutputLimitBytes}
 }
 
 // knownSettings lists every key Settings understands, as dotted paths.

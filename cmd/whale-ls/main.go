@@ -17,6 +17,7 @@ import (
 	"syscall"
 
 	"github.com/whale-ls/whale-ls/lsp"
+	"github.com/whale-ls/whale-ls/terminal"
 	"github.com/whale-ls/whale-ls/toolbridge"
 	"github.com/whale-ls/whale-ls/workspace"
 )
@@ -57,6 +58,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return call(args, stdin, stdout, stderr)
 	case "tools":
 		return tools(args, stdout, stderr)
+	case supervisorCommand:
+		// Hidden: the per-task supervisor the server runs in front of each
+		// shell, so task trees die with the server.
+		return terminal.Supervise(args)
 	case "version":
 		fmt.Fprintln(stdout, "whale-ls", versionString())
 		return exitOK
@@ -102,11 +107,16 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
+	log := newLogger(stderr)
+	if err := terminal.BecomeSubreaper(); err != nil {
+		log.Warn("cannot become a child subreaper; orphaned task processes may escape", "err", err)
+	}
 	return lsp.Run(ctx, lsp.Options{
-		In:      stdin,
-		Out:     stdout,
-		Log:     newLogger(stderr),
-		Version: versionString(),
+		Supervisor: supervisorArgv(),
+		In:         stdin,
+		Out:        stdout,
+		Log:        log,
+		Version:    versionString(),
 		ExtraTools: func(d *toolbridge.Deps) []toolbridge.Tool {
 			if os.Getenv(testToolsEnv) == "" {
 				return nil
@@ -114,6 +124,20 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return testTools()
 		},
 	})
+}
+
+// supervisorCommand is the hidden subcommand that runs terminal.Supervise.
+const supervisorCommand = "task-supervisor"
+
+// supervisorArgv is how the server starts a task supervisor: this very
+// executable with the hidden subcommand. Nil when the executable cannot be
+// found (shells then run without a supervisor).
+func supervisorArgv() []string {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil
+	}
+	return []string{exe, supervisorCommand}
 }
 
 // session is the workspace and catalog of a command-line run.
@@ -135,6 +159,8 @@ func newSession(root, config string, log *slog.Logger) (*session, error) {
 		return nil, err
 	}
 	deps := &toolbridge.Deps{Workspace: ws, Reads: &toolbridge.ReadLedger{}, Log: log}
+	// Tasks of a one-shot run end with the process; results say so.
+	deps.Terminals = terminal.NewTable(terminal.Options{Ephemeral: true, Supervisor: supervisorArgv()})
 	if config != "" {
 		raw, err := os.ReadFile(config)
 		if err != nil {
@@ -163,7 +189,10 @@ func newSession(root, config string, log *slog.Logger) (*session, error) {
 	return &session{deps: deps, registry: registry}, nil
 }
 
-func (s *session) close() { s.deps.Workspace.Close() }
+func (s *session) close() {
+	s.deps.Terminals.Close()
+	s.deps.Workspace.Close()
+}
 
 func call(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("call", flag.ContinueOnError)

@@ -1,0 +1,91 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/whale-ls/whale-ls/terminal"
+)
+
+// terminalSink streams every task to the editor as whale/terminal/*
+// notifications, when the client declared experimental.whale.terminals.
+type terminalSink struct{ s *Server }
+
+func (t terminalSink) enabled() bool {
+	t.s.mu.Lock()
+	defer t.s.mu.Unlock()
+	return t.s.caps.terminals
+}
+
+func (t terminalSink) notify(method string, params any) {
+	if !t.enabled() {
+		return
+	}
+	if err := t.s.conn.Notify(context.Background(), method, params); err != nil {
+		t.s.log.Debug("terminal notification not sent", "method", method, "err", err)
+	}
+}
+
+func (t terminalSink) Open(info terminal.TaskInfo) { t.notify("whale/terminal/open", info) }
+
+func (t terminalSink) Output(taskID string, seq int64, data string) {
+	t.notify("whale/terminal/output", map[string]any{"taskId": taskID, "seq": seq, "data": data})
+}
+
+func (t terminalSink) Exit(taskID string, exitCode int, signal string) {
+	t.notify("whale/terminal/exit", map[string]any{"taskId": taskID, "exitCode": exitCode, "signal": signal})
+}
+
+// terminalRequest answers the editor's whale/terminal/* requests.
+func (s *Server) terminalRequest(method string, raw json.RawMessage) (any, error) {
+	s.mu.Lock()
+	deps := s.deps
+	s.mu.Unlock()
+	table := deps.Terminals
+	if table == nil {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "shell tasks are not available in this session")
+	}
+	var p struct {
+		TaskID string `json:"taskId"`
+		Data   string `json:"data"`
+		Cols   int    `json:"cols"`
+		Rows   int    `json:"rows"`
+	}
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("%s params: %v", method, err))
+		}
+	}
+	var err error
+	switch method {
+	case "whale/terminal/list":
+		return map[string]any{"tasks": table.List()}, nil
+	case "whale/terminal/input":
+		err = table.Input(p.TaskID, p.Data)
+	case "whale/terminal/resize":
+		if p.Cols <= 0 || p.Rows <= 0 {
+			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "resize needs positive cols and rows")
+		}
+		err = table.Resize(p.TaskID, p.Cols, p.Rows)
+	case "whale/terminal/cancel":
+		var rep terminal.CancelReport
+		rep, err = table.Cancel(p.TaskID)
+		if err == nil {
+			return rep, nil
+		}
+	default:
+		return nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, fmt.Sprintf("method %q is not supported by whale-ls", method))
+	}
+	if err != nil {
+		code := jsonrpc2.InternalError
+		if errors.Is(err, terminal.ErrNotFound) || errors.Is(err, terminal.ErrNotRunning) {
+			code = jsonrpc2.InvalidParams
+		}
+		return nil, jsonrpc2.NewError(code, err.Error())
+	}
+	return nil, nil
+}
