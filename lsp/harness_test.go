@@ -136,6 +136,21 @@ type fakeEditor struct {
 	// (all when nil); saves records every request.
 	saves   [][]string
 	whaleNT []string // whale/* notifications received, as "method params"
+	// messagePick is the action title window/showMessageRequest answers
+	// with ("" dismisses).
+	messagePick string
+}
+
+func (e *fakeEditor) ShowMessageRequest(_ context.Context, p *protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {
+	e.mu.Lock()
+	pick := e.messagePick
+	e.mu.Unlock()
+	for _, a := range p.Actions {
+		if a.Title == pick {
+			return &a, nil
+		}
+	}
+	return nil, nil
 }
 
 // clientCodec is the codec protocol.NewClient installs: LSP values through

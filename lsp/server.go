@@ -46,6 +46,8 @@ type Server struct {
 	inflightMu sync.Mutex
 	inflight   map[jsonrpc2.ID]context.CancelFunc
 
+	prompts promptBroker
+
 	mu       sync.Mutex
 	state    serverState
 	deps     *toolbridge.Deps
@@ -191,6 +193,8 @@ func (s *Server) call(ctx context.Context, method string, params json.RawMessage
 		return s.executeCommand(ctx, params)
 	case "whale/tools":
 		return s.toolList(), nil
+	case "whale/prompt/answer":
+		return s.answerPrompt(params)
 	case "whale/terminal/input", "whale/terminal/resize", "whale/terminal/cancel", "whale/terminal/list":
 		return s.terminalRequest(method, params)
 	}

@@ -1,7 +1,9 @@
 package search
 
 import (
+	"bytes"
 	"context"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -63,5 +65,51 @@ func BenchmarkFiles(b *testing.B) {
 		if err != nil || len(l.Paths) == 0 {
 			b.Fatal(err, len(l.Paths))
 		}
+	}
+}
+
+// BenchmarkScanInMemory times matching alone, without the walk and reads:
+// the Go source tree's text files are loaded once.
+func BenchmarkScanInMemory(b *testing.B) {
+	var corpus [][]byte
+	size := 0
+	dir := filepath.Join(runtime.GOROOT(), "src")
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err == nil && bytes.IndexByte(data[:min(len(data), binaryProbe)], 0) < 0 {
+			corpus = append(corpus, data)
+			size += len(data)
+		}
+		return nil
+	})
+	if len(corpus) == 0 {
+		b.Skip("Go source tree not available")
+	}
+	for _, tc := range []struct {
+		name, pattern string
+		icase         bool
+	}{
+		{"literal", "func main", false},
+		{"icase-literal", "content-type", true},
+		{"regex-literal", `func \w+Handler\(`, false},
+		{"regex-classes", `\b[A-Z]{3,}_[A-Z]+\b`, false},
+		{"alternation", `TODO|FIXME`, false},
+		{"no-finder", `\w+\(\)$`, false},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			m, err := compilePattern(tc.pattern, false, tc.icase)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(size))
+			for b.Loop() {
+				for _, data := range corpus {
+					m.scan(data, false, 0, DefaultMaxLines)
+				}
+			}
+		})
 	}
 }

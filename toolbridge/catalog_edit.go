@@ -184,6 +184,9 @@ func (d *Deps) loadForEdit(shown string, mayCreate bool) (*editSource, error) {
 		if fi.IsDir() {
 			return nil, Fail(CodeIsDirectory, "%s is a folder, not a file; give the path of a file inside it", shown)
 		}
+		if fi.Mode().Perm()&0o200 == 0 {
+			return nil, Fail(CodeEditRejected, "%s is read-only (mode %v); it was left untouched — make it writable first (chmod u+w) if it really should change", shown, fi.Mode().Perm())
+		}
 		if fi.Size() > editFileLimit {
 			return nil, Fail(CodeTooLarge, "%s is %d bytes, more than the edit tools load (%d); change it with a shell command such as sed", shown, fi.Size(), editFileLimit)
 		}
@@ -338,7 +341,7 @@ func (d *Deps) commitChanges(ctx context.Context, chs []*fileChange) (string, er
 			if errors.As(err, &e) {
 				return "", &Failure{Code: e.Code, Text: e.Message}
 			}
-			return "", Fail(CodeWriteConflict, "the change could not be written (%v); nothing was changed, so read the files again and retry", err)
+			return "", Fail(CodeEditRejected, "the filesystem refused the change (%v); nothing was changed — check the path, permissions and free space, then retry", err)
 		}
 	}
 	if len(docs) == 0 {

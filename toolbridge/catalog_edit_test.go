@@ -369,3 +369,15 @@ func TestApplyPatchMixesBuffersAndDisk(t *testing.T) {
 		t.Errorf("buffer = %q after a failed patch, want it unchanged", doc.Text)
 	}
 }
+
+func TestEditRefusesReadOnlyFile(t *testing.T) {
+	_, r, root := editTestDeps(t, map[string]string{"ro.txt": "keep\n"})
+	os.Chmod(filepath.Join(root, "ro.txt"), 0o444)
+	env := callEditTool(t, r, "edit", map[string]any{"file_path": "ro.txt", "search": "keep", "replace": "lose"})
+	if env.OK || env.Code != CodeEditRejected || !strings.Contains(env.Text, "read-only") {
+		t.Fatalf("edit = %s %q, want edit_rejected for a read-only file", env.Code, env.Text)
+	}
+	if got := readTestFile(t, root, "ro.txt"); got != "keep\n" {
+		t.Errorf("ro.txt = %q", got)
+	}
+}

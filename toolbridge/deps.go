@@ -15,8 +15,10 @@ type Deps struct {
 	Workspace *workspace.Set
 	// Editor is nil when no editor is attached.
 	Editor Editor
-	Reads  *ReadLedger
-	Log    *slog.Logger
+	// Prompter asks the user; nil when no editor is attached.
+	Prompter Prompter
+	Reads    *ReadLedger
+	Log      *slog.Logger
 	// Terminals runs the shell tools' tasks; nil turns the shell tools off.
 	Terminals *terminal.Table
 

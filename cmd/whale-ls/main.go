@@ -121,7 +121,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			if os.Getenv(testToolsEnv) == "" {
 				return nil
 			}
-			return testTools()
+			return testTools(d)
 		},
 	})
 }
@@ -146,7 +146,21 @@ type session struct {
 	registry *toolbridge.Registry
 }
 
-func newSession(root, config string, log *slog.Logger) (*session, error) {
+// cliPrompter answers approvals with the --approve flag; it cannot ask
+// anything else, since no one is there to answer.
+type cliPrompter struct{ approve string }
+
+func (c cliPrompter) Prompt(_ context.Context, p toolbridge.Prompt) (toolbridge.PromptAnswer, error) {
+	if p.Kind != toolbridge.PromptApproval {
+		return toolbridge.PromptAnswer{}, toolbridge.ErrCannotPrompt
+	}
+	if c.approve == "allow" {
+		return toolbridge.PromptAnswer{OptionID: toolbridge.ApproveOnce}, nil
+	}
+	return toolbridge.PromptAnswer{OptionID: toolbridge.ApproveDeny}, nil
+}
+
+func newSession(root, config, approve string, log *slog.Logger) (*session, error) {
 	if root == "" {
 		wd, err := os.Getwd()
 		if err != nil {
@@ -158,7 +172,7 @@ func newSession(root, config string, log *slog.Logger) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	deps := &toolbridge.Deps{Workspace: ws, Reads: &toolbridge.ReadLedger{}, Log: log}
+	deps := &toolbridge.Deps{Workspace: ws, Reads: &toolbridge.ReadLedger{}, Log: log, Prompter: cliPrompter{approve}}
 	// Tasks of a one-shot run end with the process; results say so.
 	deps.Terminals = terminal.NewTable(terminal.Options{Ephemeral: true, Supervisor: supervisorArgv()})
 	if config != "" {
@@ -227,7 +241,7 @@ func call(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	log := newLogger(stderr)
-	sess, err := newSession(*root, *config, log)
+	sess, err := newSession(*root, *config, *approve, log)
 	if err != nil {
 		fmt.Fprintf(stderr, "whale-ls call: %v\n", err)
 		return exitUsage
@@ -260,7 +274,7 @@ func tools(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
-	sess, err := newSession(*root, "", slog.New(slog.DiscardHandler))
+	sess, err := newSession(*root, "", "deny", slog.New(slog.DiscardHandler))
 	if err != nil {
 		fmt.Fprintf(stderr, "whale-ls tools: %v\n", err)
 		return exitUsage

@@ -17,8 +17,36 @@ type testWaitInput struct {
 	Ms int `json:"ms"`
 }
 
-func testTools() []toolbridge.Tool {
-	return []toolbridge.Tool{toolbridge.Define(toolbridge.Spec{
+type testAskInput struct {
+	Title     string `json:"title"`
+	TimeoutMs int    `json:"timeout_ms"`
+}
+
+func testTools(d *toolbridge.Deps) []toolbridge.Tool {
+	ask := toolbridge.Define(toolbridge.Spec{
+		Name:        "test_ask",
+		Description: "Test tool: asks the user an approval question and reports the answer.",
+		ReadOnly:    true,
+		Group:       "test",
+		InputSchema: toolbridge.Object([]string{"title"}, map[string]*toolbridge.Schema{
+			"title":      toolbridge.Str("question"),
+			"timeout_ms": toolbridge.Int("timeout", 0),
+		}),
+	}, func(ctx context.Context, in testAskInput) (toolbridge.Result, error) {
+		if d.Prompter == nil {
+			return toolbridge.Result{}, toolbridge.Fail(toolbridge.CodeNotConfigured, "no editor to ask")
+		}
+		a, err := d.Prompter.Prompt(ctx, toolbridge.Prompt{
+			Kind: toolbridge.PromptApproval, Title: in.Title,
+			Options: []toolbridge.PromptOption{{ID: toolbridge.ApproveOnce, Label: "Allow once"}, {ID: toolbridge.ApproveSession, Label: "Allow for this session"}, {ID: toolbridge.ApproveDeny, Label: "Deny"}},
+			Timeout: time.Duration(in.TimeoutMs) * time.Millisecond,
+		})
+		if err != nil {
+			return toolbridge.Result{}, toolbridge.Fail(toolbridge.CodeApprovalTimeout, "%v", err)
+		}
+		return toolbridge.Result{Text: fmt.Sprintf("%s: option=%s canceled=%v", in.Title, a.OptionID, a.Canceled)}, nil
+	})
+	return []toolbridge.Tool{ask, toolbridge.Define(toolbridge.Spec{
 		Name:        "test_wait",
 		Description: "Test tool: waits ms milliseconds or until the call is canceled.",
 		ReadOnly:    true,

@@ -1,0 +1,157 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/whale-ls/whale-ls/toolbridge"
+)
+
+// promptBroker keeps the prompts that wait for an answer, so that several
+// may be open at once and each answer reaches its own caller.
+type promptBroker struct {
+	next atomic.Int64
+
+	mu   sync.Mutex
+	open map[string]chan promptReply
+}
+
+// promptReply is the payload of whale/prompt/answer.
+type promptReply struct {
+	PromptID  string  `json:"promptId"`
+	OptionID  *string `json:"optionId,omitempty"`
+	Text      *string `json:"text,omitempty"`
+	Cancelled bool    `json:"cancelled,omitempty"`
+	Canceled  bool    `json:"canceled,omitempty"`
+}
+
+// prompter implements toolbridge.Prompter: whale/prompt notifications when
+// the client declared prompts, window/showMessageRequest otherwise (not for
+// text questions).
+type prompter struct{ s *Server }
+
+func (p prompter) Prompt(ctx context.Context, q toolbridge.Prompt) (toolbridge.PromptAnswer, error) {
+	s := p.s
+	s.mu.Lock()
+	asyncPrompts := s.caps.prompts
+	s.mu.Unlock()
+	if q.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, q.Timeout)
+		defer cancel()
+	}
+	if asyncPrompts {
+		return s.promptAsync(ctx, q)
+	}
+	if q.Kind == toolbridge.PromptText || len(q.Options) == 0 {
+		return toolbridge.PromptAnswer{}, toolbridge.ErrCannotPrompt
+	}
+	return s.promptWithMessageRequest(ctx, q)
+}
+
+// timedOut tells a timeout from a cancellation of the caller.
+func timedOut(ctx context.Context) error {
+	if ctx.Err() == context.DeadlineExceeded {
+		return toolbridge.ErrPromptTimeout
+	}
+	return ctx.Err()
+}
+
+func (s *Server) promptAsync(ctx context.Context, q toolbridge.Prompt) (toolbridge.PromptAnswer, error) {
+	b := &s.prompts
+	id := fmt.Sprintf("p%d", b.next.Add(1))
+	ch := make(chan promptReply, 1)
+	b.mu.Lock()
+	if b.open == nil {
+		b.open = map[string]chan promptReply{}
+	}
+	b.open[id] = ch
+	b.mu.Unlock()
+	defer func() {
+		b.mu.Lock()
+		delete(b.open, id)
+		b.mu.Unlock()
+	}()
+	params := map[string]any{"promptId": id, "kind": q.Kind, "title": q.Title, "detail": q.Detail, "options": q.Options}
+	if q.Options == nil {
+		params["options"] = []toolbridge.PromptOption{}
+	}
+	if q.Placeholder != "" {
+		params["placeholder"] = q.Placeholder
+	}
+	if err := s.conn.Notify(ctx, "whale/prompt", params); err != nil {
+		return toolbridge.PromptAnswer{}, fmt.Errorf("send whale/prompt: %w", err)
+	}
+	select {
+	case r := <-ch:
+		a := toolbridge.PromptAnswer{Canceled: r.Cancelled || r.Canceled}
+		if r.OptionID != nil {
+			a.OptionID = *r.OptionID
+		}
+		if r.Text != nil {
+			a.Text = *r.Text
+		}
+		return a, nil
+	case <-ctx.Done():
+		return toolbridge.PromptAnswer{}, timedOut(ctx)
+	}
+}
+
+// answerPrompt handles whale/prompt/answer.
+func (s *Server) answerPrompt(raw json.RawMessage) (any, error) {
+	var r promptReply
+	if err := json.Unmarshal(raw, &r); err != nil || r.PromptID == "" {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "whale/prompt/answer needs {promptId, optionId | text | cancelled}")
+	}
+	b := &s.prompts
+	b.mu.Lock()
+	ch := b.open[r.PromptID]
+	delete(b.open, r.PromptID)
+	b.mu.Unlock()
+	if ch == nil {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("prompt %s is no longer open (answered, canceled or timed out)", r.PromptID))
+	}
+	ch <- r
+	return nil, nil
+}
+
+// promptWithMessageRequest asks through window/showMessageRequest, the
+// standard fallback. A null result means the user dismissed it.
+func (s *Server) promptWithMessageRequest(ctx context.Context, q toolbridge.Prompt) (toolbridge.PromptAnswer, error) {
+	actions := make([]map[string]string, len(q.Options))
+	for i, o := range q.Options {
+		actions[i] = map[string]string{"title": o.Label}
+	}
+	msg := q.Title
+	if q.Detail != "" {
+		msg += "\n\n" + q.Detail
+	}
+	typ := 3 // info
+	if q.Kind == toolbridge.PromptApproval {
+		typ = 2 // warning
+	}
+	var res *struct {
+		Title string `json:"title"`
+	}
+	_, err := s.conn.Call(ctx, "window/showMessageRequest", map[string]any{"type": typ, "message": msg, "actions": actions}, &res)
+	if err != nil {
+		if ctx.Err() != nil {
+			return toolbridge.PromptAnswer{}, timedOut(ctx)
+		}
+		return toolbridge.PromptAnswer{}, fmt.Errorf("window/showMessageRequest: %w", err)
+	}
+	if res == nil {
+		return toolbridge.PromptAnswer{Canceled: true}, nil
+	}
+	for _, o := range q.Options {
+		if o.Label == res.Title {
+			return toolbridge.PromptAnswer{OptionID: o.ID}, nil
+		}
+	}
+	return toolbridge.PromptAnswer{Canceled: true}, nil
+}

@@ -1,0 +1,62 @@
+package toolbridge
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Prompt kinds: an approval (options allow_once, allow_session, deny), a
+// choice among options, or free text.
+const (
+	PromptApproval = "approval"
+	PromptChoice   = "choice"
+	PromptText     = "text"
+)
+
+// Approval option ids.
+const (
+	ApproveOnce    = "allow_once"
+	ApproveSession = "allow_session"
+	ApproveDeny    = "deny"
+)
+
+// PromptOption is one answer the user can pick.
+type PromptOption struct {
+	ID    string `json:"id"`
+	Label string `json:"label"`
+}
+
+// Prompt is a question for the user in the editor.
+type Prompt struct {
+	Kind        string
+	Title       string
+	Detail      string
+	Options     []PromptOption
+	Placeholder string
+	// Timeout bounds the wait; zero waits until ctx ends.
+	Timeout time.Duration
+}
+
+// PromptAnswer is the user's answer: the picked option, the typed text, or
+// Canceled when the user dismissed the question.
+type PromptAnswer struct {
+	OptionID string
+	Text     string
+	Canceled bool
+}
+
+// Errors of Prompter.Prompt.
+var (
+	// ErrPromptTimeout: no answer came before the prompt's timeout.
+	ErrPromptTimeout = errors.New("no answer before the timeout")
+	// ErrCannotPrompt: the client has no way to show this kind of prompt.
+	ErrCannotPrompt = errors.New("the editor cannot show this question")
+)
+
+// Prompter asks the user a question through the editor and waits for the
+// answer. Several prompts may be open at once; each answer reaches its own
+// caller. It is nil when no editor is attached.
+type Prompter interface {
+	Prompt(ctx context.Context, p Prompt) (PromptAnswer, error)
+}
