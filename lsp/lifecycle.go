@@ -69,7 +69,7 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 		saveDocuments:    exp.Whale.SaveDocuments,
 		showMessageReq:   true,
 	}
-	deps := &toolbridge.Deps{Workspace: ws, Editor: &editorBridge{s: s}, Prompter: prompter{s}, Reads: &toolbridge.ReadLedger{}, Log: s.log}
+	deps := &toolbridge.Deps{Workspace: ws, Editor: &editorBridge{s: s}, Prompter: prompter{s}, Notifier: notifier{s}, Reads: &toolbridge.ReadLedger{}, Log: s.log}
 	deps.Terminals = terminal.NewTable(terminal.Options{Sink: terminalSink{s}, Supervisor: s.opts.Supervisor})
 	settings, unknown, err := toolbridge.ParseSettings(p.InitializationOptions)
 	if err != nil {

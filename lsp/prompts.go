@@ -155,3 +155,12 @@ func (s *Server) promptWithMessageRequest(ctx context.Context, q toolbridge.Prom
 	}
 	return toolbridge.PromptAnswer{Canceled: true}, nil
 }
+
+// notifier implements toolbridge.Notifier over the connection.
+type notifier struct{ s *Server }
+
+func (n notifier) Notify(method string, params any) {
+	if err := n.s.conn.Notify(context.Background(), method, params); err != nil {
+		n.s.log.Warn("notification not sent", "method", method, "err", err)
+	}
+}

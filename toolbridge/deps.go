@@ -17,6 +17,8 @@ type Deps struct {
 	Editor Editor
 	// Prompter asks the user; nil when no editor is attached.
 	Prompter Prompter
+	// Notifier sends whale/* notifications to the editor; nil without one.
+	Notifier Notifier
 	Reads    *ReadLedger
 	Log      *slog.Logger
 	// Terminals runs the shell tools' tasks; nil turns the shell tools off.
