@@ -338,6 +338,9 @@ type session struct {
 }
 
 type sessionOptions struct {
+	// runtimeDir is the server's XDG_RUNTIME_DIR (attach socket); default
+	// a fresh temp folder.
+	runtimeDir   string
 	initOptions  any
 	encodings    []protocol.PositionEncodingKind
 	experimental any
@@ -349,7 +352,11 @@ func start(t *testing.T, root string, o sessionOptions) *session {
 	t.Helper()
 	cmd := exec.Command(whaleBinary(t))
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "WHALE_LS_TEST_TOOLS=1")
+	runtimeDir := o.runtimeDir
+	if runtimeDir == "" {
+		runtimeDir = t.TempDir()
+	}
+	cmd.Env = append(os.Environ(), "WHALE_LS_TEST_TOOLS=1", "XDG_RUNTIME_DIR="+runtimeDir, "XDG_STATE_HOME="+runtimeDir)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

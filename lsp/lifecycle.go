@@ -9,6 +9,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/whale-ls/whale-ls/attach"
 	"github.com/whale-ls/whale-ls/terminal"
 	"github.com/whale-ls/whale-ls/toolbridge"
 	"github.com/whale-ls/whale-ls/workspace"
@@ -95,6 +96,14 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	s.mu.Lock()
 	s.deps, s.registry, s.caps, s.enc, s.state = deps, registry, caps, enc, stateRunning
 	s.mu.Unlock()
+	// Let MCP front ends of the same user reach this session.
+	if ln, err := attach.Listen(roots, registry, attach.ListenOptions{Version: s.opts.Version, Log: s.log}); err != nil {
+		s.log.Warn("MCP front ends cannot attach to this session", "err", err)
+	} else {
+		s.mu.Lock()
+		s.attached = ln
+		s.mu.Unlock()
+	}
 	s.log.Info("initialized", "roots", strings.Join(roots, ", "), "positionEncoding", enc, "tools", len(registry.Names()))
 
 	commands := make([]string, 0, len(registry.Names()))

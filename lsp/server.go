@@ -12,6 +12,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/whale-ls/whale-ls/attach"
 	"github.com/whale-ls/whale-ls/toolbridge"
 )
 
@@ -55,6 +56,7 @@ type Server struct {
 	caps     clientCaps
 	enc      string
 	exitCode int
+	attached *attach.Listener // nil when the attach socket could not be opened
 }
 
 type serverState int
@@ -113,8 +115,11 @@ func newServer(opts Options) *Server {
 // stop releases the session's resources.
 func (s *Server) stop() {
 	s.mu.Lock()
-	deps := s.deps
+	deps, attached := s.deps, s.attached
 	s.mu.Unlock()
+	if attached != nil {
+		attached.Close()
+	}
 	if deps != nil && deps.Terminals != nil {
 		deps.Terminals.Close() // every task tree dies with the session
 	}

@@ -26,7 +26,7 @@ func startRaw(t *testing.T, root string) *rawConn {
 	t.Helper()
 	cmd := exec.Command(whaleBinary(t))
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "WHALE_LS_TEST_TOOLS=1")
+	cmd.Env = append(os.Environ(), "WHALE_LS_TEST_TOOLS=1", "XDG_RUNTIME_DIR="+t.TempDir())
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()
 	var stderr lockedWriter

@@ -42,6 +42,9 @@ Usage:
   whale-ls [serve]                 run the language server on stdio
   whale-ls call [--root DIR] [--config FILE.json] [--approve allow|deny] [--json] TOOL [INPUT_JSON|-]
                                    run one tool and print its text (or the whole Envelope with --json)
+  whale-ls mcp [--root DIR] [--config FILE.json] [--approve allow|deny] [--standalone]
+                                   serve the tools over MCP on stdio, through the workspace's
+                                   running language server when there is one
   whale-ls tools [--json]          list the tools
   whale-ls version                 print the version
 `
@@ -58,6 +61,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return call(args, stdin, stdout, stderr)
 	case "tools":
 		return tools(args, stdout, stderr)
+	case "mcp":
+		return mcpCommand(args, stderr)
 	case supervisorCommand:
 		// Hidden: the per-task supervisor the server runs in front of each
 		// shell, so task trees die with the server.

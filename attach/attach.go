@@ -1,0 +1,399 @@
+// Package attach lets other whale-ls processes reach a running language
+// server of the same workspace: the server listens on a Unix socket in a
+// private 0700 folder and writes a small 0600 discovery file named after the
+// workspace; a client (the MCP front end) finds it, connects and sends tool
+// calls, which then run in the server's session — edits land in the editor
+// buffers, shell tasks show as editor terminals, approvals are asked there.
+//
+// Only the same OS user can connect: the folder and socket permissions keep
+// others out, and the server checks the peer's credentials (SO_PEERCRED) on
+// every connection. The package does not authenticate processes of the same
+// user against each other; they are trusted as the user is.
+package attach
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/whale-ls/whale-ls/toolbridge"
+)
+
+// Methods of the attach protocol (JSON-RPC 2.0, newline-delimited JSON).
+const (
+	MethodTools        = "whale/tools"        // → {tools: [Spec]}
+	MethodCall         = "whale/call"         // {name, input} → Envelope
+	MethodToolsChanged = "whale/toolsChanged" // server → client notification
+)
+
+// Discovery is the content of a discovery file.
+type Discovery struct {
+	PID     int    `json:"pid"`
+	Socket  string `json:"socket"`
+	Root    string `json:"root"`
+	Version string `json:"version"`
+	UID     int    `json:"uid"`
+}
+
+// Dir returns the private folder for sockets and discovery files, creating
+// it with mode 0700: $XDG_RUNTIME_DIR/whale-ls, else
+// $XDG_STATE_HOME/whale-ls/run, else ~/.local/state/whale-ls/run. A folder
+// that exists with looser permissions is tightened, and one owned by another
+// user is refused.
+func Dir() (string, error) {
+	var dir string
+	switch {
+	case os.Getenv("XDG_RUNTIME_DIR") != "":
+		dir = filepath.Join(os.Getenv("XDG_RUNTIME_DIR"), "whale-ls")
+	case os.Getenv("XDG_STATE_HOME") != "":
+		dir = filepath.Join(os.Getenv("XDG_STATE_HOME"), "whale-ls", "run")
+	default:
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("no folder for the attach socket: %w", err)
+		}
+		dir = filepath.Join(home, ".local", "state", "whale-ls", "run")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return "", err
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+		return "", fmt.Errorf("attach folder %s belongs to another user", dir)
+	}
+	if fi.Mode().Perm() != 0o700 {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return "", err
+		}
+	}
+	return dir, nil
+}
+
+// Key names a workspace root in the attach folder: a short hash of its
+// real path (socket paths must stay short).
+func Key(root string) string {
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
+	sum := sha256.Sum256([]byte(filepath.Clean(root)))
+	return hex.EncodeToString(sum[:8])
+}
+
+// Service is what the listener serves: the session's registry.
+type Service interface {
+	Specs() []toolbridge.Spec
+	Dispatch(ctx context.Context, call toolbridge.Call) toolbridge.Envelope
+}
+
+// Listener serves attach connections for one language-server session.
+type Listener struct {
+	ln    net.Listener
+	files []string // discovery files to remove on Close
+	svc   Service
+	log   *slog.Logger
+	// allowUID is the only user id accepted as a peer.
+	allowUID int
+
+	mu     sync.Mutex
+	conns  map[jsonrpc2.Conn]bool
+	closed bool
+}
+
+// ListenOptions configure Listen.
+type ListenOptions struct {
+	// Dir overrides the attach folder (tests).
+	Dir string
+	// AllowUID overrides the accepted peer user id (default: this process's).
+	AllowUID *int
+	Version  string
+	Log      *slog.Logger
+}
+
+// Listen opens the session's socket and writes a discovery file for each
+// root. The first root names the socket.
+func Listen(roots []string, svc Service, o ListenOptions) (*Listener, error) {
+	if len(roots) == 0 {
+		return nil, errors.New("no workspace root to attach to")
+	}
+	dir := o.Dir
+	if dir == "" {
+		d, err := Dir()
+		if err != nil {
+			return nil, err
+		}
+		dir = d
+	}
+	sock := filepath.Join(dir, fmt.Sprintf("%s-%d.sock", Key(roots[0]), os.Getpid()))
+	os.Remove(sock)
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", sock, err)
+	}
+	if err := os.Chmod(sock, 0o600); err != nil { // the folder is 0700 already
+		ln.Close()
+		return nil, err
+	}
+	l := &Listener{ln: ln, svc: svc, log: o.Log, allowUID: os.Getuid(), conns: map[jsonrpc2.Conn]bool{}}
+	if o.AllowUID != nil {
+		l.allowUID = *o.AllowUID
+	}
+	if l.log == nil {
+		l.log = slog.New(slog.DiscardHandler)
+	}
+	for _, root := range roots {
+		d := Discovery{PID: os.Getpid(), Socket: sock, Root: root, Version: o.Version, UID: os.Getuid()}
+		b, _ := json.Marshal(d)
+		file := filepath.Join(dir, Key(root)+".json")
+		if err := writePrivate(file, b); err != nil {
+			l.Close()
+			return nil, err
+		}
+		l.files = append(l.files, file)
+	}
+	go l.accept()
+	return l, nil
+}
+
+// writePrivate writes b to name with mode 0600 through a temp file and a
+// rename, so a reader never sees half a file.
+func writePrivate(name string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(name), ".discovery-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), name)
+}
+
+func (l *Listener) accept() {
+	for {
+		c, err := l.ln.Accept()
+		if err != nil {
+			return
+		}
+		uc, ok := c.(*net.UnixConn)
+		if !ok {
+			c.Close()
+			continue
+		}
+		uid, err := peerUID(uc)
+		if err != nil || uid != l.allowUID {
+			l.log.Warn("attach connection refused: the peer is another user", "uid", uid, "err", err)
+			c.Write([]byte(`{"jsonrpc":"2.0","method":"whale/refused","params":{"reason":"this whale-ls session belongs to another user"}}` + "\n"))
+			c.Close()
+			continue
+		}
+		l.serve(c)
+	}
+}
+
+func (l *Listener) serve(c net.Conn) {
+	conn := jsonrpc2.NewConn(jsonrpc2.NewNDJSONStream(c))
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		c.Close()
+		return
+	}
+	l.conns[conn] = true
+	l.mu.Unlock()
+	conn.Go(context.Background(), func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+		switch req.Method() {
+		case MethodTools:
+			return map[string]any{"tools": l.svc.Specs()}, nil
+		case MethodCall:
+			var p struct {
+				Name  string          `json:"name"`
+				Input json.RawMessage `json:"input"`
+			}
+			if err := json.Unmarshal(req.Params(), &p); err != nil {
+				return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "whale/call needs {name, input}")
+			}
+			jsonrpc2.Async(ctx) // calls may be long: let others through
+			work, cancel := context.WithCancel(jsonrpc2.DetachContext(ctx))
+			defer cancel()
+			env := l.svc.Dispatch(work, toolbridge.Call{Name: p.Name, Input: p.Input})
+			return json.RawMessage(toolbridge.MarshalEnvelope(env)), nil
+		}
+		if !req.IsCall() {
+			return nil, nil
+		}
+		return nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, "unknown attach method "+req.Method())
+	})
+	go func() {
+		<-conn.Done()
+		l.mu.Lock()
+		delete(l.conns, conn)
+		l.mu.Unlock()
+	}()
+}
+
+// ToolsChanged tells every attached client that the catalog grew.
+func (l *Listener) ToolsChanged() {
+	l.mu.Lock()
+	conns := make([]jsonrpc2.Conn, 0, len(l.conns))
+	for c := range l.conns {
+		conns = append(conns, c)
+	}
+	l.mu.Unlock()
+	for _, c := range conns {
+		_ = c.Notify(context.Background(), MethodToolsChanged, map[string]any{})
+	}
+}
+
+// Close stops listening, closes attached connections and removes the
+// socket and discovery files.
+func (l *Listener) Close() error {
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return nil
+	}
+	l.closed = true
+	conns := l.conns
+	l.conns = nil
+	l.mu.Unlock()
+	err := l.ln.Close()
+	for c := range conns {
+		go c.Close()
+	}
+	for _, f := range l.files {
+		// Remove a discovery file only while it still names this process.
+		if b, rerr := os.ReadFile(f); rerr == nil {
+			var d Discovery
+			if json.Unmarshal(b, &d) == nil && d.PID == os.Getpid() {
+				os.Remove(f)
+			}
+		}
+	}
+	return err
+}
+
+// Client is an attached connection to a running server.
+type Client struct {
+	conn      jsonrpc2.Conn
+	Discovery Discovery
+	changed   chan struct{}
+}
+
+// Dial finds the running server of root (or of the nearest parent folder
+// that has one) and connects. It returns an error when none is running.
+func Dial(ctx context.Context, root string, dir string) (*Client, error) {
+	if dir == "" {
+		d, err := Dir()
+		if err != nil {
+			return nil, err
+		}
+		dir = d
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = r
+	}
+	for p := abs; ; p = filepath.Dir(p) {
+		if c, err := dialDiscovery(ctx, filepath.Join(dir, Key(p)+".json")); err == nil {
+			return c, nil
+		}
+		if filepath.Dir(p) == p {
+			break
+		}
+	}
+	return nil, fmt.Errorf("no whale-ls language server is running for %s", abs)
+}
+
+func dialDiscovery(ctx context.Context, file string) (*Client, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var d Discovery
+	if err := json.Unmarshal(b, &d); err != nil {
+		return nil, err
+	}
+	var dialer net.Dialer
+	dctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	nc, err := dialer.DialContext(dctx, "unix", d.Socket)
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{Discovery: d, changed: make(chan struct{}, 1)}
+	c.conn = jsonrpc2.NewConn(jsonrpc2.NewNDJSONStream(nc))
+	c.conn.Go(context.Background(), func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+		if req.Method() == MethodToolsChanged {
+			select {
+			case c.changed <- struct{}{}:
+			default:
+			}
+		}
+		if req.IsCall() {
+			return nil, jsonrpc2.ErrMethodNotFound
+		}
+		return nil, nil
+	})
+	// A refused peer gets a notification and a closed socket: check now.
+	if _, err := c.Tools(dctx); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// Tools lists the server's catalog.
+func (c *Client) Tools(ctx context.Context) ([]toolbridge.Spec, error) {
+	var res struct {
+		Tools []toolbridge.Spec `json:"tools"`
+	}
+	if _, err := c.conn.Call(ctx, MethodTools, map[string]any{}, &res); err != nil {
+		return nil, err
+	}
+	return res.Tools, nil
+}
+
+// Call runs a tool in the server's session.
+func (c *Client) Call(ctx context.Context, name string, input json.RawMessage) (toolbridge.Envelope, error) {
+	var env toolbridge.Envelope
+	if len(input) == 0 {
+		input = json.RawMessage("{}")
+	}
+	_, err := c.conn.Call(ctx, MethodCall, map[string]any{"name": name, "input": input}, &env)
+	return env, err
+}
+
+// Changed is signalled when the server's catalog grew.
+func (c *Client) Changed() <-chan struct{} { return c.changed }
+
+// Done is closed when the connection ends.
+func (c *Client) Done() <-chan struct{} { return c.conn.Done() }
+
+// Close ends the connection.
+func (c *Client) Close() error { return c.conn.Close() }

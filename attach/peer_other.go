@@ -1,0 +1,13 @@
+//go:build !linux
+
+package attach
+
+import (
+	"errors"
+	"net"
+)
+
+// peerUID is unavailable here: every peer is refused.
+func peerUID(c *net.UnixConn) (int, error) {
+	return -1, errors.New("peer credentials are not available on this system")
+}

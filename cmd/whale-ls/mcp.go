@@ -1,0 +1,154 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/whale-ls/whale-ls/attach"
+	"github.com/whale-ls/whale-ls/mcpfront"
+	"github.com/whale-ls/whale-ls/toolbridge"
+)
+
+// mcpCommand runs whale's catalog as an MCP server on stdio: attached to the
+// running language server of the workspace when there is one, standalone
+// otherwise.
+func mcpCommand(args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	root := fs.String("root", "", "workspace folder (default: the current folder)")
+	config := fs.String("config", "", "settings file for standalone mode: the same JSON object as initializationOptions")
+	approve := fs.String("approve", "deny", `standalone mode's answer to "ask" decisions: allow or deny`)
+	standalone := fs.Bool("standalone", false, "never attach to a running language server")
+	if err := fs.Parse(flagsFirst(fs, args)); err != nil {
+		return exitUsage
+	}
+	if *approve != "allow" && *approve != "deny" {
+		fmt.Fprintf(stderr, "whale-ls mcp: --approve must be allow or deny, not %q\n", *approve)
+		return exitUsage
+	}
+	if *root == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			fmt.Fprintln(stderr, "whale-ls mcp:", err)
+			return exitUsage
+		}
+		*root = wd
+	}
+	log := newLogger(stderr)
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+
+	b := &mcpBackend{open: func() (*session, error) { return newSession(*root, *config, *approve, log) }}
+	defer b.close()
+	instructions := "whale-ls runs in standalone mode: no whale-ls language server is running for " + *root +
+		", so edits are written to disk, shell tasks are not shown in an editor, and approvals are answered by the --approve rule (" + *approve + ")."
+	if !*standalone {
+		if c, err := attach.Dial(ctx, *root, ""); err == nil {
+			b.attached = c
+			instructions = fmt.Sprintf("whale-ls is attached to the language server of %s (pid %d): edits land in the editor's buffers, shell tasks show as editor terminals, and approvals are asked in the editor.", c.Discovery.Root, c.Discovery.PID)
+			log.Info("attached", "root", c.Discovery.Root, "pid", c.Discovery.PID)
+		}
+	}
+	srv, err := mcpfront.New(ctx, b, versionString(), instructions, log)
+	if err != nil {
+		fmt.Fprintln(stderr, "whale-ls mcp:", err)
+		return exitFailure
+	}
+	if b.attached != nil {
+		go func() {
+			for {
+				select {
+				case <-b.attached.Changed():
+					if err := srv.Refresh(ctx); err != nil {
+						log.Warn("refresh tools", "err", err)
+					}
+				case <-b.attached.Done():
+					return
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	if err := srv.Run(ctx, &mcp.StdioTransport{}); err != nil && ctx.Err() == nil {
+		log.Info("mcp session ended", "err", err)
+	}
+	return exitOK
+}
+
+// mcpBackend sends calls to the attached server while it is there, and to a
+// standalone session of this process otherwise (opened on first need).
+type mcpBackend struct {
+	attached *attach.Client
+	open     func() (*session, error)
+
+	mu    sync.Mutex
+	local *session
+}
+
+func (b *mcpBackend) standalone() (mcpfront.Local, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.local == nil {
+		s, err := b.open()
+		if err != nil {
+			return mcpfront.Local{}, err
+		}
+		b.local = s
+	}
+	return mcpfront.Local{Registry: b.local.registry}, nil
+}
+
+func (b *mcpBackend) live() bool {
+	if b.attached == nil {
+		return false
+	}
+	select {
+	case <-b.attached.Done():
+		return false
+	default:
+		return true
+	}
+}
+
+func (b *mcpBackend) Tools(ctx context.Context) ([]toolbridge.Spec, error) {
+	if b.live() {
+		return b.attached.Tools(ctx)
+	}
+	l, err := b.standalone()
+	if err != nil {
+		return nil, err
+	}
+	return l.Tools(ctx)
+}
+
+func (b *mcpBackend) Call(ctx context.Context, name string, input json.RawMessage) (toolbridge.Envelope, error) {
+	if b.live() {
+		return b.attached.Call(ctx, name, input)
+	}
+	l, err := b.standalone()
+	if err != nil {
+		return toolbridge.Envelope{}, err
+	}
+	return l.Call(ctx, name, input)
+}
+
+func (b *mcpBackend) close() {
+	if b.attached != nil {
+		b.attached.Close()
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.local != nil {
+		b.local.close()
+	}
+}
