@@ -257,9 +257,12 @@ func internLines(a, b []string) (ia, ib []int32, ids int) {
 }
 
 // diffLines aligns two lists of lines and returns the replaced blocks.
+// Small inputs get a minimal alignment; large ones are walked line by line
+// and only the regions between two agreeing runs are aligned exactly, which
+// keeps a few scattered changes in a million lines cheap.
 func diffLines(a, b []string) []hunk {
-	// Skip the common prefix and suffix before interning: on a large file
-	// with one small change this is nearly all of the work.
+	// Skip the common prefix and suffix first: on a large file with one
+	// small change this is nearly all of the work.
 	n, m := len(a), len(b)
 	p := 0
 	for p < n && p < m && a[p] == b[p] {
@@ -269,13 +272,113 @@ func diffLines(a, b []string) []hunk {
 	for s < n-p && s < m-p && a[n-1-s] == b[m-1-s] {
 		s++
 	}
-	ia, ib, ids := internLines(a[p:n-s], b[p:m-s])
-	hs := diffIDs(ia, ib, ids)
+	var hs []hunk
+	if (n-s-p)+(m-s-p) > anchorThreshold {
+		hs = diffWalk(a[p:n-s], b[p:m-s])
+	} else {
+		hs = diffExact(a[p:n-s], b[p:m-s])
+	}
+	return shiftHunks(hs, p, p)
+}
+
+// diffExact aligns a and b with unique-line anchors (for large inputs) and
+// Myers' algorithm between them.
+func diffExact(a, b []string) []hunk {
+	ia, ib, ids := internLines(a, b)
+	return diffIDs(ia, ib, ids)
+}
+
+func shiftHunks(hs []hunk, da, db int) []hunk {
 	for i := range hs {
-		hs[i].A0 += p
-		hs[i].A1 += p
-		hs[i].B0 += p
-		hs[i].B1 += p
+		hs[i].A0 += da
+		hs[i].A1 += da
+		hs[i].B0 += db
+		hs[i].B1 += db
 	}
 	return hs
+}
+
+// resyncRun is the number of equal lines in a row that count as the two
+// texts agreeing again after a difference.
+const resyncRun = 3
+
+// diffWalk walks both texts while they agree; at each difference it looks
+// ahead in growing windows for the nearest place where resyncRun lines agree
+// again and aligns only the region in between exactly. When no such place
+// is near, the rest goes to diffExact.
+func diffWalk(a, b []string) []hunk {
+	var out []hunk
+	add := func(hs []hunk) {
+		for _, h := range hs {
+			if k := len(out) - 1; k >= 0 && out[k].A1 == h.A0 && out[k].B1 == h.B0 {
+				out[k].A1, out[k].B1 = h.A1, h.B1
+				continue
+			}
+			out = append(out, h)
+		}
+	}
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if a[i] == b[j] {
+			i++
+			j++
+			continue
+		}
+		ri, rj, ok := resync(a, b, i, j)
+		if !ok {
+			add(shiftHunks(diffExact(a[i:], b[j:]), i, j))
+			return out
+		}
+		add(shiftHunks(diffExact(a[i:ri], b[j:rj]), i, j))
+		i, j = ri, rj
+	}
+	if i < len(a) || j < len(b) {
+		add([]hunk{{i, len(a), j, len(b)}})
+	}
+	return out
+}
+
+// resync finds the nearest (ri, rj) after (i, j) where a and b agree for
+// resyncRun lines (or to the end of both), searching windows of growing
+// size; ok is false when none is found within the largest window.
+func resync(a, b []string, i, j int) (ri, rj int, ok bool) {
+	agrees := func(x, y int) bool {
+		for k := 0; k < resyncRun; k++ {
+			if x+k == len(a) && y+k == len(b) {
+				return true
+			}
+			if x+k >= len(a) || y+k >= len(b) || a[x+k] != b[y+k] {
+				return false
+			}
+		}
+		return true
+	}
+	for w := 32; w <= 8192; w *= 4 {
+		firstInB := make(map[string]int, w)
+		for y := j; y < len(b) && y < j+w; y++ {
+			if _, seen := firstInB[b[y]]; !seen {
+				firstInB[b[y]] = y
+			}
+		}
+		best := -1
+		for x := i; x < len(a) && x < i+w; x++ {
+			if best >= 0 && x-i >= best {
+				break
+			}
+			y, found := firstInB[a[x]]
+			if !found || !agrees(x, y) {
+				continue
+			}
+			if d := (x - i) + (y - j); best < 0 || d < best {
+				best, ri, rj = d, x, y
+			}
+		}
+		if best >= 0 {
+			return ri, rj, true
+		}
+		if i+w >= len(a) && j+w >= len(b) {
+			break
+		}
+	}
+	return 0, 0, false
 }

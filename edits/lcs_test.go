@@ -94,3 +94,31 @@ func itoa(i int) string {
 		}
 	}
 }
+
+func TestDiffLinesLargeRepetitive(t *testing.T) {
+	// Many repeated lines make resync points ambiguous; the alignment must
+	// still be valid and close to minimal.
+	rng := rand.New(rand.NewPCG(3, 4))
+	for round := 0; round < 5; round++ {
+		a := make([]string, 6000)
+		for i := range a {
+			a[i] = []string{"{", "}", "x++", "return", ""}[rng.IntN(5)]
+		}
+		b := append([]string(nil), a...)
+		for k := 0; k < 20; k++ {
+			i := rng.IntN(len(b))
+			switch rng.IntN(3) {
+			case 0:
+				b[i] = "changed"
+			case 1:
+				b = append(b[:i], b[i+1:]...)
+			default:
+				b = append(b[:i], append([]string{"new"}, b[i:]...)...)
+			}
+		}
+		kept := checkHunks(t, a, b, diffLines(a, b))
+		if kept < len(a)-40 {
+			t.Errorf("round %d: kept %d of %d lines after 20 small changes", round, kept, len(a))
+		}
+	}
+}
