@@ -5,7 +5,11 @@ FUZZTIME  ?= 10s
 # Fuzz targets as package:Target; each runs for FUZZTIME.
 FUZZ_TARGETS := \
 	./toolbridge:FuzzPrepareInput \
-	./lsp:FuzzFrameStream
+	./lsp:FuzzFrameStream \
+	./edits:FuzzRoundTrip \
+	./edits:FuzzEditSpan \
+	./edits:FuzzMinimalEdits \
+	./edits:FuzzParsePatch
 
 .PHONY: test fmt-check vet race fuzz build bench-rpc
 
