@@ -15,6 +15,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/whale-ls/whale-ls/edits"
 	"github.com/whale-ls/whale-ls/workspace"
 )
 
@@ -119,18 +120,25 @@ func readFromDisk(ctx context.Context, d *Deps, t workspace.Target, shown string
 	if enc == "" {
 		return Result{}, binary()
 	}
+	if enc == encUTF8 {
+		if d.Reads != nil {
+			d.Reads.Record(t.Abs, b)
+		}
+		page.encoding = enc
+		return page.fromBytes(shown, b) // invalid bytes show as U+FFFD
+	}
+	decoded, err := edits.Decode(b)
+	if err != nil {
+		return Result{}, Fail(CodeBinaryFile, "%s is not text in UTF-8, UTF-16 or GB18030; inspect it with shell_run (e.g. `file` or `xxd | head`)", shown)
+	}
 	if d.Reads != nil {
 		d.Reads.Record(t.Abs, b)
 	}
-	page.encoding = enc
-	if enc == encUTF8 {
-		return page.fromBytes(shown, b)
+	page.encoding = string(decoded.Format.Encoding)
+	if decoded.Format.BOM && decoded.Format.Encoding == edits.UTF8 {
+		page.encoding = encUTF8BOM
 	}
-	text, ok := decodeWhole(b, enc)
-	if !ok {
-		return Result{}, Fail(CodeBinaryFile, "%s is not text in UTF-8, UTF-16 or GB18030; inspect it with shell_run (e.g. `file` or `xxd | head`)", shown)
-	}
-	return page.fromString(shown, text)
+	return page.fromString(shown, decoded.Text)
 }
 
 // readBufs recycles the buffers whole-file reads go through.

@@ -2,14 +2,11 @@ package toolbridge
 
 import (
 	"bytes"
-	"encoding/binary"
-	"unicode/utf16"
 	"unicode/utf8"
-
-	"golang.org/x/text/encoding/simplifiedchinese"
 )
 
-// Text encodings read_file recognises.
+// Encodings sniffEncoding tells apart; the edits package decodes all but
+// plain UTF-8, which read_file streams itself.
 const (
 	encUTF8    = "utf-8"
 	encUTF8BOM = "utf-8-bom"
@@ -41,35 +38,4 @@ func sniffEncoding(head []byte) string {
 		return encUTF8
 	}
 	return encGB18030
-}
-
-// decodeWhole decodes a whole file in a non-UTF-8 encoding. ok is false when
-// the bytes are not valid in that encoding, which makes the file binary.
-func decodeWhole(b []byte, enc string) (string, bool) {
-	switch enc {
-	case encUTF8BOM:
-		b = b[3:]
-		return string(b), utf8.Valid(b)
-	case encUTF16LE, encUTF16BE:
-		b = b[2:]
-		if len(b)%2 != 0 {
-			return "", false
-		}
-		order := binary.ByteOrder(binary.LittleEndian)
-		if enc == encUTF16BE {
-			order = binary.BigEndian
-		}
-		units := make([]uint16, len(b)/2)
-		for i := range units {
-			units[i] = order.Uint16(b[2*i:])
-		}
-		return string(utf16.Decode(units)), true
-	case encGB18030:
-		out, err := simplifiedchinese.GB18030.NewDecoder().Bytes(b)
-		if err != nil || bytes.ContainsRune(out, utf8.RuneError) || bytes.IndexByte(out, 0) >= 0 {
-			return "", false
-		}
-		return string(out), true
-	}
-	return string(b), utf8.Valid(b)
 }
