@@ -72,6 +72,7 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	}
 	deps := &toolbridge.Deps{Workspace: ws, Editor: &editorBridge{s: s}, Prompter: prompter{s}, Notifier: notifier{s}, Reads: &toolbridge.ReadLedger{}, Log: s.log}
 	deps.Terminals = terminal.NewTable(terminal.Options{Sink: terminalSink{s}, Supervisor: s.opts.Supervisor})
+	deps.ExecGate = deps.NewExecGate()
 	settings, unknown, err := toolbridge.ParseSettings(p.InitializationOptions)
 	if err != nil {
 		s.log.Warn("initializationOptions not applied", "err", err)
@@ -96,6 +97,7 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	s.mu.Lock()
 	s.deps, s.registry, s.caps, s.enc, s.state = deps, registry, caps, enc, stateRunning
 	s.mu.Unlock()
+	s.watchTools(registry, raw) // tools activated later (tools_changed.go)
 	// Let MCP front ends of the same user reach this session.
 	if ln, err := attach.Listen(roots, registry, attach.ListenOptions{Version: s.opts.Version, Log: s.log}); err != nil {
 		s.log.Warn("MCP front ends cannot attach to this session", "err", err)
@@ -120,8 +122,9 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 			},
 			"executeCommandProvider": map[string]any{"commands": commands, "workDoneProgress": true},
 			"experimental": map[string]any{"whale": map[string]any{
-				"version": s.opts.Version,
-				"tools":   len(commands),
+				"version":      s.opts.Version,
+				"tools":        len(commands),
+				"execBoundary": deps.ExecGate.State(),
 			}},
 		},
 		"serverInfo": map[string]any{"name": "whale-ls", "version": s.opts.Version},

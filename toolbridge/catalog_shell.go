@@ -106,7 +106,7 @@ func shellRunTool(d *Deps) Tool {
 		if mode == "" {
 			mode = terminal.ModeAuto
 		}
-		task, err := table.Start(terminal.StartOptions{Command: command, Dir: dir, Mode: mode, Env: env, Cols: in.Cols, Rows: in.Rows})
+		task, err := table.Start(terminal.StartOptions{Command: command, Dir: dir, Mode: mode, Env: env, Cols: in.Cols, Rows: in.Rows, Gate: d.shellGate()})
 		if err != nil {
 			return Result{}, startFailure(table, err)
 		}
@@ -305,7 +305,7 @@ func startFailure(table *terminal.Table, err error) error {
 	case errors.Is(err, terminal.ErrClosed):
 		return Fail(CodeNotConfigured, "the server is shutting down and starts no more commands; try again after it restarts")
 	}
-	return err
+	return Fail(CodeNotConfigured, "the command could not be started (%v); check that the shell.program setting names a shell that accepts -c, or ask the user", err)
 }
 
 // findTask looks a task up, or fails with task_not_found naming the tasks
@@ -343,6 +343,7 @@ func findTask(table *terminal.Table, id string) (*terminal.Task, error) {
 func shellResult(table *terminal.Table, task *terminal.Task, readOnly *bool, head string) Result {
 	st := task.Status()
 	diag := task.Diagnose()
+	head, diag = gateReport(task, head, diag)
 	out := task.ReadOutput()
 	data := shellData{TaskID: st.ID, Status: st.State, Signal: st.Signal, Canceled: st.Canceled, PTY: st.PTY, ElapsedMs: st.ElapsedMs, Diagnosis: &diag, ReadOnly: readOnly}
 	transport := "pipe"

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"sync/atomic"
 
+	"github.com/whale-ls/whale-ls/execboundary"
 	"github.com/whale-ls/whale-ls/terminal"
 	"github.com/whale-ls/whale-ls/workspace"
 )
@@ -23,6 +24,9 @@ type Deps struct {
 	Log      *slog.Logger
 	// Terminals runs the shell tools' tasks; nil turns the shell tools off.
 	Terminals *terminal.Table
+	// ExecGate checks every program shell tasks execute; nil runs them
+	// without the exec boundary.
+	ExecGate *execboundary.Gate
 
 	settings atomic.Pointer[Settings]
 }
@@ -41,6 +45,11 @@ func (d *Deps) SetSettings(s Settings) (missing []string) {
 	d.settings.Store(&s)
 	if d.Terminals != nil {
 		d.Terminals.SetSettings(s.TerminalSettings())
+	}
+	if d.ExecGate != nil {
+		if err := d.ExecGate.Configure(s.ExecBoundary.Mode, s.ExecBoundary.Rules, s.ExecBoundary.ApprovalTimeoutMs); err != nil {
+			d.logger().Warn("execBoundary settings not fully applied", "err", err)
+		}
 	}
 	if d.Workspace == nil {
 		return nil

@@ -67,6 +67,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		// Hidden: the per-task supervisor the server runs in front of each
 		// shell, so task trees die with the server.
 		return terminal.Supervise(args)
+	case execGateCommand:
+		// Hidden: installs the exec boundary in front of a task's shell.
+		return execGate(args)
 	case "version":
 		fmt.Fprintln(stdout, "whale-ls", versionString())
 		return exitOK
@@ -180,6 +183,7 @@ func newSession(root, config, approve string, log *slog.Logger) (*session, error
 	deps := &toolbridge.Deps{Workspace: ws, Reads: &toolbridge.ReadLedger{}, Log: log, Prompter: cliPrompter{approve}}
 	// Tasks of a one-shot run end with the process; results say so.
 	deps.Terminals = terminal.NewTable(terminal.Options{Ephemeral: true, Supervisor: supervisorArgv()})
+	deps.ExecGate = deps.NewExecGate()
 	if config != "" {
 		raw, err := os.ReadFile(config)
 		if err != nil {
@@ -209,6 +213,7 @@ func newSession(root, config, approve string, log *slog.Logger) (*session, error
 }
 
 func (s *session) close() {
+	s.deps.Close() // MCP servers the catalog started
 	s.deps.Terminals.Close()
 	s.deps.Workspace.Close()
 }
@@ -260,6 +265,9 @@ func call(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout)
 	} else {
 		text := env.Text
+		if line := gateStateLine(sess.deps, rest[0]); line != "" {
+			text += "\n" + line
+		}
 		if !env.OK {
 			text = fmt.Sprintf("%s: %s", env.Code, text)
 		}

@@ -1,0 +1,22 @@
+package main
+
+import (
+	"github.com/whale-ls/whale-ls/execboundary"
+	"github.com/whale-ls/whale-ls/toolbridge"
+)
+
+// execGateCommand is the hidden subcommand the server runs in front of each
+// shell task: it installs the exec filter and hands its listener over.
+const execGateCommand = execboundary.HelperCommand
+
+// execGate is the body of the exec-gate subcommand.
+func execGate(args []string) int { return execboundary.RunHelper(args) }
+
+// gateStateLine is the line `whale-ls call` adds to a shell tool's text: the
+// exec boundary's state in this run.
+func gateStateLine(d *toolbridge.Deps, tool string) string {
+	if d.ExecGate == nil || (tool != "shell_run" && tool != "shell_wait") {
+		return ""
+	}
+	return "[" + d.ExecGate.State().Text() + "]"
+}

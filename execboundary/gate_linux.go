@@ -1,0 +1,571 @@
+//go:build linux
+
+package execboundary
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// probeGate runs the helper once with --probe to learn whether the filter
+// can be installed here.
+func probeGate(helper []string) error {
+	if len(execCalls) == 0 {
+		return errors.New("the exec gate does not know this architecture's syscalls")
+	}
+	if len(helper) == 0 {
+		return errors.New("cannot find the whale-ls executable to run the exec gate")
+	}
+	out, err := exec.Command(helper[0], append(append([]string(nil), helper[1:]...), "--probe")...).Output()
+	if err != nil {
+		if reason := strings.TrimSpace(string(out)); reason != "" {
+			return errors.New(reason)
+		}
+		return fmt.Errorf("the exec gate helper failed: %w", err)
+	}
+	return nil
+}
+
+// handshakeTimeout bounds the wait for the helper's listener.
+const handshakeTimeout = 15 * time.Second
+
+// Start starts cmd behind the gate: it runs the helper in front of cmd's
+// program, receives the listener, and answers every exec of the task's
+// process tree until the last process of the tree is gone. Where the helper
+// cannot install the filter, mode enforce returns an error (nothing runs)
+// and best-effort runs the command unchecked, noting so in the task's
+// output. Mode off starts cmd directly.
+func (g *Gate) Start(cmd *exec.Cmd, task Task) (stop func(), err error) {
+	mode := g.Mode()
+	if mode == ModeOff {
+		return nil, cmd.Start()
+	}
+	unchecked := func(reason string) (func(), error) {
+		if mode == ModeBestEffort {
+			hint := UncheckedHint(reason)
+			task.Note("whale: " + hint)
+			notify(task, Event{Kind: "unchecked", Text: hint})
+			return nil, nil
+		}
+		return nil, errors.New(refusal(reason))
+	}
+	if len(g.helper) == 0 || len(execCalls) == 0 {
+		reason := "cannot find the whale-ls executable to run the exec gate"
+		if len(execCalls) == 0 {
+			reason = "the exec gate does not know this architecture's syscalls"
+		}
+		if _, err := unchecked(reason); err != nil {
+			return nil, err
+		}
+		return nil, cmd.Start()
+	}
+	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("make the exec gate's socket pair: %w", err)
+	}
+	childEnd := os.NewFile(uintptr(pair[1]), "exec-gate")
+	parentFile := os.NewFile(uintptr(pair[0]), "exec-gate")
+	conn, err := net.FileConn(parentFile)
+	parentFile.Close()
+	if err != nil {
+		childEnd.Close()
+		return nil, fmt.Errorf("open the exec gate's socket: %w", err)
+	}
+	defer conn.Close()
+	uc := conn.(*net.UnixConn)
+
+	origPath, origArgs := cmd.Path, cmd.Args
+	fd := 3 + len(cmd.ExtraFiles)
+	cmd.ExtraFiles = append(cmd.ExtraFiles, childEnd)
+	args := append(append([]string(nil), g.helper...), "--fd", strconv.Itoa(fd), "--", origPath)
+	cmd.Path = g.helper[0]
+	cmd.Args = append(args, origArgs...)
+	err = cmd.Start()
+	childEnd.Close()
+	if err != nil {
+		return nil, err
+	}
+	abort := func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	}
+	_ = uc.SetDeadline(time.Now().Add(handshakeTimeout))
+	buf := make([]byte, 4096)
+	oob := make([]byte, unix.CmsgSpace(4))
+	n, oobn, _, _, err := uc.ReadMsgUnix(buf, oob)
+	if err != nil || n == 0 {
+		abort()
+		return nil, fmt.Errorf("the exec gate helper did not report (%v); check that the whale-ls executable still exists, then retry", err)
+	}
+	msg := string(buf[:n])
+	if reason, failed := strings.CutPrefix(msg, msgFailed+" "); failed {
+		g.setProbe(errors.New(reason))
+		if mode == ModeBestEffort {
+			if _, _, err := uc.WriteMsgUnix([]byte(msgRun), nil, nil); err != nil {
+				abort()
+				return nil, fmt.Errorf("start the command unchecked: %w", err)
+			}
+			return unchecked(reason)
+		}
+		_, _, _ = uc.WriteMsgUnix([]byte(msgStop), nil, nil)
+		abort()
+		return unchecked(reason)
+	}
+	listener := -1
+	if msgs, err := unix.ParseSocketControlMessage(oob[:oobn]); err == nil && len(msgs) == 1 {
+		if fds, err := unix.ParseUnixRights(&msgs[0]); err == nil && len(fds) == 1 {
+			listener = fds[0]
+		}
+	}
+	if msg != msgListener || listener < 0 {
+		abort()
+		return nil, errors.New("the exec gate helper sent no listener; this is a bug in whale-ls, report it")
+	}
+	unix.CloseOnExec(listener)
+	tg := &taskGate{g: g, task: task, command: commandOf(origArgs), session: cmd.Process.Pid, cache: map[string]cached{}, listener: listener}
+	go tg.loop()
+	if _, _, err := uc.WriteMsgUnix([]byte(msgGo), nil, nil); err != nil {
+		abort()
+		return nil, fmt.Errorf("start the gated command: %w", err)
+	}
+	return tg.stop, nil
+}
+
+func (g *Gate) setProbe(err error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.probed, g.probe = true, err
+}
+
+// seccompData is struct seccomp_data.
+type seccompData struct {
+	nr   int32
+	arch uint32
+	ip   uint64
+	args [6]uint64
+}
+
+// seccompNotif is struct seccomp_notif.
+type seccompNotif struct {
+	id    uint64
+	pid   uint32
+	flags uint32
+	data  seccompData
+}
+
+// seccompResp is struct seccomp_notif_resp.
+type seccompResp struct {
+	id    uint64
+	val   int64
+	error int32
+	flags uint32
+}
+
+// cached is a decision remembered for the task.
+type cached struct {
+	allow   bool
+	verdict Verdict
+	final   [2]uint64
+}
+
+// taskGate answers the execs of one task.
+type taskGate struct {
+	g        *Gate
+	task     Task
+	command  string
+	session  int // the task's session id (the helper's pid)
+	listener int
+
+	mu    sync.Mutex
+	cache map[string]cached
+	done  bool
+	// gens counts the execs seen per thread group, so that a check after
+	// one exec ignores images loaded by later (separately checked) ones.
+	gens map[int]uint64
+}
+
+// bump records a new exec of tgid and returns its generation.
+func (tg *taskGate) bump(tgid int) uint64 {
+	tg.mu.Lock()
+	defer tg.mu.Unlock()
+	if tg.gens == nil || len(tg.gens) > 4096 {
+		tg.gens = map[int]uint64{}
+	}
+	tg.gens[tgid]++
+	return tg.gens[tgid]
+}
+
+func (tg *taskGate) gen(tgid int) uint64 {
+	tg.mu.Lock()
+	defer tg.mu.Unlock()
+	return tg.gens[tgid]
+}
+
+// stop is called when the task's first process exited. The listener stays
+// open while processes of the task remain (background jobs): the loop ends
+// when the kernel reports that no process uses the filter any more.
+func (tg *taskGate) stop() {
+	tg.mu.Lock()
+	tg.done = true
+	tg.mu.Unlock()
+}
+
+func (tg *taskGate) loop() {
+	defer unix.Close(tg.listener)
+	for {
+		pfd := []unix.PollFd{{Fd: int32(tg.listener), Events: unix.POLLIN}}
+		_, err := unix.Poll(pfd, -1)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return
+		}
+		if pfd[0].Revents&unix.POLLIN == 0 && pfd[0].Revents&(unix.POLLHUP|unix.POLLERR|unix.POLLNVAL) != 0 {
+			return
+		}
+		var req seccompNotif
+		if err := ioctl(tg.listener, unix.SECCOMP_IOCTL_NOTIF_RECV, unsafe.Pointer(&req)); err != nil {
+			if err == unix.EINTR || err == unix.ENOENT {
+				continue
+			}
+			return
+		}
+		tg.handle(req)
+	}
+}
+
+func ioctl(fd int, req uint, arg unsafe.Pointer) error {
+	_, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), uintptr(req), uintptr(arg))
+	if errno != 0 {
+		return errno
+	}
+	return nil
+}
+
+// valid reports whether the notification still stands for a waiting
+// thread (the pid was not reused).
+func (tg *taskGate) valid(id uint64) bool {
+	return ioctl(tg.listener, unix.SECCOMP_IOCTL_NOTIF_ID_VALID, unsafe.Pointer(&id)) == nil
+}
+
+func (tg *taskGate) respond(id uint64, errno unix.Errno) {
+	resp := seccompResp{id: id}
+	if errno == 0 {
+		resp.flags = unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE
+	} else {
+		resp.error = -int32(errno)
+	}
+	_ = ioctl(tg.listener, unix.SECCOMP_IOCTL_NOTIF_SEND, unsafe.Pointer(&resp))
+}
+
+// handle decides one notification. Policy decisions are answered at once;
+// "ask" is answered from its own goroutine so that other processes of the
+// task go on meanwhile.
+func (tg *taskGate) handle(req seccompNotif) {
+	call, ok := lookupCall(req.data.arch, uint32(req.data.nr))
+	if !ok {
+		tg.respond(req.id, unix.EPERM)
+		return
+	}
+	st := readStatus(int(req.pid))
+	if st.tgid == 0 {
+		st.tgid = int(req.pid)
+	}
+	tg.bump(st.tgid)
+	ex, err := readExec(int(req.pid), call, req.data.args)
+	if ex != nil {
+		ex.st = st
+	}
+	if !tg.valid(req.id) {
+		ex.close()
+		return
+	}
+	if err != nil {
+		ex.close()
+		tg.deny(req.id, ex, Verdict{Decision: Deny, Reason: "its arguments could not be read: " + err.Error()}, ByPolicy)
+		return
+	}
+	if ex.passthrough {
+		ex.close()
+		tg.allow(req.id, ex, [2]uint64{})
+		return
+	}
+	key := ex.cacheKey()
+	if key != "" {
+		tg.mu.Lock()
+		c, hit := tg.cache[key]
+		tg.mu.Unlock()
+		if hit {
+			ex.close()
+			if c.allow {
+				tg.allow(req.id, ex, c.final)
+			} else {
+				tg.deny(req.id, ex, c.verdict, "")
+			}
+			return
+		}
+	}
+	pol := tg.g.Policy()
+	v, final := judge(pol, ex.prog, ex.file, ex.argv, ex.cwd, 0)
+	ex.close()
+	ex.final = final
+	switch v.Decision {
+	case Allow:
+		tg.remember(key, cached{allow: true, verdict: v, final: final})
+		tg.audit(ex, v, "allow", ByPolicy)
+		tg.allow(req.id, ex, final)
+	case Deny:
+		tg.remember(key, cached{verdict: v})
+		tg.audit(ex, v, "deny", ByPolicy)
+		tg.deny(req.id, ex, v, ByPolicy)
+	default:
+		go func() {
+			a := Approval{TaskID: tg.task.ID(), Command: tg.command, Program: ex.prog.Path, Argv: ex.argv, Cwd: ex.cwd, Rule: v.RuleText()}
+			ok, by := tg.g.ask(tg.task, a, ex.prog.Path+"\x00"+v.RuleText())
+			if ex.prog.Anonymous() {
+				key = ""
+			}
+			if ok {
+				tg.remember(key, cached{allow: true, verdict: v, final: final})
+				tg.audit(ex, v, "allow", by)
+				if tg.valid(req.id) {
+					tg.allow(req.id, ex, final)
+				}
+				return
+			}
+			tg.remember(key, cached{verdict: v})
+			tg.audit(ex, v, "deny", by)
+			if tg.valid(req.id) {
+				tg.deny(req.id, ex, v, by)
+			}
+		}()
+	}
+}
+
+func (tg *taskGate) remember(key string, c cached) {
+	if key == "" {
+		return
+	}
+	tg.mu.Lock()
+	defer tg.mu.Unlock()
+	if len(tg.cache) > 4096 {
+		clear(tg.cache)
+	}
+	tg.cache[key] = c
+}
+
+func (tg *taskGate) audit(ex *execRequest, v Verdict, decision, by string) {
+	if err := tg.g.audit.Write(AuditEntry{Task: tg.task.ID(), Program: ex.prog.Path, Argv: ex.argv, Cwd: ex.cwd, Decision: decision, Rule: v.RuleText(), DecidedBy: by}); err != nil {
+		tg.g.log.Warn("exec decisions are not audited", "err", err)
+	}
+}
+
+// deny answers EPERM and leaves a line in the task's output. by is empty
+// for a repeated (cached) denial.
+func (tg *taskGate) deny(id uint64, ex *execRequest, v Verdict, by string) {
+	prog := ex.prog.Path
+	if prog == "" {
+		prog = ex.given
+	}
+	// The note goes first, so that it is in the output when the process
+	// reacts to the failure.
+	line := denialLine(prog, v, by)
+	tg.task.Note(line)
+	notify(tg.task, Event{Kind: "denied", Program: prog, Rule: v.RuleText(), Text: line})
+	tg.respond(id, unix.EPERM)
+}
+
+// allow answers "continue" and checks the image the exec loaded. When the
+// process can race the kernel's second read of the path (several threads,
+// a shared address space, a tracer) it is stopped before the new image runs
+// a single instruction and resumed only if the image is the one decided.
+// Otherwise the check runs just after the exec.
+func (tg *taskGate) allow(id uint64, ex *execRequest, final [2]uint64) {
+	st := ex.st
+	tgid := st.tgid
+	prev, _ := identityOf(fmt.Sprintf("/proc/%d/exe", tgid))
+	racy := st.threads > 1 || st.tracer != 0 || sharesMemory(ex.tid, st.ppid)
+	if !racy {
+		tg.respond(id, 0)
+		if final != ([2]uint64{}) && final != prev {
+			go tg.verifyAfter(ex, tgid, tg.gen(tgid), prev, final)
+		}
+		return
+	}
+	_ = unix.Tgkill(tgid, ex.tid, unix.SIGSTOP)
+	tg.respond(id, 0)
+	waitStopped(tgid, 2*time.Second)
+	now, err := identityOf(fmt.Sprintf("/proc/%d/exe", tgid))
+	if err == nil && now != prev && now != final {
+		tg.kill(ex, tgid)
+		return
+	}
+	if err == nil && now == final && final != prev && len(ex.argv) > 0 && tg.argvChanged(ex, tgid) {
+		tg.kill(ex, tgid)
+		return
+	}
+	_ = unix.Kill(tgid, unix.SIGCONT)
+}
+
+// argvChanged reports whether the arguments the new image got differ from
+// the ones decided, in a way that matters to the policy.
+func (tg *taskGate) argvChanged(ex *execRequest, tgid int) bool {
+	if ex.final != [2]uint64{ex.prog.Dev, ex.prog.Ino} {
+		return false // a script or the loader: the image's argv differs anyway
+	}
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", tgid))
+	if err != nil {
+		return false
+	}
+	got := strings.Split(strings.TrimSuffix(string(raw), "\x00"), "\x00")
+	if strings.Join(got, "\x00") == strings.Join(ex.argv, "\x00") {
+		return false
+	}
+	pol := tg.g.Policy()
+	return pol.Decide(ex.prog, got).Decision > pol.Decide(ex.prog, ex.argv).Decision
+}
+
+// verifyAfter polls the process's image after an exec of a process that
+// could not race it, and kills the task if a different program runs.
+func (tg *taskGate) verifyAfter(ex *execRequest, tgid int, gen uint64, prev, final [2]uint64) {
+	// Few, growing waits: an exec completes within a millisecond or so,
+	// and every wake-up costs the task CPU time.
+	delay := time.Millisecond
+	for range 6 {
+		time.Sleep(delay)
+		delay *= 4
+		now, err := identityOf(fmt.Sprintf("/proc/%d/exe", tgid))
+		if err != nil || tg.gen(tgid) != gen {
+			return // gone, or exec'd again: that exec was checked on its own
+		}
+		if now == prev {
+			continue
+		}
+		if now != final {
+			tg.kill(ex, tgid)
+		}
+		return
+	}
+}
+
+// kill ends the task after the image check failed.
+func (tg *taskGate) kill(ex *execRequest, tgid int) {
+	exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", tgid))
+	_ = unix.Kill(tgid, unix.SIGKILL)
+	if pgid, err := unix.Getpgid(tgid); err == nil && pgid > 1 {
+		_ = unix.Kill(-pgid, unix.SIGKILL)
+	}
+	_ = unix.Kill(-tg.session, unix.SIGKILL)
+	killSession(tg.session)
+	line := fmt.Sprintf("whale: the exec of %s loaded %s instead (the path was changed while it was checked); the task was killed", ex.prog.Path, orUnknown(exe))
+	tg.task.Note(line)
+	notify(tg.task, Event{Kind: "killed", Program: ex.prog.Path, Text: line})
+	tg.g.audit.Write(AuditEntry{Task: tg.task.ID(), Program: orUnknown(exe), Argv: ex.argv, Cwd: ex.cwd, Decision: "kill", Rule: "image check after exec", DecidedBy: ByVerify})
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "an unknown program"
+	}
+	return s
+}
+
+// killSession kills every process whose session is sid.
+func killSession(sid int) {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if s, err := unix.Getsid(pid); err == nil && s == sid {
+			_ = unix.Kill(pid, unix.SIGKILL)
+		}
+	}
+}
+
+// procStatus holds the fields of /proc/PID/status the gate needs.
+type procStatus struct{ tgid, ppid, threads, tracer int }
+
+func readStatus(tid int) procStatus {
+	var st procStatus
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", tid))
+	if err != nil {
+		return st
+	}
+	for line := range bytes.SplitSeq(raw, []byte("\n")) {
+		k, v, ok := bytes.Cut(line, []byte(":"))
+		if !ok {
+			continue
+		}
+		n, _ := strconv.Atoi(string(bytes.TrimSpace(v)))
+		switch string(k) {
+		case "Tgid":
+			st.tgid = n
+		case "PPid":
+			st.ppid = n
+		case "Threads":
+			st.threads = n
+		case "TracerPid":
+			st.tracer = n
+		}
+	}
+	return st
+}
+
+// sharesMemory reports whether tid shares its address space with its
+// parent (vfork, CLONE_VM): the parent's other threads could then change
+// the exec's arguments. When kcmp cannot tell, it answers true.
+func sharesMemory(tid, ppid int) bool {
+	if ppid <= 1 {
+		return false
+	}
+	const kcmpVM = 1
+	r, _, errno := unix.Syscall6(unix.SYS_KCMP, uintptr(tid), uintptr(ppid), kcmpVM, 0, 0, 0)
+	if errno != 0 {
+		return errno != unix.ESRCH
+	}
+	return r == 0
+}
+
+// waitStopped waits until the process is stopped, gone, or d passed.
+func waitStopped(pid int, d time.Duration) {
+	deadline := time.Now().Add(d)
+	path := fmt.Sprintf("/proc/%d/stat", pid)
+	delay := 20 * time.Microsecond
+	for time.Now().Before(deadline) {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return
+		}
+		if i := bytes.LastIndexByte(raw, ')'); i >= 0 && i+2 < len(raw) {
+			switch raw[i+2] {
+			case 'T', 't', 'Z', 'X':
+				return
+			}
+		}
+		time.Sleep(delay)
+		delay = min(delay*2, 5*time.Millisecond)
+	}
+}
+
+func lookupCall(arch, nr uint32) (execCall, bool) {
+	for _, c := range execCalls {
+		if c.arch == arch && c.nr == nr {
+			return c, true
+		}
+	}
+	return execCall{}, false
+}

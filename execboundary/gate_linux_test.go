@@ -1,0 +1,498 @@
+//go:build linux
+
+package execboundary
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// The test binary doubles as the exec-gate helper (and as the nested
+// listener of TestEnforceRefusesUnderNestedListener).
+const (
+	helperEnv = "EXECBOUNDARY_TEST_HELPER"
+	nestEnv   = "EXECBOUNDARY_TEST_NESTED"
+)
+
+func TestMain(m *testing.M) {
+	if os.Getenv(helperEnv) == "1" && len(os.Args) > 1 && (os.Args[1] == "--fd" || os.Args[1] == "--probe") {
+		os.Exit(RunHelper(os.Args[1:]))
+	}
+	os.Setenv(helperEnv, "1") // children that run the helper find it
+	os.Exit(m.Run())
+}
+
+// fakeTask records notes, holds and events.
+type fakeTask struct {
+	id     string
+	mu     sync.Mutex
+	notes  []string
+	events []Event
+	holds  atomic.Int32
+	maxH   atomic.Int32
+}
+
+func (f *fakeTask) ID() string { return f.id }
+func (f *fakeTask) Note(line string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.notes = append(f.notes, line)
+}
+func (f *fakeTask) Hold() func() {
+	n := f.holds.Add(1)
+	if n > f.maxH.Load() {
+		f.maxH.Store(n)
+	}
+	var once sync.Once
+	return func() { once.Do(func() { f.holds.Add(-1) }) }
+}
+func (f *fakeTask) ExecEvent(ev Event) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.events = append(f.events, ev)
+}
+func (f *fakeTask) text() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return strings.Join(f.notes, "\n")
+}
+
+type approverFunc func(ctx context.Context, a Approval) (Answer, error)
+
+func (f approverFunc) Approve(ctx context.Context, a Approval) (Answer, error) { return f(ctx, a) }
+
+func testGate(t *testing.T, rules string, approver Approver) (*Gate, string) {
+	t.Helper()
+	state := t.TempDir()
+	g := NewGate(Options{Approver: approver, Audit: NewAuditLog(state), Helper: []string{os.Args[0]}})
+	if err := g.Configure("enforce", json.RawMessage(rules), 0); err != nil {
+		t.Fatal(err)
+	}
+	if st := g.State(); !st.Active {
+		t.Skipf("the exec gate cannot be installed here: %s", st.Reason)
+	}
+	return g, state
+}
+
+type runResult struct {
+	out  string
+	code int
+	task *fakeTask
+}
+
+// runGated runs script with bash behind g in dir and waits for it.
+func runGated(t *testing.T, g *Gate, dir, script string) runResult {
+	t.Helper()
+	cmd := exec.Command("/bin/bash", "-c", script)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), helperEnv+"=1")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	task := &fakeTask{id: "t1"}
+	stop, err := g.Start(cmd, task)
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("%q did not finish; output so far:\n%s", script, out.String())
+	}
+	if stop != nil {
+		stop()
+	}
+	return runResult{out: out.String(), code: cmd.ProcessState.ExitCode(), task: task}
+}
+
+func waitForFile(t *testing.T, path string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", path)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// int80Elf builds a tiny static x86-64 program that calls the i386 execve
+// (int 0x80) on /usr/bin/rm -f VICTIM and exits with its result.
+func int80Elf(victim string) []byte {
+	const base = 0x400000
+	code := []byte{}
+	dataOff := 0x100
+	path := []byte("/usr/bin/rm\x00")
+	a1 := []byte("-f\x00")
+	a2 := append([]byte(victim), 0)
+	data := append(append(append([]byte{}, path...), a1...), a2...)
+	pPath := uint32(base + dataOff)
+	pA1 := pPath + uint32(len(path))
+	pA2 := pA1 + uint32(len(a1))
+	argvOff := dataOff + len(data)
+	argvOff = (argvOff + 7) &^ 7
+	pArgv := uint32(base + argvOff)
+	le := func(v uint32) []byte { b := make([]byte, 4); binary.LittleEndian.PutUint32(b, v); return b }
+	code = append(code, 0xb8)
+	code = append(code, le(11)...) // mov eax, 11 (i386 execve)
+	code = append(code, 0xbb)
+	code = append(code, le(pPath)...) // mov ebx, path
+	code = append(code, 0xb9)
+	code = append(code, le(pArgv)...)      // mov ecx, argv
+	code = append(code, 0x31, 0xd2)        // xor edx, edx
+	code = append(code, 0xcd, 0x80)        // int 0x80
+	code = append(code, 0x89, 0xc7)        // mov edi, eax
+	code = append(code, 0xb8, 60, 0, 0, 0) // mov eax, 60 (exit)
+	code = append(code, 0x0f, 0x05)        // syscall
+	img := make([]byte, argvOff+16)
+	copy(img[0x78:], code)
+	copy(img[dataOff:], data)
+	copy(img[argvOff:], le(pPath))
+	copy(img[argvOff+4:], le(pA1))
+	copy(img[argvOff+8:], le(pA2))
+	// ELF header.
+	copy(img[0:], []byte{0x7f, 'E', 'L', 'F', 2, 1, 1, 0})
+	binary.LittleEndian.PutUint16(img[16:], 2)    // ET_EXEC
+	binary.LittleEndian.PutUint16(img[18:], 0x3e) // x86-64
+	binary.LittleEndian.PutUint32(img[20:], 1)
+	binary.LittleEndian.PutUint64(img[24:], base+0x78) // entry
+	binary.LittleEndian.PutUint64(img[32:], 64)        // phoff
+	binary.LittleEndian.PutUint16(img[52:], 64)        // ehsize
+	binary.LittleEndian.PutUint16(img[54:], 56)        // phentsize
+	binary.LittleEndian.PutUint16(img[56:], 1)         // phnum
+	// Program header: PT_LOAD of the whole file, RWX.
+	ph := img[64:]
+	binary.LittleEndian.PutUint32(ph[0:], 1)
+	binary.LittleEndian.PutUint32(ph[4:], 7)
+	binary.LittleEndian.PutUint64(ph[8:], 0)
+	binary.LittleEndian.PutUint64(ph[16:], base)
+	binary.LittleEndian.PutUint64(ph[24:], base)
+	binary.LittleEndian.PutUint64(ph[32:], uint64(len(img)))
+	binary.LittleEndian.PutUint64(ph[40:], uint64(len(img)))
+	binary.LittleEndian.PutUint64(ph[48:], 0x1000)
+	return img
+}
+
+// TestBypassSuite tries many ways to run a denied program; each must leave
+// its victim file in place, while the controls must run.
+func TestBypassSuite(t *testing.T) {
+	if runtime.GOARCH != "amd64" {
+		t.Skip("the bypass suite's paths and the int 0x80 case are for x86-64")
+	}
+	g, _ := testGate(t, `[{"program":"rm","decision":"deny"}]`, nil)
+	need := func(t *testing.T, prog string) {
+		if _, err := exec.LookPath(prog); err != nil {
+			t.Skipf("%s is not installed", prog)
+		}
+	}
+	cases := []struct {
+		name   string
+		needs  string
+		setup  func(t *testing.T, dir string)
+		script string
+	}{
+		{name: "plain name", script: `rm -f victim`},
+		{name: "absolute path", script: `/usr/bin/rm -f victim`},
+		{name: "relative path", script: `d=$PWD; cd /usr/bin && ./rm -f "$d/victim"`},
+		{name: "symlink", script: `ln -s /usr/bin/rm del && ./del -f victim`},
+		{name: "hard link", setup: func(t *testing.T, dir string) {
+			if err := os.Link("/usr/bin/rm", filepath.Join(dir, "hl")); err != nil {
+				t.Skipf("cannot hard-link /usr/bin/rm here: %v", err)
+			}
+		}, script: `./hl -f victim`},
+		{name: "copy", script: `cp /usr/bin/rm ./x && ./x -f victim`},
+		{name: "command substitution", script: `echo $(rm -f victim)`},
+		{name: "pipe and xargs", script: `echo victim | xargs rm -f`},
+		{name: "sh -c", script: `sh -c 'rm -f victim'`},
+		{name: "env", script: `env rm -f victim`},
+		{name: "nice", script: `nice rm -f victim`},
+		{name: "timeout", script: `timeout 20 rm -f victim`},
+		{name: "setsid", script: `setsid -w rm -f victim`},
+		{name: "nohup", script: `nohup rm -f victim`},
+		{name: "exec builtin", script: `exec rm -f victim`},
+		{name: "find -exec", script: `find . -name victim -exec rm -f {} \;`},
+		{name: "make recipe", needs: "make", setup: func(t *testing.T, dir string) {
+			os.WriteFile(filepath.Join(dir, "Makefile"), []byte("all:\n\trm -f victim\n"), 0o644)
+		}, script: `make`},
+		{name: "shebang script", setup: func(t *testing.T, dir string) {
+			// The kernel runs "/usr/bin/rm -f ./victim": the script is its
+			// own victim.
+			os.WriteFile(filepath.Join(dir, "victim"), []byte("#!/usr/bin/rm -f\n"), 0o755)
+			os.Chmod(filepath.Join(dir, "victim"), 0o755)
+		}, script: `./victim`},
+		{name: "python os.execv", needs: "python3", script: `python3 -c 'import os; os.execv("/usr/bin/rm", ["rm", "-f", "victim"])'`},
+		{name: "python subprocess", needs: "python3", script: `python3 -c 'import subprocess; subprocess.call(["rm", "-f", "victim"])'`},
+		{name: "python fexecve (execveat)", needs: "python3", script: `python3 -c 'import os; fd = os.open("/usr/bin/rm", os.O_RDONLY); os.execve(fd, ["rm", "-f", "victim"], dict(os.environ))'`},
+		{name: "perl exec", needs: "perl", script: `perl -e 'exec "/usr/bin/rm", "-f", "victim"'`},
+		{name: "dynamic loader", setup: func(t *testing.T, dir string) {
+			if _, err := os.Stat("/lib64/ld-linux-x86-64.so.2"); err != nil {
+				t.Skip("no /lib64/ld-linux-x86-64.so.2")
+			}
+		}, script: `/lib64/ld-linux-x86-64.so.2 /usr/bin/rm -f victim`},
+		{name: "memfd", needs: "python3", script: `python3 -c '
+import os
+fd = os.memfd_create("x", 0)
+os.write(fd, open("/usr/bin/rm", "rb").read())
+os.execv("/proc/self/fd/%d" % fd, ["rm", "-f", "victim"])'`},
+		{name: "i386 int 0x80", setup: func(t *testing.T, dir string) {
+			os.WriteFile(filepath.Join(dir, "int80"), int80Elf("victim"), 0o755)
+		}, script: `./int80`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.needs != "" {
+				need(t, tc.needs)
+			}
+			dir := t.TempDir()
+			victim := filepath.Join(dir, "victim")
+			if err := os.WriteFile(victim, []byte("keep me\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if tc.setup != nil {
+				tc.setup(t, dir)
+			}
+			res := runGated(t, g, dir, tc.script)
+			if _, err := os.Stat(victim); err != nil {
+				t.Fatalf("%q removed the victim (exit %d); output:\n%s\nnotes:\n%s", tc.script, res.code, res.out, res.task.text())
+			}
+			if !strings.Contains(res.task.text(), "whale: policy denied") {
+				t.Errorf("%q left no denial line in the task output; notes:\n%s\noutput:\n%s", tc.script, res.task.text(), res.out)
+			}
+		})
+	}
+	t.Run("background job outlives the shell", func(t *testing.T) {
+		dir := t.TempDir()
+		victim := filepath.Join(dir, "victim")
+		os.WriteFile(victim, []byte("keep me\n"), 0o644)
+		res := runGated(t, g, dir, `(sleep 0.3; rm -f victim; touch attempted) >/dev/null 2>&1 &`)
+		waitForFile(t, filepath.Join(dir, "attempted"))
+		if _, err := os.Stat(victim); err != nil {
+			t.Fatalf("the background job removed the victim; notes:\n%s", res.task.text())
+		}
+	})
+
+	controls := []struct{ name, needs, script, want string }{
+		{name: "cat", script: `cat victim`, want: "keep me"},
+		{name: "cp", script: `cp victim copy && cat copy`, want: "keep me"},
+		{name: "env true", script: `env true && echo ran`, want: "ran"},
+		{name: "python print", needs: "python3", script: `python3 -c 'print("py" + "thon")'`, want: "python"},
+		{name: "perl print", needs: "perl", script: `perl -e 'print "pe" . "rl\n"'`, want: "perl"},
+		{name: "missing program", script: `no-such-program-here; echo rc=$?`, want: "rc=127"},
+		{name: "pipeline", script: `printf 'b\na\n' | sort | head -1`, want: "a"},
+	}
+	for _, c := range controls {
+		t.Run("control "+c.name, func(t *testing.T) {
+			if c.needs != "" {
+				need(t, c.needs)
+			}
+			dir := t.TempDir()
+			os.WriteFile(filepath.Join(dir, "victim"), []byte("keep me\n"), 0o644)
+			res := runGated(t, g, dir, c.script)
+			if !strings.Contains(res.out, c.want) {
+				t.Errorf("control %q printed %q, want %q; notes:\n%s", c.script, res.out, c.want, res.task.text())
+			}
+			if strings.Contains(res.task.text(), "denied") {
+				t.Errorf("control %q was denied: %s", c.script, res.task.text())
+			}
+		})
+	}
+}
+
+func readAudit(t *testing.T, dir string) []AuditEntry {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(dir, "audit.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []AuditEntry
+	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		var e AuditEntry
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("audit line %q: %v", line, err)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// TestAskApproveDenyAndSession: "ask" reaches the approver with the task's
+// yield timer held; allow_once runs, deny refuses, allow_session is
+// remembered; every decision is in the audit log (0700 folder, 0600 file).
+func TestAskApproveDenyAndSession(t *testing.T) {
+	var mu sync.Mutex
+	var asked []Approval
+	answer := AllowOnce
+	approver := approverFunc(func(ctx context.Context, a Approval) (Answer, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		asked = append(asked, a)
+		return answer, nil
+	})
+	g, state := testGate(t, `[{"program":"rm","argsAny":["-*r*"],"decision":"ask"}]`, approver)
+	setAnswer := func(a Answer) { mu.Lock(); answer = a; mu.Unlock() }
+	count := func() int { mu.Lock(); defer mu.Unlock(); return len(asked) }
+
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "a"), 0o755)
+	res := runGated(t, g, dir, `rm -r a; echo rc=$?`)
+	if _, err := os.Stat(filepath.Join(dir, "a")); err == nil {
+		t.Fatalf("allow_once: a still exists; output %q notes %q", res.out, res.task.text())
+	}
+	if res.task.maxH.Load() == 0 || res.task.holds.Load() != 0 {
+		t.Errorf("holds during the approval: max %d, left %d; want ≥1 and 0", res.task.maxH.Load(), res.task.holds.Load())
+	}
+	mu.Lock()
+	first := asked[0]
+	mu.Unlock()
+	if first.Program != "/usr/bin/rm" || strings.Join(first.Argv, " ") != "rm -r a" || first.Cwd != dir || !strings.Contains(first.Rule, "ask") || !strings.Contains(first.Command, "rm -r a") {
+		t.Errorf("approval = %+v", first)
+	}
+
+	setAnswer(DenyOnce)
+	os.MkdirAll(filepath.Join(dir, "b"), 0o755)
+	res = runGated(t, g, dir, `rm -r b; echo rc=$?`)
+	if _, err := os.Stat(filepath.Join(dir, "b")); err != nil {
+		t.Fatalf("deny: b was removed")
+	}
+	if !strings.Contains(res.task.text(), "whale: policy denied /usr/bin/rm") || !strings.Contains(res.out, "rc=126") {
+		t.Errorf("deny: notes %q output %q", res.task.text(), res.out)
+	}
+
+	setAnswer(AllowSession)
+	os.MkdirAll(filepath.Join(dir, "c"), 0o755)
+	runGated(t, g, dir, `rm -r c`)
+	before := count()
+	os.MkdirAll(filepath.Join(dir, "d"), 0o755)
+	runGated(t, g, dir, `rm -r d`)
+	if _, err := os.Stat(filepath.Join(dir, "d")); err == nil || count() != before {
+		t.Errorf("allow_session: d exists=%v, prompts %d → %d; want removed without a prompt", err == nil, before, count())
+	}
+
+	entries := readAudit(t, state)
+	var by []string
+	for _, e := range entries {
+		if e.Program == "/usr/bin/rm" {
+			by = append(by, e.Decision+"/"+e.DecidedBy)
+		}
+	}
+	if got := strings.Join(by, " "); got != "allow/user deny/user allow/user allow/session" {
+		t.Errorf("audit decisions for rm = %q", got)
+	}
+	fi, _ := os.Stat(state)
+	ff, _ := os.Stat(filepath.Join(state, "audit.jsonl"))
+	if fi.Mode().Perm() != 0o700 || ff.Mode().Perm() != 0o600 {
+		t.Errorf("audit modes: folder %v file %v, want 0700 and 0600", fi.Mode().Perm(), ff.Mode().Perm())
+	}
+}
+
+func TestApprovalTimeoutDenies(t *testing.T) {
+	approver := approverFunc(func(ctx context.Context, a Approval) (Answer, error) {
+		<-ctx.Done()
+		return DenyOnce, ErrApprovalTimeout
+	})
+	g, state := testGate(t, `[{"program":"rm","decision":"ask"}]`, approver)
+	if err := g.Configure("enforce", json.RawMessage(`[{"program":"rm","decision":"ask"}]`), 200); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "victim"), nil, 0o644)
+	res := runGated(t, g, dir, `rm victim`)
+	if _, err := os.Stat(filepath.Join(dir, "victim")); err != nil {
+		t.Fatal("the victim was removed without an answer")
+	}
+	if !strings.Contains(res.task.text(), "nobody answered the approval in time") {
+		t.Errorf("notes = %q", res.task.text())
+	}
+	if e := readAudit(t, state); e[len(e)-1].DecidedBy != ByTimeout {
+		t.Errorf("last audit entry = %+v, want decided by timeout", e[len(e)-1])
+	}
+}
+
+// TestEnforceRefusesUnderNestedListener runs the inner test in a child
+// process that already holds a seccomp listener: the gate's helper then
+// gets EBUSY; enforce refuses, best-effort runs unchecked and says so.
+func TestEnforceRefusesUnderNestedListener(t *testing.T) {
+	if os.Getenv(nestEnv) == "1" {
+		nestedInner(t)
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestEnforceRefusesUnderNestedListener$", "-test.v")
+	cmd.Env = append(os.Environ(), nestEnv+"=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("inner test failed: %v\n%s", err, out)
+	}
+	if !bytes.Contains(out, []byte("nested: ok")) {
+		t.Fatalf("inner test did not run to the end:\n%s", out)
+	}
+}
+
+func nestedInner(t *testing.T) {
+	runtime.LockOSThread()
+	allow := []unix.SockFilter{{Code: unix.BPF_RET | unix.BPF_K, K: unix.SECCOMP_RET_ALLOW}}
+	prog := unix.SockFprog{Len: 1, Filter: &allow[0]}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	fd, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_NEW_LISTENER|unix.SECCOMP_FILTER_FLAG_TSYNC|unix.SECCOMP_FILTER_FLAG_TSYNC_ESRCH, uintptr(unsafe.Pointer(&prog)))
+	if errno != 0 {
+		t.Skipf("cannot install the outer listener: %v", errno)
+	}
+	defer unix.Close(int(fd))
+
+	g := NewGate(Options{Audit: NewAuditLog(t.TempDir()), Helper: []string{os.Args[0]}})
+	g.Configure("enforce", nil, 0)
+	cmd := exec.Command("/bin/true")
+	cmd.Env = append(os.Environ(), helperEnv+"=1")
+	_, err := g.Start(cmd, &fakeTask{id: "t1"})
+	if err == nil || !strings.Contains(err.Error(), "another seccomp listener") || !strings.Contains(err.Error(), "best-effort") {
+		t.Fatalf("enforce under a listener: err = %v, want a refusal naming the listener and best-effort", err)
+	}
+	if st := g.State(); st.Active || !strings.Contains(st.Text(), "refused") {
+		t.Errorf("State after EBUSY = %+v (%s)", st, st.Text())
+	}
+
+	g.Configure("best-effort", nil, 0)
+	dir := t.TempDir()
+	task := &fakeTask{id: "t2"}
+	cmd = exec.Command("/bin/sh", "-c", "echo unchecked > out")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), helperEnv+"=1")
+	stop, err := g.Start(cmd, task)
+	if err != nil {
+		t.Fatalf("best-effort Start: %v", err)
+	}
+	cmd.Wait()
+	if stop != nil {
+		stop()
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "out")); string(b) != "unchecked\n" {
+		t.Errorf("best-effort did not run the command: %q", b)
+	}
+	if !strings.Contains(task.text(), "not active") || len(task.events) != 1 || task.events[0].Kind != "unchecked" {
+		t.Errorf("best-effort notes %q events %+v", task.text(), task.events)
+	}
+	fmt.Println("nested: ok")
+}

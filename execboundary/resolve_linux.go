@@ -1,0 +1,359 @@
+//go:build linux
+
+package execboundary
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// Bounds of what the gate reads from a stopped process.
+const (
+	maxPath     = 4096
+	maxArgs     = 1024
+	maxArgLen   = 4096
+	maxArgTotal = 256 << 10
+	maxDepth    = 4 // nested #! interpreters the kernel follows
+	pageSize    = 4096
+)
+
+// execRequest is one exec as read from the stopped process.
+type execRequest struct {
+	tid   int
+	st    procStatus
+	given string
+	argv  []string
+	cwd   string
+	// passthrough: the path does not name an executable regular file; the
+	// kernel will refuse it, so no decision is made.
+	passthrough bool
+	prog        Program
+	file        *os.File
+	final       [2]uint64 // identity of the image the exec loads
+}
+
+func (ex *execRequest) close() {
+	if ex != nil && ex.file != nil {
+		ex.file.Close()
+		ex.file = nil
+	}
+}
+
+func (ex *execRequest) cacheKey() string {
+	p := ex.prog
+	if p.Ino == 0 || p.Anonymous() {
+		return ""
+	}
+	return fmt.Sprintf("%d:%d:%d:%d:%d\x00%s", p.Dev, p.Ino, p.Size, p.ModNs, p.ChangeNs, strings.Join(ex.argv, "\x00"))
+}
+
+// readExec reads the path, argv and working folder of a waiting exec and
+// opens the file it names.
+func readExec(tid int, call execCall, args [6]uint64) (*execRequest, error) {
+	ex := &execRequest{tid: tid}
+	mem, err := os.Open(fmt.Sprintf("/proc/%d/mem", tid))
+	if err != nil {
+		return ex, fmt.Errorf("open the process's memory: %w", err)
+	}
+	defer mem.Close()
+	pathPtr, argvPtr, dirfd, flags := args[0], args[1], int64(unix.AT_FDCWD), uint64(0)
+	if call.at {
+		dirfd, pathPtr, argvPtr, flags = int64(int32(args[0])), args[1], args[2], args[4]
+	}
+	if call.ptr32 {
+		pathPtr, argvPtr = pathPtr&0xffffffff, argvPtr&0xffffffff
+	}
+	if ex.given, err = readCString(mem, pathPtr, maxPath); err != nil {
+		return ex, fmt.Errorf("read the program path: %w", err)
+	}
+	if ex.argv, err = readArgv(mem, argvPtr, call.ptr32); err != nil {
+		return ex, fmt.Errorf("read the arguments: %w", err)
+	}
+	ex.cwd, _ = os.Readlink(fmt.Sprintf("/proc/%d/cwd", tid))
+	var target string
+	switch {
+	case ex.given == "" && flags&unix.AT_EMPTY_PATH != 0:
+		target = fmt.Sprintf("/proc/%d/fd/%d", tid, dirfd)
+		ex.given = fmt.Sprintf("/dev/fd/%d", dirfd)
+	case ex.given == "":
+		ex.passthrough = true
+		return ex, nil
+	default:
+		target = locate(tid, ex.given, dirfd)
+	}
+	prog, f, ok := openProgram(target, ex.given)
+	if !ok {
+		ex.passthrough = true
+		return ex, nil
+	}
+	ex.prog, ex.file = prog, f
+	return ex, nil
+}
+
+// locate turns a path as the process passed it into one the server can
+// open: relative paths go through the process's working folder (or the
+// execveat folder), and the process's own /proc/self and /dev/fd become its
+// /proc/PID.
+func locate(tid int, given string, dirfd int64) string {
+	if !filepath.IsAbs(given) {
+		base := fmt.Sprintf("/proc/%d/cwd", tid)
+		if dirfd != unix.AT_FDCWD {
+			base = fmt.Sprintf("/proc/%d/fd/%d", tid, dirfd)
+		}
+		if logical, err := os.Readlink(base); err == nil && filepath.IsAbs(logical) {
+			if joined := filepath.Join(logical, given); strings.HasPrefix(joined, "/proc/") || strings.HasPrefix(joined, "/dev/fd/") {
+				return selfToPid(joined, tid)
+			}
+		}
+		return base + "/" + given
+	}
+	return selfToPid(given, tid)
+}
+
+func selfToPid(p string, tid int) string {
+	pid := "/proc/" + strconv.Itoa(tid) + "/"
+	for _, prefix := range []string{"/proc/self/", "/proc/thread-self/"} {
+		if rest, ok := strings.CutPrefix(p, prefix); ok {
+			return pid + rest
+		}
+	}
+	if rest, ok := strings.CutPrefix(p, "/dev/fd/"); ok {
+		return pid + "fd/" + rest
+	}
+	for _, std := range []struct{ name, fd string }{{"/dev/stdin", "0"}, {"/dev/stdout", "1"}, {"/dev/stderr", "2"}} {
+		if p == std.name {
+			return pid + "fd/" + std.fd
+		}
+	}
+	return p
+}
+
+// openProgram opens the file at target without side effects (O_PATH),
+// checks that it is an executable regular file, and reopens it for reading
+// when it can. ok is false when the kernel would refuse the exec anyway.
+func openProgram(target, given string) (Program, *os.File, bool) {
+	fd, err := unix.Open(target, unix.O_PATH|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return Program{}, nil, false
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Mode&0o111 == 0 {
+		unix.Close(fd)
+		return Program{}, nil, false
+	}
+	real, _ := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", fd))
+	// The O_PATH file is reopened for reading only when a decision needs
+	// the content (see judge), not for cached decisions.
+	f := os.NewFile(uintptr(fd), real)
+	p := Program{Path: real, Given: given, Dev: st.Dev, Ino: st.Ino, Size: st.Size, ModNs: st.Mtim.Nano(), ChangeNs: st.Ctim.Nano()}
+	p.open = func() (*os.File, error) { return reopen(f) }
+	return p, f, true
+}
+
+// judge decides a program and what it makes the kernel or the loader run
+// without another exec: a script's #! interpreter (the whole chain), and
+// the program the dynamic loader is asked to load. final is the identity
+// of the image the exec ends up with.
+func judge(pol *Policy, prog Program, f *os.File, argv []string, cwd string, depth int) (Verdict, [2]uint64) {
+	v := pol.Decide(prog, argv)
+	final := [2]uint64{prog.Dev, prog.Ino}
+	if prog.Anonymous() {
+		v = stricter(v, Verdict{Decision: Ask, Reason: "it runs from a memfd or a deleted file, which cannot be identified"})
+	}
+	if f == nil || depth >= maxDepth {
+		return v, final
+	}
+	head := make([]byte, 256)
+	n := 0
+	if rf, err := reopen(f); err == nil {
+		n, _ = rf.ReadAt(head, 0)
+		rf.Close()
+	}
+	head = head[:n]
+	if interp, arg, ok := parseShebang(head); ok {
+		target := interp
+		if !filepath.IsAbs(interp) && cwd != "" {
+			target = filepath.Join(cwd, interp)
+		}
+		iprog, ifile, ok := openProgram(target, interp)
+		if !ok {
+			return v, final // the kernel fails the exec
+		}
+		defer ifile.Close()
+		iargv := []string{interp}
+		if arg != "" {
+			iargv = append(iargv, arg)
+		}
+		iargv = append(iargv, prog.Given)
+		if len(argv) > 1 {
+			iargv = append(iargv, argv[1:]...)
+		}
+		iv, ifinal := judge(pol, iprog, ifile, iargv, cwd, depth+1)
+		return stricter(v, iv), ifinal
+	}
+	if isLoader(prog.Path) {
+		name, largv := loaderTarget(argv)
+		if name == "" {
+			return v, final
+		}
+		target := name
+		if !filepath.IsAbs(name) && cwd != "" {
+			target = filepath.Join(cwd, name)
+		}
+		lprog, lfile, ok := openProgram(target, name)
+		if !ok {
+			return stricter(v, Verdict{Decision: Ask, Reason: fmt.Sprintf("the dynamic loader was asked to load %q, which cannot be identified", name)}), final
+		}
+		defer lfile.Close()
+		lv, _ := judge(pol, lprog, lfile, largv, cwd, depth+1)
+		return stricter(v, lv), final
+	}
+	return v, final
+}
+
+// reopen opens an O_PATH file for reading.
+func reopen(f *os.File) (*os.File, error) {
+	return os.OpenFile(fmt.Sprintf("/proc/self/fd/%d", f.Fd()), os.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+}
+
+// parseShebang reads a "#!interpreter [arg]" line the way the kernel does:
+// one optional argument, the rest of the line included.
+func parseShebang(head []byte) (interp, arg string, ok bool) {
+	if !bytes.HasPrefix(head, []byte("#!")) {
+		return "", "", false
+	}
+	line := head[2:]
+	if i := bytes.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
+	}
+	s := strings.Trim(string(line), " \t")
+	if s == "" {
+		return "", "", false
+	}
+	interp, arg, _ = strings.Cut(s, " ")
+	if i := strings.IndexByte(interp, '\t'); i >= 0 {
+		interp, arg = interp[:i], interp[i+1:]+" "+arg
+	}
+	return interp, strings.Trim(arg, " \t"), true
+}
+
+var loaderName = regexp.MustCompile(`^(ld-linux.*\.so.*|ld-.*\.so.*|ld\.so.*|ld64\.so.*|ld-musl-.*)$`)
+
+func isLoader(path string) bool { return loaderName.MatchString(filepath.Base(path)) }
+
+// loaderTarget finds the program in a dynamic loader's command line
+// ("ld.so [OPTIONS] PROGRAM [ARGS]") and the argv it runs with.
+func loaderTarget(argv []string) (string, []string) {
+	withValue := map[string]bool{"--library-path": true, "--inhibit-rpath": true, "--audit": true, "--preload": true, "--argv0": true, "--glibc-hwcaps-prepend": true, "--glibc-hwcaps-mask": true}
+	argv0 := ""
+	for i := 1; i < len(argv); i++ {
+		a := argv[i]
+		if a == "--" {
+			i++
+			if i < len(argv) {
+				return argv[i], withArgv0(argv[i:], argv0)
+			}
+			return "", nil
+		}
+		if strings.HasPrefix(a, "--") {
+			opt, val, hasVal := strings.Cut(a, "=")
+			if withValue[opt] && !hasVal && i+1 < len(argv) {
+				i++
+				val = argv[i]
+			}
+			if opt == "--argv0" {
+				argv0 = val
+			}
+			continue
+		}
+		return a, withArgv0(argv[i:], argv0)
+	}
+	return "", nil
+}
+
+func withArgv0(argv []string, argv0 string) []string {
+	out := append([]string(nil), argv...)
+	if argv0 != "" {
+		out[0] = argv0
+	}
+	return out
+}
+
+// identityOf returns the device and inode of the file at path.
+func identityOf(path string) ([2]uint64, error) {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		return [2]uint64{}, err
+	}
+	return [2]uint64{st.Dev, st.Ino}, nil
+}
+
+// readCString reads a NUL-terminated string of at most max bytes; a longer
+// one is cut and marked with "…".
+func readCString(mem *os.File, addr uint64, max int) (string, error) {
+	if addr == 0 {
+		return "", errors.New("null pointer")
+	}
+	var out []byte
+	for len(out) < max {
+		chunk := min(pageSize-int(addr%pageSize), 512)
+		buf := make([]byte, chunk)
+		n, err := mem.ReadAt(buf, int64(addr))
+		if n == 0 && err != nil {
+			return "", err
+		}
+		if i := bytes.IndexByte(buf[:n], 0); i >= 0 {
+			return string(append(out, buf[:i]...)), nil
+		}
+		out = append(out, buf[:n]...)
+		addr += uint64(n)
+	}
+	return string(out[:max]) + "…", nil
+}
+
+// readArgv reads a NULL-terminated array of string pointers.
+func readArgv(mem *os.File, addr uint64, ptr32 bool) ([]string, error) {
+	if addr == 0 {
+		return nil, nil
+	}
+	size := uint64(8)
+	if ptr32 {
+		size = 4
+	}
+	var argv []string
+	total := 0
+	buf := make([]byte, size)
+	for i := 0; ; i++ {
+		if i >= maxArgs || total >= maxArgTotal {
+			argv = append(argv, "…")
+			return argv, nil
+		}
+		if _, err := mem.ReadAt(buf, int64(addr+uint64(i)*size)); err != nil {
+			return argv, err
+		}
+		var p uint64
+		if ptr32 {
+			p = uint64(binary.NativeEndian.Uint32(buf))
+		} else {
+			p = binary.NativeEndian.Uint64(buf)
+		}
+		if p == 0 {
+			return argv, nil
+		}
+		s, err := readCString(mem, p, maxArgLen)
+		if err != nil {
+			return argv, err
+		}
+		total += len(s)
+		argv = append(argv, s)
+	}
+}
