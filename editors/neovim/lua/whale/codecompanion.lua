@@ -1,0 +1,238 @@
+-- CodeCompanion extension: every whale tool as a CodeCompanion tool.
+--
+--   require('codecompanion').setup({
+--     extensions = { whale = { opts = { prefix = 'whale_' } } },
+--   })
+--
+-- (The extension is found as codecompanion._extensions.whale; `callback =
+-- 'whale.codecompanion'` works too.) setup() reads the catalog (whale/tools,
+-- or `whale-ls tools --json` before the server runs) and adds one entry per
+-- tool to CodeCompanion's chat tools, plus a group (`@{whale}` by default)
+-- holding them all. A tool call runs require('whale').call and gives the
+-- Envelope's text to the model. Both CodeCompanion tool APIs are supported:
+-- cmds(self, args, input, output_handler) / output.success(self, tools, cmd,
+-- stdout) (up to v19) and cmds(self, args, {output_cb}) /
+-- output.success(self, stdout, meta) (v20+).
+local M = {}
+
+M.defaults = {
+  -- Prefix of the CodeCompanion tool names (CodeCompanion has its own
+  -- read_file, grep_search, ...).
+  prefix = 'whale_',
+  -- Name of the group holding every whale tool; false for none.
+  group = 'whale',
+  -- Which tools ask for CodeCompanion's approval before running:
+  -- 'mutating' (tools that are not read-only), 'all' or 'none'. whale-ls
+  -- asks on its own before running programs its rules mark "ask".
+  approval = 'mutating',
+  -- Only these whale tools (names without prefix); nil for all.
+  only = nil,
+}
+
+M.registered = {}
+
+local function tools_config()
+  local ok, cfg = pcall(require, 'codecompanion.config')
+  if not ok or type(cfg) ~= 'table' then
+    return nil, 'codecompanion is not installed'
+  end
+  for _, root in ipairs({ cfg, rawget(cfg, 'config') or {} }) do
+    local interactions = root.interactions or root.strategies
+    if type(interactions) == 'table' and type(interactions.chat) == 'table' then
+      interactions.chat.tools = interactions.chat.tools or {}
+      return interactions.chat.tools
+    end
+  end
+  return nil, "codecompanion.config has no interactions.chat.tools (nor strategies.chat.tools)"
+end
+
+local function first_line(s)
+  return (vim.split(s or '', '\n', { plain = true })[1] or '')
+end
+
+--- Text for the model from an Envelope.
+local function envelope_text(env)
+  local text = tostring(env.text or '')
+  if env.ok then
+    return text
+  end
+  return string.format('[%s] %s', tostring(env.code), text)
+end
+
+--- The output callback of a cmds function, in either API.
+local function output_cb(a3, a4)
+  if type(a3) == 'table' and type(a3.output_cb) == 'function' then
+    return a3.output_cb
+  end
+  if type(a4) == 'function' then
+    return a4
+  end
+end
+
+--- (tools, stdout) from output.success/error in either API.
+local function output_args(a, b, c)
+  if c ~= nil then
+    return a, c -- (self, tools, cmd, stdout)
+  end
+  return type(b) == 'table' and b.tools or nil, a -- (self, stdout, meta)
+end
+
+local function last(list)
+  if type(list) == 'table' then
+    return list[#list]
+  end
+  return list
+end
+
+--- The CodeCompanion tool table for one whale tool.
+function M.make_tool(t, opts)
+  opts = vim.tbl_extend('force', M.defaults, opts or {})
+  local name = opts.prefix .. t.name
+  local approval = opts.approval == 'all' or (opts.approval == 'mutating' and not t.readOnly)
+  local tool = {
+    name = name,
+    cmds = {
+      function(_, args, a3, a4)
+        local cb = output_cb(a3, a4)
+        local input = type(args) == 'table' and args or {}
+        if not cb then
+          local env, err = require('whale').call(t.name, input)
+          if not env then
+            return { status = 'error', data = err }
+          end
+          return { status = env.ok and 'success' or 'error', data = envelope_text(env) }
+        end
+        require('whale').call(t.name, input, function(err, env)
+          vim.schedule(function()
+            if err then
+              cb({ status = 'error', data = 'whale-ls: ' .. err })
+            else
+              cb({ status = env.ok and 'success' or 'error', data = envelope_text(env) })
+            end
+          end)
+        end)
+      end,
+    },
+    schema = {
+      type = 'function',
+      ['function'] = {
+        name = name,
+        description = t.description,
+        parameters = t.inputSchema,
+      },
+    },
+    output = {
+      success = function(self, a, b, c)
+        local tools, stdout = output_args(a, b, c)
+        local text = tostring(last(stdout) or '')
+        if tools and tools.chat then
+          tools.chat:add_tool_output(self, text, string.format('**whale `%s`**\n%s', t.name, text))
+        end
+      end,
+      error = function(self, a, b, c)
+        local tools, stderr = output_args(a, b, c)
+        local text = tostring(last(stderr) or '')
+        if tools and tools.chat then
+          tools.chat:add_tool_output(self, text, string.format('**whale `%s` failed**\n%s', t.name, text))
+        end
+      end,
+      prompt = function(self)
+        local args = type(self) == 'table' and self.args or nil
+        return string.format('Run whale tool %s %s?', t.name, args and vim.json.encode(args) or '')
+      end,
+    },
+    opts = { requires_approval = approval, require_approval_before = approval },
+  }
+  return {
+    id = 'whale:' .. t.name,
+    description = first_line(t.description),
+    callback = tool,
+    opts = { requires_approval = approval, require_approval_before = approval },
+  }
+end
+
+--- Register the whale tools with CodeCompanion. Returns the names added.
+---@param opts? table see M.defaults
+---@return string[]|nil names, string|nil err
+function M.register(opts)
+  opts = vim.tbl_extend('force', M.defaults, opts or {})
+  local cfg, err = tools_config()
+  if not cfg then
+    return nil, err
+  end
+  local catalog, cerr = require('whale').tools()
+  if not catalog then
+    return nil, 'cannot read the whale tools: ' .. tostring(cerr)
+  end
+  local only
+  if type(opts.only) == 'table' then
+    only = {}
+    for _, n in ipairs(opts.only) do
+      only[n] = true
+    end
+  end
+  -- Drop what an earlier register() added.
+  for _, n in ipairs(M.registered) do
+    cfg[n] = nil
+  end
+  local names = {}
+  for _, t in ipairs(catalog) do
+    if not only or only[t.name] then
+      local entry = M.make_tool(t, opts)
+      cfg[entry.callback.name] = entry
+      table.insert(names, entry.callback.name)
+    end
+  end
+  if opts.group then
+    cfg.groups = cfg.groups or {}
+    cfg.groups[opts.group] = {
+      id = 'whale:group',
+      description = 'whale-ls tools: read, search, edit (strict, versioned) and run shell commands in editor terminals',
+      tools = vim.deepcopy(names),
+      opts = { collapse_tools = true },
+    }
+  end
+  M.registered = names
+  return names
+end
+
+local listening = false
+
+--- CodeCompanion calls this with the extension's opts. Tools whale-ls
+--- activates later (whale/toolsChanged) are registered when they come.
+function M.setup(opts)
+  local names, err = M.register(opts)
+  if not names then
+    vim.notify('whale: CodeCompanion tools not registered: ' .. tostring(err), vim.log.levels.WARN)
+  end
+  M.opts = opts
+  if not listening then
+    listening = true
+    require('whale').on_tools_changed_do(function(added)
+      local cfg = tools_config()
+      if not cfg then
+        return
+      end
+      local o = vim.tbl_extend('force', M.defaults, M.opts or {})
+      for _, t in ipairs(added or {}) do
+        local entry = M.make_tool(t, o)
+        if not cfg[entry.callback.name] then
+          cfg[entry.callback.name] = entry
+          table.insert(M.registered, entry.callback.name)
+          if o.group and cfg.groups and cfg.groups[o.group] then
+            table.insert(cfg.groups[o.group].tools, entry.callback.name)
+          end
+        end
+      end
+    end)
+  end
+end
+
+M.exports = {
+  register = M.register,
+  registered = function()
+    return vim.deepcopy(M.registered)
+  end,
+}
+
+return M

@@ -1,0 +1,71 @@
+-- The plugin's options: defaults, and the merged options of setup().
+local M = {}
+
+---@class whale.Options
+M.defaults = {
+  -- How to start the server: an argv list (or a string naming the program).
+  cmd = { 'whale-ls' },
+  -- Extra environment for the server process.
+  cmd_env = nil,
+  -- Settings sent as initializationOptions, e.g. { shell = { yieldTimeMs = 15000 } }.
+  settings = {},
+  -- Files or folders that mark a workspace root; the nearest one above a
+  -- buffer wins, else the current working folder is the root.
+  root_markers = { '.git' },
+  -- Start the server and attach it to every normal buffer in the workspace.
+  autostart = true,
+  -- function(bufnr) -> boolean: attach only where this returns true.
+  filter = nil,
+  -- Milliseconds Neovim waits before sending buffer changes. 0 keeps
+  -- whale-ls in step with every keystroke, which keeps edits from being
+  -- refused as stale.
+  debounce_text_changes = 0,
+  -- function(client, bufnr), called when whale-ls attaches to a buffer.
+  on_attach = nil,
+  -- What the plugin tells the server it can do.
+  capabilities = { terminals = true, prompts = true, saveDocuments = true },
+  terminal = {
+    -- 'split' | 'vsplit' | 'tab' | 'none' | function(bufnr, task) -> winid|nil
+    open = 'split',
+    -- Size of the split: rows for 'split', columns for 'vsplit'.
+    size = 12,
+    -- Move the cursor into the new terminal window.
+    focus = false,
+    -- Show a new task in the window of the previous whale terminal when that
+    -- window is still open.
+    reuse_window = true,
+  },
+  plan = {
+    -- Open the :WhalePlan window by itself when the assistant sends a plan.
+    auto_open = false,
+  },
+}
+
+M.options = vim.deepcopy(M.defaults)
+M.did_setup = false
+
+--- Merge user options over the defaults.
+---@param opts? table
+---@return table
+function M.set(opts)
+  opts = opts or {}
+  local merged = vim.tbl_deep_extend('force', vim.deepcopy(M.defaults), opts)
+  -- Lists are replaced, not merged.
+  if opts.cmd ~= nil then
+    merged.cmd = opts.cmd
+  end
+  if type(merged.cmd) == 'string' then
+    merged.cmd = { merged.cmd }
+  end
+  if opts.root_markers ~= nil then
+    merged.root_markers = opts.root_markers
+  end
+  if opts.settings ~= nil then
+    merged.settings = opts.settings
+  end
+  M.options = merged
+  M.did_setup = true
+  return merged
+end
+
+return M

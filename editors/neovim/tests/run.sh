@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Runs the Neovim plugin's tests: builds whale-ls, then runs every
+# tests/test_*.lua in its own fresh headless Neovim with sandboxed XDG
+# folders, and prints "N passed, M failed" last. Exits non-zero on failure.
+#
+#   editors/neovim/tests/run.sh [test_file.lua ...]
+#
+# NVIM (default: nvim) picks the Neovim binary, GO (default: go) the Go
+# toolchain that builds whale-ls; WHALE_LS names an already built whale-ls
+# to test instead of building one.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+plugin=$(dirname "$here")
+repo=$(cd "$plugin/../.." && pwd)
+nvim=${NVIM:-nvim}
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+mkdir -p "$work/bin"
+if [ -n "${WHALE_LS:-}" ] && [ -x "${WHALE_LS}" ]; then
+  cp "$WHALE_LS" "$work/bin/whale-ls"
+elif ! (cd "$repo" && "${GO:-go}" build -o "$work/bin/whale-ls" ./cmd/whale-ls); then
+  echo "building whale-ls failed"
+  echo "0 passed, 1 failed"
+  exit 1
+fi
+export WHALE_LS="$work/bin/whale-ls"
+export PATH="$work/bin:$PATH"
+
+for d in config data state cache run; do
+  mkdir -p "$work/xdg/$d"
+done
+export XDG_CONFIG_HOME="$work/xdg/config" XDG_DATA_HOME="$work/xdg/data"
+export XDG_STATE_HOME="$work/xdg/state" XDG_CACHE_HOME="$work/xdg/cache"
+export XDG_RUNTIME_DIR="$work/xdg/run"
+export TMPDIR="$work/tmp"
+mkdir -p "$TMPDIR"
+
+"$nvim" --version | head -1
+
+if [ $# -gt 0 ]; then
+  files=("$@")
+else
+  files=("$here"/test_*.lua)
+fi
+
+passed=0
+failed=0
+for f in "${files[@]}"; do
+  f=$(cd "$(dirname "$f")" && pwd)/$(basename "$f")
+  results="$work/results"
+  rm -f "$results"
+  timeout 600 "$nvim" --headless -u "$here/minimal_init.lua" -i NONE -n \
+    -c "lua require('harness').run([[$f]], [[$results]])" </dev/null
+  rc=$?
+  if [ -s "$results" ]; then
+    read -r p fl <"$results"
+    passed=$((passed + p))
+    failed=$((failed + fl))
+  else
+    echo "FAIL $(basename "$f"): Neovim exited with $rc before reporting"
+    failed=$((failed + 1))
+  fi
+done
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

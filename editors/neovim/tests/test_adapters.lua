@@ -1,0 +1,109 @@
+-- The chat-plugin adapters register every whale tool, against stand-ins of
+-- the registration APIs they call (CodeCompanion and avante need newer
+-- Neovim than CI's 0.7.2; see tests/standins), and their tools run whale.
+local H = require('harness')
+
+local standins = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/standins'
+vim.opt.runtimepath:append(standins)
+
+local catalog
+
+return {
+  {
+    'CodeCompanion: the extension registers every tool and a group',
+    function()
+      H.workspace({ ['notes.txt'] = 'whale adapters\n' })
+      H.setup()
+      catalog = assert(require('whale').tools())
+      H.ok(#catalog >= 10, 'catalog size ' .. #catalog)
+      require('codecompanion').setup({ extensions = { whale = { opts = {} } } })
+      local tools = require('codecompanion.config').interactions.chat.tools
+      for _, t in ipairs(catalog) do
+        local entry = tools['whale_' .. t.name]
+        H.ok(entry, 'whale_' .. t.name .. ' registered')
+        local fn = entry.callback.schema['function']
+        H.eq(fn.name, 'whale_' .. t.name, 'schema name')
+        H.eq(fn.parameters, t.inputSchema, 'parameters of ' .. t.name)
+        H.eq(entry.opts.require_approval_before, not t.readOnly, 'approval of ' .. t.name)
+      end
+      H.eq(#tools.groups.whale.tools, #catalog, 'group size')
+      H.eq(tools.read_file.description, 'built-in read_file', "CodeCompanion's own read_file is untouched")
+      H.eq(#require('codecompanion').extensions.whale.registered(), #catalog, 'exports')
+      -- Tools whale-ls activates later (whale/toolsChanged) join the group.
+      local client = require('whale').start()
+      local handler = client.handlers['whale/toolsChanged']
+      handler(nil, { added = { { name = 'late_tool', description = 'activated later', inputSchema = { type = 'object', properties = {} }, readOnly = true } }, count = #catalog + 1 }, { client_id = client.id })
+      H.ok(tools.whale_late_tool, 'the later tool is registered')
+      H.eq(#tools.groups.whale.tools, #catalog + 1, 'group size after toolsChanged')
+    end,
+  },
+  {
+    'CodeCompanion: a registered tool runs whale (tool API v20 and v19)',
+    function()
+      local cc = require('codecompanion')
+      for _, api in ipairs({ 20, 19 }) do
+        local chat = cc.new_chat()
+        local status, data
+        cc.run_tool('whale_read_file', { file_path = 'notes.txt' }, api, chat, function(s, d)
+          status, data = s, d
+        end)
+        H.wait(function()
+          return status ~= nil
+        end, 'the tool result (api ' .. api .. ')')
+        H.eq(status, 'success', 'status (api ' .. api .. ')')
+        H.contains(data, 'whale adapters', 'data')
+        H.eq(#chat.outputs, 1, 'chat output')
+        H.contains(chat.outputs[1].for_llm, 'whale adapters', 'output for the model')
+      end
+      local chat = cc.new_chat()
+      local status, data
+      cc.run_tool('whale_read_file', { file_path = 'missing.txt' }, 20, chat, function(s, d)
+        status, data = s, d
+      end)
+      H.wait(function()
+        return status ~= nil
+      end, 'the failing tool result')
+      H.eq(status, 'error', 'a failing tool is an error')
+      H.contains(data, 'not_found', 'the Envelope code is passed on')
+    end,
+  },
+  {
+    "avante: custom_tools has every tool, and func runs whale (both signatures)",
+    function()
+      local avante = require('avante')
+      avante.setup({
+        custom_tools = function()
+          return require('whale.avante').tools()
+        end,
+      })
+      for _, t in ipairs(catalog) do
+        H.ok(avante.tools['whale_' .. t.name], 'whale_' .. t.name .. ' in custom_tools')
+      end
+      local edit = avante.tools.whale_edit
+      local names = {}
+      for _, f in ipairs(edit.param.fields) do
+        names[f.name] = f.optional
+      end
+      H.eq(names, { file_path = false, search = false, replace = false, all = true }, 'edit fields (optional?)')
+      for _, legacy in ipairs({ false, true }) do
+        local result, err, done
+        avante.run('whale_read_file', { file_path = 'notes.txt' }, legacy, function(r, e)
+          result, err, done = r, e, true
+        end)
+        H.wait(function()
+          return done
+        end, 'avante tool result')
+        H.eq(err, nil, 'error')
+        H.contains(result, 'whale adapters', 'result')
+      end
+      local result, err, done
+      avante.run('whale_grep', { pattern = 'no-such-text-anywhere' }, false, function(r, e)
+        result, err, done = r, e, true
+      end)
+      H.wait(function()
+        return done
+      end, 'avante grep')
+      H.ok(result ~= nil or err ~= nil, 'grep answered')
+    end,
+  },
+}
