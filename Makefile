@@ -11,9 +11,9 @@ FUZZ_TARGETS := \
 	./edits:FuzzMinimalEdits \
 	./edits:FuzzParsePatch
 
-.PHONY: test fmt-check vet race fuzz build bench-rpc
+.PHONY: test fmt-check vet race fuzz neovim build bench-rpc
 
-test: fmt-check vet race fuzz
+test: fmt-check vet race fuzz neovim
 
 build:
 	$(GO) build -o bin/whale-ls ./cmd/whale-ls
@@ -34,6 +34,15 @@ fuzz:
 		echo "fuzz $$pkg $$name ($(FUZZTIME))"; \
 		$(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) $$pkg; \
 	done
+
+# The Neovim plugin's tests, in headless Neovim against the real server.
+# Without nvim they are skipped, except in CI (CI=true), where .ci/run
+# installs it.
+neovim: build
+	@if command -v nvim >/dev/null; then \
+		WHALE_LS=$(CURDIR)/bin/whale-ls bash editors/neovim/tests/run.sh; \
+	elif [ "$$CI" = true ]; then echo "nvim is missing"; exit 1; \
+	else echo "nvim not installed: Neovim plugin tests skipped"; fi
 
 bench-rpc:
 	$(GO) run ./bench/rpc

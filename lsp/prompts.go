@@ -84,6 +84,9 @@ func (s *Server) promptAsync(ctx context.Context, q toolbridge.Prompt) (toolbrid
 	if q.Placeholder != "" {
 		params["placeholder"] = q.Placeholder
 	}
+	if q.Timeout > 0 {
+		params["timeoutMs"] = q.Timeout.Milliseconds() // lets the editor drop an expired question
+	}
 	if err := s.conn.Notify(ctx, "whale/prompt", params); err != nil {
 		return toolbridge.PromptAnswer{}, fmt.Errorf("send whale/prompt: %w", err)
 	}

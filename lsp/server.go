@@ -48,6 +48,7 @@ type Server struct {
 	inflight   map[jsonrpc2.ID]context.CancelFunc
 
 	prompts promptBroker
+	inputs  inputQueues
 
 	mu       sync.Mutex
 	state    serverState
@@ -120,6 +121,9 @@ func (s *Server) stop() {
 	if attached != nil {
 		attached.Close()
 	}
+	if deps != nil {
+		deps.Close() // MCP servers the catalog started
+	}
 	if deps != nil && deps.Terminals != nil {
 		deps.Terminals.Close() // every task tree dies with the session
 	}
@@ -161,7 +165,8 @@ func (s *Server) handle(reqCtx context.Context, req *jsonrpc2.Request) (result a
 	}()
 	params := json.RawMessage(req.Params())
 	switch method {
-	case "initialize", "shutdown":
+	case "initialize", "shutdown", "whale/terminal/input":
+		// Handled on the read loop, in wire order (input only enqueues).
 	default:
 		jsonrpc2.Async(reqCtx) // clones params; the read loop goes on
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 
@@ -65,7 +67,7 @@ func (s *Server) terminalRequest(method string, raw json.RawMessage) (any, error
 	case "whale/terminal/list":
 		return map[string]any{"tasks": table.List()}, nil
 	case "whale/terminal/input":
-		err = table.Input(p.TaskID, p.Data)
+		err = s.inputs.enqueue(table, p.TaskID, p.Data)
 	case "whale/terminal/resize":
 		if p.Cols <= 0 || p.Rows <= 0 {
 			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "resize needs positive cols and rows")
@@ -88,4 +90,73 @@ func (s *Server) terminalRequest(method string, raw json.RawMessage) (any, error
 		return nil, jsonrpc2.NewError(code, err.Error())
 	}
 	return nil, nil
+}
+
+// inputQueues keeps what the user types in an editor terminal in order per
+// task. whale/terminal/input is handled on the read loop, in wire order, and
+// only enqueues; one goroutine per task writes, so a process that does not
+// read its input never holds back the connection.
+type inputQueues struct {
+	mu sync.Mutex
+	q  map[string]chan string
+}
+
+// inputQueueLen bounds the keystrokes waiting for one task.
+const inputQueueLen = 1024
+
+func (iq *inputQueues) enqueue(table *terminal.Table, id, data string) error {
+	if _, err := table.Get(id); err != nil {
+		return err
+	}
+	iq.mu.Lock()
+	defer iq.mu.Unlock()
+	if iq.q == nil {
+		iq.q = map[string]chan string{}
+	}
+	ch := iq.q[id]
+	if ch == nil {
+		ch = make(chan string, inputQueueLen)
+		iq.q[id] = ch
+		go iq.drain(table, id, ch)
+	}
+	select {
+	case ch <- data:
+		return nil
+	default:
+		return fmt.Errorf("task %s is not reading its input (%d writes waiting); try again later", id, inputQueueLen)
+	}
+}
+
+// drain writes a task's input in order; it ends when the task is gone or
+// after a minute without input.
+func (iq *inputQueues) drain(table *terminal.Table, id string, ch chan string) {
+	idle := time.NewTimer(time.Minute)
+	defer idle.Stop()
+	for {
+		select {
+		case data := <-ch:
+			if err := table.Input(id, data); err != nil && (errors.Is(err, terminal.ErrNotFound) || errors.Is(err, terminal.ErrNotRunning)) {
+				iq.remove(id, ch)
+				return
+			}
+			idle.Reset(time.Minute)
+		case <-idle.C:
+			iq.mu.Lock()
+			if len(ch) == 0 {
+				delete(iq.q, id)
+				iq.mu.Unlock()
+				return
+			}
+			iq.mu.Unlock()
+			idle.Reset(time.Minute)
+		}
+	}
+}
+
+func (iq *inputQueues) remove(id string, ch chan string) {
+	iq.mu.Lock()
+	defer iq.mu.Unlock()
+	if iq.q[id] == ch {
+		delete(iq.q, id)
+	}
 }

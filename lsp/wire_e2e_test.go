@@ -207,3 +207,37 @@ func TestRequestsBeforeInitialize(t *testing.T) {
 		t.Fatalf("a second initialize was accepted")
 	}
 }
+
+// TestTerminalInputKeepsWireOrder pipelines many whale/terminal/input
+// requests without waiting for answers: the process must receive them in
+// the order they were sent.
+func TestTerminalInputKeepsWireOrder(t *testing.T) {
+	c := startRaw(t, writeFiles(t, nil))
+	c.initialize()
+	c.send(`{"jsonrpc":"2.0","id":2,"method":"workspace/executeCommand","params":{"command":"whale.shell_run","arguments":[{"command":"head -n 60","mode":"pipe","background":true}]}}`)
+	m := c.response("2")
+	var env struct {
+		OK   bool `json:"ok"`
+		Data struct {
+			TaskID string `json:"task_id"`
+		} `json:"data"`
+	}
+	if json.Unmarshal(m.Result, &env); !env.OK || env.Data.TaskID == "" {
+		t.Fatalf("shell_run = %s", m.Result)
+	}
+	var want strings.Builder
+	for i := 0; i < 60; i++ {
+		line := fmt.Sprintf("line-%02d", i)
+		want.WriteString(line + "\n")
+		c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"whale/terminal/input","params":{"taskId":%q,"data":%q}}`, 100+i, env.Data.TaskID, line+"\n"))
+	}
+	c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"workspace/executeCommand","params":{"command":"whale.shell_wait","arguments":[{"task_id":%q,"timeout_ms":30000}]}}`, env.Data.TaskID))
+	m = c.response("3")
+	var wait struct {
+		Text string `json:"text"`
+	}
+	json.Unmarshal(m.Result, &wait)
+	if !strings.Contains(wait.Text, want.String()) {
+		t.Fatalf("the task received its input out of order:\n%s", wait.Text)
+	}
+}
