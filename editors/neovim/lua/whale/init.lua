@@ -146,6 +146,23 @@ local function is_inside(path, root)
   return path == root or path:sub(1, #root + 1) == root .. '/' or root == '/'
 end
 
+--- The MCP server entry for a workspace, in the shape mcphub.nvim's
+--- servers.json (and most MCP clients) use: `whale-ls mcp --root ROOT`,
+--- which attaches to this Neovim's running whale-ls, so edits made by an
+--- MCP chat land in the buffers and approvals are asked here.
+---@param root? string default: the root of the current buffer
+---@return table { mcpServers = { whale = { command, args } } }
+function M.mcp_config(root)
+  local cmd = config.options.cmd or { 'whale-ls' }
+  root = root or M.root_for(vim.api.nvim_buf_get_name(0))
+  local args = {}
+  for i = 2, #cmd do
+    args[#args + 1] = cmd[i]
+  end
+  vim.list_extend(args, { 'mcp', '--root', root })
+  return { mcpServers = { whale = { command = cmd[1], args = args } } }
+end
+
 --- Whether whale should attach to bufnr, and the root it belongs to.
 ---@return string|nil root
 function M.buffer_root(bufnr)
