@@ -72,7 +72,7 @@ func TestExecBoundaryAskApproveThroughEditor(t *testing.T) {
 	wantText(t, env, "rc=0", "finished")
 	if b, err := os.ReadFile(audit); err != nil || !strings.Contains(string(b), `"decision":"allow","rule":"rm [any of`) || !strings.Contains(string(b), `"decidedBy":"user"`) {
 		ents, _ := os.ReadDir(filepath.Dir(filepath.Dir(audit)))
-		t.Errorf("audit log = %s (%v); state folder holds %v; stderr %s", b, err, ents, s.stderr)
+		t.Errorf("audit log = %s (%v); state folder holds %v; stderr %s", b, err, ents, s.stderrText())
 	}
 }
 

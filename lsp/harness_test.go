@@ -333,7 +333,7 @@ type session struct {
 	server protocol.Server
 	ed     *fakeEditor
 	tr     *trace
-	stderr *bytes.Buffer
+	stderr *lockedWriter
 	init   *protocol.InitializeResult
 }
 
@@ -344,6 +344,8 @@ type sessionOptions struct {
 	initOptions  any
 	encodings    []protocol.PositionEncodingKind
 	experimental any
+	// capabilities, if set, adjusts the client capabilities sent.
+	capabilities func(*protocol.ClientCapabilities)
 	progress     bool
 }
 
@@ -366,11 +368,12 @@ func start(t *testing.T, root string, o sessionOptions) *session {
 		t.Fatal(err)
 	}
 	var stderr bytes.Buffer
-	cmd.Stderr = &lockedWriter{w: &stderr}
+	stderrW := &lockedWriter{w: &stderr}
+	cmd.Stderr = stderrW
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	s := &session{t: t, root: root, cmd: cmd, ed: &fakeEditor{docs: map[uri.URI]*editorDoc{}}, tr: &trace{}, stderr: &stderr}
+	s := &session{t: t, root: root, cmd: cmd, ed: &fakeEditor{docs: map[uri.URI]*editorDoc{}}, tr: &trace{}, stderr: stderrW}
 	stream := jsonrpc2.NewStream(&pipes{r: stdout, w: stdin, tr: s.tr})
 	// What protocol.NewClient does, plus a fallback handler for the
 	// whale/* requests and notifications a plain LSP client does not know.
@@ -380,7 +383,7 @@ func start(t *testing.T, root string, o sessionOptions) *session {
 	s.server = protocol.ServerDispatcher(s.conn)
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("JSON-RPC trace:\n%s\nserver stderr:\n%s", s.tr, stderr.String())
+			t.Logf("JSON-RPC trace:\n%s\nserver stderr:\n%s", s.tr, s.stderrText())
 		}
 		s.conn.Close()
 		cmd.Process.Kill()
@@ -398,6 +401,9 @@ func start(t *testing.T, root string, o sessionOptions) *session {
 	}
 	if o.experimental != nil {
 		caps.Experimental = protocol.LSPAny(mustJSON(t, o.experimental))
+	}
+	if o.capabilities != nil {
+		o.capabilities(&caps)
 	}
 	params.Capabilities = caps
 	if o.initOptions != nil {
@@ -419,6 +425,13 @@ func start(t *testing.T, root string, o sessionOptions) *session {
 type lockedWriter struct {
 	mu sync.Mutex
 	w  io.Writer
+}
+
+// stderrText is what the server wrote to stderr so far.
+func (s *session) stderrText() string {
+	s.stderr.mu.Lock()
+	defer s.stderr.mu.Unlock()
+	return s.stderr.w.(*bytes.Buffer).String()
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {

@@ -179,8 +179,8 @@ func TestSettingsFromInitializationAndChanges(t *testing.T) {
 	if !strings.Contains(logs, "unknown settings ignored: nonsense") {
 		t.Errorf("unknown setting not reported to the client log: %q", logs)
 	}
-	if !strings.Contains(s.stderr.String(), "bogus") {
-		t.Errorf("unknown initializationOptions key not logged: %s", s.stderr.String())
+	if stderr := s.stderrText(); !strings.Contains(stderr, "bogus") {
+		t.Errorf("unknown initializationOptions key not logged: %s", stderr)
 	}
 }
 

@@ -6,7 +6,12 @@ func Catalog(d *Deps) []Tool {
 	var tools []Tool
 	tools = append(tools, fileTools(d)...)
 	tools = append(tools, searchTools(d)...)
+	tools = append(tools, webTools(d)...)
+	tools = append(tools, inputTools(d)...)
 	tools = append(tools, editTools(d)...)
 	tools = append(tools, shellTools(d)...)
+	tools = append(tools, planTools(d)...)
+	tools = append(tools, todoTools(d)...)
+	tools = append(tools, mcpTools(d)...)
 	return tools
 }

@@ -48,7 +48,7 @@ func shellDataOf(t *testing.T, env Envelope) shellData {
 // shows up.
 func waitForDiagnosis(t *testing.T, r *Registry, id, reason string) Envelope {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(3 * time.Minute)
 	for {
 		env := call(t, r, "shell_wait", map[string]any{"task_id": id, "timeout_ms": 100})
 		if sd := shellDataOf(t, env); sd.Diagnosis != nil && sd.Diagnosis.Reason == reason {
@@ -101,7 +101,7 @@ func TestShellYieldThenWait(t *testing.T) {
 	if err := os.WriteFile(flag, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	env = call(t, r, "shell_wait", map[string]any{"task_id": sd.TaskID, "timeout_ms": 60000})
+	env = call(t, r, "shell_wait", map[string]any{"task_id": sd.TaskID, "timeout_ms": 180000})
 	sd = shellDataOf(t, env)
 	if sd.Status != "exited" || !strings.Contains(env.Text, "end") {
 		t.Errorf("shell_wait = %q (%+v), want the end and the exit", env.Text, sd)
@@ -113,13 +113,13 @@ func TestWriteStdinAnswersPrompt(t *testing.T) {
 	env := call(t, r, "shell_run", map[string]any{"command": `read -p "Continue? [y/N] " a; echo "answer=$a"`, "mode": "pty", "yield_time_ms": 0})
 	id := shellDataOf(t, env).TaskID
 	waitForDiagnosis(t, r, id, terminal.ReasonWaitingForInput)
-	env = call(t, r, "write_stdin", map[string]any{"task_id": id, "input": "y", "keys": []string{"enter"}, "wait_ms": 30000})
+	env = call(t, r, "write_stdin", map[string]any{"task_id": id, "input": "y", "keys": []string{"enter"}, "wait_ms": 60000})
 	if !env.OK {
 		t.Fatalf("write_stdin failed: %+v", env)
 	}
 	text := env.Text
 	if !strings.Contains(text, "answer=y") {
-		env = call(t, r, "shell_wait", map[string]any{"task_id": id, "timeout_ms": 60000})
+		env = call(t, r, "shell_wait", map[string]any{"task_id": id, "timeout_ms": 180000})
 		text += env.Text
 	}
 	if !strings.Contains(text, "answer=y") {
@@ -139,12 +139,12 @@ func TestShellRunPasswordPrompt(t *testing.T) {
 	if !strings.Contains(env.Text, "user") {
 		t.Errorf("password hint %q should say to ask the user", env.Text)
 	}
-	env = call(t, r, "write_stdin", map[string]any{"task_id": id, "input": "hunter2", "keys": []string{"enter"}, "wait_ms": 30000})
+	env = call(t, r, "write_stdin", map[string]any{"task_id": id, "input": "hunter2", "keys": []string{"enter"}, "wait_ms": 60000})
 	if strings.Contains(env.Text, "hunter2") {
 		t.Errorf("secret echoed: %q", env.Text)
 	}
 	if !strings.Contains(env.Text, "len=7") {
-		env = call(t, r, "shell_wait", map[string]any{"task_id": id, "timeout_ms": 60000})
+		env = call(t, r, "shell_wait", map[string]any{"task_id": id, "timeout_ms": 180000})
 		if !strings.Contains(env.Text, "len=7") {
 			t.Errorf("no len=7 in %q", env.Text)
 		}
@@ -192,9 +192,9 @@ func TestShellRunInputProblems(t *testing.T) {
 	if env.Code != CodeInvalidInput || !strings.Contains(env.Text, "enter") {
 		t.Errorf("unknown key = %+v, want invalid_input listing keys", env)
 	}
-	env = call(t, r, "write_stdin", map[string]any{"task_id": id, "input": "piped", "keys": []string{"enter", "ctrl-d"}, "wait_ms": 30000})
+	env = call(t, r, "write_stdin", map[string]any{"task_id": id, "input": "piped", "keys": []string{"enter", "ctrl-d"}, "wait_ms": 60000})
 	if !strings.Contains(env.Text, "piped") {
-		env = call(t, r, "shell_wait", map[string]any{"task_id": id, "timeout_ms": 60000})
+		env = call(t, r, "shell_wait", map[string]any{"task_id": id, "timeout_ms": 180000})
 	}
 	if !strings.Contains(env.Text, "piped") || shellDataOf(t, env).Status != "exited" {
 		t.Errorf("cat after ctrl-d = %q, want the echo and the exit", env.Text)

@@ -3,6 +3,7 @@ package toolbridge
 import (
 	"errors"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 
 	"github.com/whale-ls/whale-ls/execboundary"
@@ -29,6 +30,35 @@ type Deps struct {
 	ExecGate *execboundary.Gate
 
 	settings atomic.Pointer[Settings]
+
+	closeMu sync.Mutex
+	closers []func()
+	closed  bool
+}
+
+// OnClose registers fn to run when the session ends (Close); MCP servers
+// the catalog started are stopped this way.
+func (d *Deps) OnClose(fn func()) {
+	d.closeMu.Lock()
+	defer d.closeMu.Unlock()
+	d.closers = append(d.closers, fn)
+}
+
+// Close runs the OnClose functions, the last registered first, once; a
+// second Close does nothing. Front ends call it when the session ends.
+func (d *Deps) Close() {
+	d.closeMu.Lock()
+	if d.closed {
+		d.closeMu.Unlock()
+		return
+	}
+	d.closed = true
+	fns := d.closers
+	d.closers = nil
+	d.closeMu.Unlock()
+	for i := len(fns) - 1; i >= 0; i-- {
+		fns[i]()
+	}
 }
 
 // Settings returns the current settings.

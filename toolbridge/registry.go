@@ -18,12 +18,14 @@ type Call struct {
 }
 
 // Registry holds the frozen catalog of one session and dispatches calls.
-// It is safe for concurrent use: after NewRegistry nothing in it changes.
+// It is safe for concurrent use: after NewRegistry the built-in tools never
+// change; tools added later with Add only join (registry_dynamic.go).
 type Registry struct {
 	tools     map[string]Tool
 	order     []string
 	textLimit int
 	log       *slog.Logger
+	dynamic   dynamicTools // tools added after start (registry_dynamic.go)
 }
 
 // NewRegistry freezes the specs of tools. A duplicate name or a tool without
@@ -60,19 +62,22 @@ func (r *Registry) Specs() []Spec {
 		s.InputSchema = s.InputSchema.clone()
 		out = append(out, s)
 	}
-	return out
+	return append(out, r.addedSpecs()...)
 }
 
 // Names returns the tool names in catalog order.
-func (r *Registry) Names() []string { return append([]string(nil), r.order...) }
+func (r *Registry) Names() []string {
+	return append(append([]string(nil), r.order...), r.addedNames()...)
+}
 
 // Dispatch finds the tool, repairs and validates the input, runs the tool
 // and normalises the outcome into an Envelope. It never panics.
 func (r *Registry) Dispatch(ctx context.Context, call Call) (env Envelope) {
-	tool, ok := r.tools[call.Name]
+	tool, ok := r.lookup(call.Name)
 	if !ok {
 		return r.unknownTool(call.Name)
 	}
+	ctx = withRegistry(ctx, r)
 	input, repairs, failure := prepareInput(tool.Spec, call.Input)
 	if failure != nil {
 		return r.envelope(Result{}, failure, nil)
@@ -112,14 +117,15 @@ func (r *Registry) envelope(res Result, err error, repairs []string) Envelope {
 
 // unknownTool names the closest tool names so the model can retry at once.
 func (r *Registry) unknownTool(name string) Envelope {
-	close := closest(name, r.order, 3)
+	names := r.Names()
+	close := closest(name, names, 3)
 	text := fmt.Sprintf("there is no tool named %q", name)
 	if len(close) > 0 {
 		text += fmt.Sprintf("; did you mean %s? ", strings.Join(quoteAll(close), " or "))
 	} else {
 		text += "; "
 	}
-	text += "the tools are: " + strings.Join(r.order, ", ")
+	text += "the tools are: " + strings.Join(names, ", ")
 	return Envelope{OK: false, Code: CodeUnknownTool, Text: text, Data: map[string]any{"closest": close}}
 }
 

@@ -34,7 +34,8 @@ type Settings struct {
 		SaveAfterApply *bool `json:"saveAfterApply,omitempty"`
 	} `json:"edits"`
 	Web struct {
-		Search json.RawMessage `json:"search,omitempty"`
+		Search       json.RawMessage `json:"search,omitempty"`
+		AllowPrivate bool            `json:"allowPrivate,omitempty"`
 	} `json:"web"`
 	MCP struct {
 		Servers json.RawMessage `json:"servers,omitempty"`
@@ -57,7 +58,7 @@ var knownSettings = map[string]bool{
 	"shell.program": true, "shell.yieldTimeMs": true, "shell.outputLimitBytes": true,
 	"execBoundary.mode": true, "execBoundary.rules": true, "execBoundary.approvalTimeoutMs": true,
 	"read.approvedPaths": true, "skills.paths": true, "edits.saveAfterApply": true,
-	"web.search": true, "mcp.servers": true,
+	"web.search": true, "web.allowPrivate": true, "mcp.servers": true,
 }
 
 // ParseSettings decodes a settings object. Keys may be nested

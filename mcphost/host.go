@@ -1,0 +1,402 @@
+// Package mcphost starts MCP servers (stdio, with the official Go SDK) and
+// calls their tools on behalf of the tool catalog.
+//
+// Guarantees: a server is started when its tools are first needed and at
+// most once at a time; its stderr goes to the log line by line; a server
+// that stops (crashes, exits, breaks its pipe) is restarted once, and after
+// a second stop it is unavailable for the rest of the Host's life, with
+// errors that say so. Close stops every server (stdin closed, then SIGTERM,
+// then kill, as the SDK's command transport does).
+//
+// Limits: only stdio servers are supported; the tool list is read once per
+// start (tools/list_changed is not followed); tool results are reduced to
+// their text (other content kinds are described, not passed on). The
+// package knows nothing about LSP or the catalog.
+package mcphost
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ServerConfig is one entry of the mcp.servers setting.
+type ServerConfig struct {
+	Command string            `json:"command"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	// Dir is the working folder of the server (the host's default if empty).
+	Dir string `json:"cwd,omitempty"`
+	// Deferred servers' tools stay hidden until a search finds them.
+	Deferred bool `json:"deferred,omitempty"`
+}
+
+// ToolInfo describes one tool of a server.
+type ToolInfo struct {
+	Server      string
+	Name        string
+	Description string
+	// InputSchema is the server's JSON Schema for the arguments.
+	InputSchema json.RawMessage
+	// ReadOnly is the server's readOnlyHint annotation.
+	ReadOnly bool
+}
+
+// Result is a tool's answer, reduced to text.
+type Result struct {
+	Text string
+	// IsError is the server's own verdict: the tool ran and failed.
+	IsError bool
+	// Structured is the structured content, if the server sent one.
+	Structured any
+}
+
+// Errors of Host methods. Use errors.Is.
+var (
+	// ErrUnknownServer: no server of that name is configured.
+	ErrUnknownServer = errors.New("no MCP server of that name is configured")
+	// ErrUnavailable: the server stopped twice (or could not restart) and
+	// is not started again in this session.
+	ErrUnavailable = errors.New("the MCP server is unavailable")
+)
+
+// StoppedError says a server stopped while it was being used. Restarted
+// tells whether it was started again (the next call may succeed).
+type StoppedError struct {
+	Server    string
+	Restarted bool
+	Err       error
+}
+
+func (e *StoppedError) Error() string {
+	if e.Restarted {
+		return fmt.Sprintf("MCP server %s stopped during the call (%v) and was restarted", e.Server, e.Err)
+	}
+	return fmt.Sprintf("MCP server %s stopped during the call (%v) and is now unavailable", e.Server, e.Err)
+}
+
+func (e *StoppedError) Unwrap() error { return e.Err }
+
+// ToolError is a JSON-RPC error a server answered a call with (unknown
+// tool, invalid arguments, …): the server is fine, the call was not.
+type ToolError struct {
+	Server, Tool string
+	Code         int64
+	Message      string
+}
+
+func (e *ToolError) Error() string {
+	return fmt.Sprintf("MCP server %s refused the call to %s: %s (code %d)", e.Server, e.Tool, e.Message, e.Code)
+}
+
+// Options configure a Host.
+type Options struct {
+	Log *slog.Logger
+	// Dir is the working folder servers start in unless their config names one.
+	Dir string
+	// Version is reported to servers as the client's version.
+	Version string
+	// StartTimeout bounds starting a server and listing its tools (20s if 0).
+	StartTimeout time.Duration
+}
+
+// Host owns the configured servers of one session.
+type Host struct {
+	opts    Options
+	log     *slog.Logger
+	names   []string
+	servers map[string]*server
+}
+
+// New prepares a Host; no server is started yet.
+func New(configs map[string]ServerConfig, opts Options) *Host {
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	if opts.StartTimeout <= 0 {
+		opts.StartTimeout = 20 * time.Second
+	}
+	h := &Host{opts: opts, log: opts.Log, servers: map[string]*server{}}
+	for name, cfg := range configs {
+		h.names = append(h.names, name)
+		h.servers[name] = &server{name: name, cfg: cfg, host: h}
+	}
+	sort.Strings(h.names)
+	return h
+}
+
+// Servers returns the configured server names, sorted.
+func (h *Host) Servers() []string { return append([]string(nil), h.names...) }
+
+// Config returns a server's configuration.
+func (h *Host) Config(name string) (ServerConfig, bool) {
+	s, ok := h.servers[name]
+	if !ok {
+		return ServerConfig{}, false
+	}
+	return s.cfg, true
+}
+
+// Tools returns a server's tools, starting it if needed.
+func (h *Host) Tools(ctx context.Context, name string) ([]ToolInfo, error) {
+	s, ok := h.servers[name]
+	if !ok {
+		return nil, fmt.Errorf("%w: %q", ErrUnknownServer, name)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.ensureLocked(ctx); err != nil {
+		return nil, err
+	}
+	return append([]ToolInfo(nil), s.tools...), nil
+}
+
+// Call calls a tool with arguments (a JSON object). A server that stops
+// during the call is restarted once (the call is not repeated: it may have
+// had effects) and the error is a *StoppedError.
+func (h *Host) Call(ctx context.Context, server, tool string, args json.RawMessage) (Result, error) {
+	s, ok := h.servers[server]
+	if !ok {
+		return Result{}, fmt.Errorf("%w: %q", ErrUnknownServer, server)
+	}
+	s.mu.Lock()
+	if err := s.ensureLocked(ctx); err != nil {
+		s.mu.Unlock()
+		return Result{}, err
+	}
+	sess, gen := s.session, s.gen
+	s.mu.Unlock()
+
+	var arguments map[string]any
+	if len(args) > 0 {
+		if err := json.Unmarshal(args, &arguments); err != nil {
+			return Result{}, fmt.Errorf("arguments must be a JSON object: %w", err)
+		}
+	}
+	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: arguments})
+	if err == nil {
+		return reduce(res), nil
+	}
+	var wire *jsonrpc.Error
+	if errors.As(err, &wire) {
+		return Result{}, &ToolError{Server: server, Tool: tool, Code: wire.Code, Message: wire.Message}
+	}
+	if ctx.Err() != nil {
+		return Result{}, ctx.Err()
+	}
+	// The connection failed: the server stopped.
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.gen != gen { // another call already handled this stop
+		return Result{}, &StoppedError{Server: server, Restarted: s.session != nil, Err: err}
+	}
+	s.stoppedLocked(err)
+	restarted := false
+	if !s.unavailable {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), h.opts.StartTimeout)
+		restarted = s.ensureLocked(rctx) == nil
+		cancel()
+	}
+	return Result{}, &StoppedError{Server: server, Restarted: restarted, Err: err}
+}
+
+// Close stops every running server and waits for them.
+func (h *Host) Close() {
+	var wg sync.WaitGroup
+	for _, s := range h.servers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			s.closed = true
+			if s.session != nil {
+				s.session.Close()
+				s.session = nil
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// server is one configured MCP server.
+type server struct {
+	name string
+	cfg  ServerConfig
+	host *Host
+
+	mu          sync.Mutex
+	session     *mcp.ClientSession // nil when not running
+	gen         int                // counts starts, to tell stops apart
+	tools       []ToolInfo
+	starts      int
+	unavailable bool
+	lastErr     error
+	closed      bool
+}
+
+// maxStarts is the first start plus one restart.
+const maxStarts = 2
+
+// ensureLocked starts the server if it is not running and may still be.
+func (s *server) ensureLocked(ctx context.Context) error {
+	if s.session != nil {
+		return nil
+	}
+	if s.closed {
+		return fmt.Errorf("%w: %s (the session is ending)", ErrUnavailable, s.name)
+	}
+	if s.unavailable {
+		return fmt.Errorf("%w: %s stopped and was restarted once already (last error: %v)", ErrUnavailable, s.name, s.lastErr)
+	}
+	if s.starts >= maxStarts {
+		s.unavailable = true
+		return fmt.Errorf("%w: %s stopped and was restarted once already (last error: %v)", ErrUnavailable, s.name, s.lastErr)
+	}
+	s.starts++
+	ctx, cancel := context.WithTimeout(ctx, s.host.opts.StartTimeout)
+	defer cancel()
+	sess, tools, err := s.start(ctx)
+	if err != nil {
+		s.lastErr = err
+		if s.starts >= maxStarts {
+			s.unavailable = true
+			return fmt.Errorf("%w: %s could not be started again (%v)", ErrUnavailable, s.name, err)
+		}
+		return fmt.Errorf("start MCP server %s: %w", s.name, err)
+	}
+	s.session, s.tools = sess, tools
+	s.gen++
+	return nil
+}
+
+// stoppedLocked forgets a session whose connection failed.
+func (s *server) stoppedLocked(err error) {
+	s.host.log.Warn("MCP server stopped", "server", s.name, "err", err)
+	s.lastErr = err
+	if s.session != nil {
+		go s.session.Close() // reaps the process; it may take the terminate delay
+		s.session = nil
+	}
+	if s.starts >= maxStarts {
+		s.unavailable = true
+	}
+}
+
+// start runs the command, connects and lists the tools.
+func (s *server) start(ctx context.Context) (*mcp.ClientSession, []ToolInfo, error) {
+	if s.cfg.Command == "" {
+		return nil, nil, errors.New("no command is configured")
+	}
+	cmd := exec.Command(s.cfg.Command, s.cfg.Args...)
+	cmd.Dir = s.cfg.Dir
+	if cmd.Dir == "" {
+		cmd.Dir = s.host.opts.Dir
+	}
+	cmd.Env = os.Environ()
+	for k, v := range s.cfg.Env {
+		cmd.Env = append(cmd.Env, k+"="+os.ExpandEnv(v))
+	}
+	cmd.Stderr = &stderrLog{log: s.host.log, server: s.name}
+	client := mcp.NewClient(&mcp.Implementation{Name: "whale-ls", Version: s.host.opts.Version}, nil)
+	sess, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	var tools []ToolInfo
+	for t, err := range sess.Tools(ctx, nil) {
+		if err != nil {
+			sess.Close()
+			return nil, nil, fmt.Errorf("list tools: %w", err)
+		}
+		schema, _ := json.Marshal(t.InputSchema)
+		info := ToolInfo{Server: s.name, Name: t.Name, Description: t.Description, InputSchema: schema}
+		if t.Annotations != nil {
+			info.ReadOnly = t.Annotations.ReadOnlyHint
+		}
+		tools = append(tools, info)
+	}
+	s.host.log.Info("MCP server started", "server", s.name, "tools", len(tools))
+	return sess, tools, nil
+}
+
+// reduce turns a CallToolResult into text: text content as is, other
+// content kinds described in one line each.
+func reduce(r *mcp.CallToolResult) Result {
+	var parts []string
+	for _, c := range r.Content {
+		switch c := c.(type) {
+		case *mcp.TextContent:
+			parts = append(parts, c.Text)
+		case *mcp.ImageContent:
+			parts = append(parts, fmt.Sprintf("[image %s, %d bytes, not shown]", c.MIMEType, len(c.Data)))
+		case *mcp.AudioContent:
+			parts = append(parts, fmt.Sprintf("[audio %s, %d bytes, not shown]", c.MIMEType, len(c.Data)))
+		case *mcp.ResourceLink:
+			parts = append(parts, fmt.Sprintf("[resource %s: %s]", c.Name, c.URI))
+		case *mcp.EmbeddedResource:
+			if c.Resource != nil && c.Resource.Text != "" {
+				parts = append(parts, c.Resource.Text)
+			} else if c.Resource != nil {
+				parts = append(parts, fmt.Sprintf("[resource %s, %d bytes, not shown]", c.Resource.URI, len(c.Resource.Blob)))
+			}
+		default:
+			parts = append(parts, fmt.Sprintf("[%T content, not shown]", c))
+		}
+	}
+	text := strings.Join(parts, "\n")
+	if text == "" && r.StructuredContent != nil {
+		if b, err := json.MarshalIndent(r.StructuredContent, "", "  "); err == nil {
+			text = string(b)
+		}
+	}
+	return Result{Text: text, IsError: r.IsError, Structured: r.StructuredContent}
+}
+
+// stderrLog writes a server's stderr to the log, one record per line.
+type stderrLog struct {
+	log    *slog.Logger
+	server string
+
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (w *stderrLog) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, p...)
+	for {
+		i := strings.IndexByte(string(w.buf), '\n')
+		if i < 0 {
+			break
+		}
+		w.emit(string(w.buf[:i]))
+		w.buf = w.buf[i+1:]
+	}
+	if len(w.buf) > 8<<10 { // a very long line: log what we have
+		w.emit(string(w.buf))
+		w.buf = w.buf[:0]
+	}
+	return len(p), nil
+}
+
+func (w *stderrLog) emit(line string) {
+	if line = strings.TrimRight(line, "\r"); line != "" {
+		w.log.Info("MCP server stderr", "server", w.server, "line", line)
+	}
+}
+
+var _ io.Writer = (*stderrLog)(nil)

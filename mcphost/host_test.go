@@ -1,0 +1,180 @@
+package mcphost
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+var (
+	buildOnce sync.Once
+	serverBin string
+	buildErr  error
+)
+
+// testServer builds the test MCP server once per test process.
+func testServer(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "mcphost-test")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		serverBin = filepath.Join(dir, "testserver")
+		out, err := exec.Command("go", "build", "-o", serverBin, "./internal/testserver").CombinedOutput()
+		if err != nil {
+			buildErr = errors.New(string(out))
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return serverBin
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if serverBin != "" {
+		os.RemoveAll(filepath.Dir(serverBin))
+	}
+	os.Exit(code)
+}
+
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func ctxT(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func TestHostListsAndCallsTools(t *testing.T) {
+	var logs syncBuf
+	h := New(map[string]ServerConfig{"tracker": {Command: testServer(t)}}, Options{Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	defer h.Close()
+	tools, err := h.Tools(ctxT(t), "tracker")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools {
+		names = append(names, tl.Name)
+		if tl.Name == "echo" && (!tl.ReadOnly || !strings.Contains(string(tl.InputSchema), `"text"`)) {
+			t.Errorf("echo = %+v, want read-only with a text property", tl)
+		}
+	}
+	if got := strings.Join(names, ","); !strings.Contains(got, "echo") || !strings.Contains(got, "crash") {
+		t.Fatalf("Tools = %s, want echo and crash among them", got)
+	}
+	res, err := h.Call(ctxT(t), "tracker", "echo", []byte(`{"text":"hi"}`))
+	if err != nil || res.Text != "echo: hi" || res.IsError {
+		t.Errorf("Call(echo) = %+v, %v, want echo: hi", res, err)
+	}
+	res, err = h.Call(ctxT(t), "tracker", "fail", []byte(`{}`))
+	if err != nil || !res.IsError || !strings.Contains(res.Text, "database is locked") {
+		t.Errorf("Call(fail) = %+v, %v, want a tool error result", res, err)
+	}
+	_, err = h.Call(ctxT(t), "tracker", "nope", []byte(`{}`))
+	var te *ToolError
+	if !errors.As(err, &te) {
+		t.Errorf("Call(nope) error = %v, want a *ToolError", err)
+	}
+	if _, err := h.Tools(ctxT(t), "missing"); !errors.Is(err, ErrUnknownServer) {
+		t.Errorf("Tools(missing) = %v, want ErrUnknownServer", err)
+	}
+	if !strings.Contains(logs.String(), "testserver: ready") {
+		t.Errorf("server stderr not logged; log:\n%s", logs.String())
+	}
+}
+
+// TestHostRestartsOnceThenGivesUp: the first crash restarts the server, the
+// second makes it unavailable.
+func TestHostRestartsOnceThenGivesUp(t *testing.T) {
+	var logs syncBuf
+	h := New(map[string]ServerConfig{"tracker": {Command: testServer(t)}}, Options{Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	defer h.Close()
+	_, err := h.Call(ctxT(t), "tracker", "crash", []byte(`{}`))
+	var se *StoppedError
+	if !errors.As(err, &se) || !se.Restarted {
+		t.Fatalf("first crash = %v, want a StoppedError with Restarted", err)
+	}
+	if res, err := h.Call(ctxT(t), "tracker", "add", []byte(`{"a":2,"b":3}`)); err != nil || res.Text != "5" {
+		t.Fatalf("call after restart = %+v, %v, want 5", res, err)
+	}
+	_, err = h.Call(ctxT(t), "tracker", "crash", []byte(`{}`))
+	if !errors.As(err, &se) || se.Restarted {
+		t.Fatalf("second crash = %v, want a StoppedError without restart", err)
+	}
+	if _, err := h.Call(ctxT(t), "tracker", "echo", []byte(`{"text":"x"}`)); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("call after second crash = %v, want ErrUnavailable", err)
+	}
+	if !strings.Contains(logs.String(), "crashing on purpose") {
+		t.Errorf("stderr of the crashing server not logged:\n%s", logs.String())
+	}
+}
+
+func TestHostBadCommand(t *testing.T) {
+	h := New(map[string]ServerConfig{"gone": {Command: filepath.Join(t.TempDir(), "no-such-program")}}, Options{})
+	defer h.Close()
+	if _, err := h.Tools(ctxT(t), "gone"); err == nil {
+		t.Fatal("Tools of a missing program succeeded")
+	}
+	_, err := h.Tools(ctxT(t), "gone")
+	if !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("second start = %v, want ErrUnavailable after two failed starts", err)
+	}
+}
+
+func TestRank(t *testing.T) {
+	docs := []Document{
+		{ID: "a", Name: "create_issue", Description: "Open a new issue in the tracker."},
+		{ID: "b", Name: "search_issues", Description: "Search the issue tracker for bug reports."},
+		{ID: "c", Name: "read_file", Description: "Read a file from the repository."},
+		{ID: "d", Name: "listPullRequests", Description: "List pull requests."},
+	}
+	for _, tc := range []struct {
+		query string
+		max   int
+		want  string
+	}{
+		{"search issues", 5, "b,a"},
+		{"search issue", 1, "b"},
+		{"iss", 5, "a,b"},
+		{"pull request", 5, "d"},
+		{"file", 5, "c"},
+		{"weather", 5, ""},
+		{"", 5, ""},
+	} {
+		var ids []string
+		for _, h := range Rank(tc.query, docs, tc.max) {
+			ids = append(ids, h.ID)
+		}
+		if got := strings.Join(ids, ","); got != tc.want {
+			t.Errorf("Rank(%q) = %q, want %q", tc.query, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,68 @@
+// Command testserver is a small MCP server over stdio for the tests of the
+// MCP client side: a few tools, one that fails and one that crashes the
+// process.
+package main
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+type echoIn struct {
+	Text string `json:"text" jsonschema:"the text to send back"`
+}
+
+type addIn struct {
+	A int `json:"a" jsonschema:"first number"`
+	B int `json:"b" jsonschema:"second number"`
+}
+
+type issuesIn struct {
+	Query string `json:"query" jsonschema:"words to look for"`
+	Limit int    `json:"limit,omitempty" jsonschema:"most issues to return"`
+}
+
+type none struct{}
+
+func text(s string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+}
+
+func main() {
+	fmt.Fprintln(os.Stderr, "testserver: ready, pid", os.Getpid())
+	name := "testserver"
+	if len(os.Args) > 1 {
+		name = os.Args[1]
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: name, Version: "1.0.0"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echo the given text back unchanged.", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+		func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
+			return text("echo: " + in.Text), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "add", Description: "Add two integers and return the sum."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in addIn) (*mcp.CallToolResult, any, error) {
+			return text(fmt.Sprint(in.A + in.B)), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "search_issues", Description: "Search the issue tracker for open bug reports matching the query words."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in issuesIn) (*mcp.CallToolResult, any, error) {
+			return text("issues about " + strings.ToLower(in.Query) + ": #12 crash on start"), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "fail", Description: "Always fails with a tool error."},
+		func(_ context.Context, _ *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, any, error) {
+			return nil, nil, fmt.Errorf("the database is locked")
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "crash", Description: "Exit the server process at once, as a crash would."},
+		func(_ context.Context, _ *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, any, error) {
+			fmt.Fprintln(os.Stderr, "testserver: crashing on purpose")
+			os.Exit(3)
+			return nil, nil, nil
+		})
+	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		log.Printf("testserver: %v", err)
+	}
+}

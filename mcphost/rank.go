@@ -1,0 +1,156 @@
+package mcphost
+
+import (
+	"math"
+	"sort"
+	"strings"
+	"unicode"
+)
+
+// Document is one searchable item: an id and the text fields it is found
+// by. Name words weigh more than description words.
+type Document struct {
+	ID          string
+	Name        string
+	Description string
+}
+
+// Hit is a ranked document.
+type Hit struct {
+	ID    string
+	Score float64
+}
+
+// BM25 parameters (the usual defaults) and the weight of name tokens.
+const (
+	bm25K1     = 1.2
+	bm25B      = 0.75
+	nameWeight = 3
+)
+
+// Rank orders docs by BM25 relevance to query and returns at most max hits
+// with a positive score. Tokens are lower-case letter/digit runs, split at
+// underscores, dashes, dots and camelCase boundaries; a query token also
+// matches document tokens it is a prefix of (at half weight), and plural
+// endings are folded, so "issue", "issues" and "iss" all find "issues". Ties keep the docs' order.
+func Rank(query string, docs []Document, max int) []Hit {
+	qs := dedupe(tokens(query))
+	if len(qs) == 0 || len(docs) == 0 || max <= 0 {
+		return nil
+	}
+	type docTerms struct {
+		tf  map[string]float64
+		len float64
+	}
+	terms := make([]docTerms, len(docs))
+	var total float64
+	for i, d := range docs {
+		tf := map[string]float64{}
+		n := 0.0
+		for _, t := range tokens(d.Name) {
+			tf[t] += nameWeight
+			n += nameWeight
+		}
+		for _, t := range tokens(d.Description) {
+			tf[t]++
+			n++
+		}
+		terms[i] = docTerms{tf, n}
+		total += n
+	}
+	avg := total / float64(len(docs))
+	if avg == 0 {
+		avg = 1
+	}
+	// match gives a query token's frequency in a document: exact matches,
+	// plus half the frequency of words the token is a prefix of.
+	match := func(tf map[string]float64, q string) float64 {
+		f := tf[q]
+		if len(q) >= 3 {
+			for t, n := range tf {
+				if t != q && strings.HasPrefix(t, q) {
+					f += n / 2
+				}
+			}
+		}
+		return f
+	}
+	N := float64(len(docs))
+	var hits []Hit
+	for i, d := range docs {
+		score := 0.0
+		for _, q := range qs {
+			df := 0.0
+			for _, o := range terms {
+				if match(o.tf, q) > 0 {
+					df++
+				}
+			}
+			f := match(terms[i].tf, q)
+			if f == 0 {
+				continue
+			}
+			idf := math.Log(1 + (N-df+0.5)/(df+0.5))
+			score += idf * f * (bm25K1 + 1) / (f + bm25K1*(1-bm25B+bm25B*terms[i].len/avg))
+		}
+		if score > 0 {
+			hits = append(hits, Hit{ID: d.ID, Score: score})
+		}
+	}
+	sort.SliceStable(hits, func(a, b int) bool { return hits[a].Score > hits[b].Score })
+	if len(hits) > max {
+		hits = hits[:max]
+	}
+	return hits
+}
+
+// tokens splits text into lower-case words at non-alphanumerics and at
+// camelCase boundaries.
+func tokens(s string) []string {
+	var out []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			out = append(out, stem(strings.ToLower(string(cur))))
+			cur = cur[:0]
+		}
+	}
+	rs := []rune(s)
+	for i, r := range rs {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			if unicode.IsUpper(r) && len(cur) > 0 && i > 0 && unicode.IsLower(rs[i-1]) {
+				flush()
+			}
+			cur = append(cur, r)
+		default:
+			flush()
+		}
+	}
+	flush()
+	return out
+}
+
+// stem folds the plural endings of English words ("issues" → "issue",
+// "queries" → "query"), the one inflection tool searches trip over most.
+func stem(w string) string {
+	switch {
+	case len(w) > 4 && strings.HasSuffix(w, "ies"):
+		return w[:len(w)-3] + "y"
+	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us"):
+		return w[:len(w)-1]
+	}
+	return w
+}
+
+func dedupe(ss []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range ss {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,409 @@
+package toolbridge
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/whale-ls/whale-ls/mcphost"
+)
+
+//go:embed tool_search.md
+var toolSearchDoc string
+
+// Limits of the MCP group.
+const (
+	mcpStartTimeout       = 20 * time.Second
+	mcpDefaultResults     = 5
+	mcpMaxResults         = 20
+	mcpToolPrefix         = "mcp__"
+	mcpMaxListedCandidate = 40
+)
+
+// mcpTools is the MCP group: the tools of every non-deferred server in
+// mcp.servers (started now, so that their tools join the catalog), and
+// tool_search when at least one server is deferred. Servers stop when the
+// session closes (Deps.Close). Changes to mcp.servers take effect in the
+// next session.
+func mcpTools(d *Deps) []Tool {
+	configs, err := parseMCPServers(d.Settings().MCP.Servers)
+	if err != nil {
+		d.logger().Warn("mcp.servers not applied", "err", err)
+		return nil
+	}
+	if len(configs) == 0 {
+		return nil
+	}
+	dir := ""
+	if d.Workspace != nil && len(d.Workspace.Roots()) > 0 {
+		dir = d.Workspace.Roots()[0].Real
+	}
+	g := &mcpGroup{d: d, host: mcphost.New(configs, mcphost.Options{Log: d.logger(), Dir: dir, Version: "whale-ls", StartTimeout: mcpStartTimeout})}
+	d.OnClose(g.host.Close)
+
+	var eager, deferred []string
+	for _, name := range g.host.Servers() {
+		if configs[name].Deferred {
+			deferred = append(deferred, name)
+		} else {
+			eager = append(eager, name)
+		}
+	}
+	var tools []Tool
+	for _, list := range g.listTools(context.Background(), eager) {
+		if list.err != nil {
+			d.logger().Warn("MCP server not available; its tools are left out of the catalog", "server", list.server, "err", list.err)
+			continue
+		}
+		for _, info := range list.tools {
+			tools = append(tools, g.tool(info))
+		}
+	}
+	if len(deferred) > 0 {
+		g.deferred = deferred
+		tools = append(tools, g.searchTool())
+	}
+	return tools
+}
+
+// parseMCPServers decodes mcp.servers: {name: {command, args, env, cwd, deferred}}.
+func parseMCPServers(raw json.RawMessage) (map[string]mcphost.ServerConfig, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return nil, nil
+	}
+	var configs map[string]mcphost.ServerConfig
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&configs); err != nil {
+		return nil, fmt.Errorf("mcp.servers must map server names to {command, args, env, cwd, deferred}: %w", err)
+	}
+	for name, c := range configs {
+		if c.Command == "" {
+			return nil, fmt.Errorf("mcp.servers.%s has no command", name)
+		}
+		if mcpName(name) != name {
+			return nil, fmt.Errorf("mcp.servers: the server name %q may use only letters, digits, - and _", name)
+		}
+	}
+	return configs, nil
+}
+
+// mcpName keeps letters, digits, - and _ (what editors accept in tool
+// names) and turns everything else into _.
+func mcpName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+// mcpToolName is the catalog name of a server's tool.
+func mcpToolName(server, tool string) string {
+	return mcpToolPrefix + mcpName(server) + "__" + mcpName(tool)
+}
+
+// mcpGroup ties the catalog to one Host.
+type mcpGroup struct {
+	d        *Deps
+	host     *mcphost.Host
+	deferred []string // deferred server names, sorted
+}
+
+type serverTools struct {
+	server string
+	tools  []mcphost.ToolInfo
+	err    error
+}
+
+// listTools starts the servers (in parallel) and lists their tools.
+func (g *mcpGroup) listTools(ctx context.Context, servers []string) []serverTools {
+	out := make([]serverTools, len(servers))
+	var wg sync.WaitGroup
+	for i, name := range servers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tools, err := g.host.Tools(ctx, name)
+			out[i] = serverTools{server: name, tools: tools, err: err}
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// tool turns one MCP tool into a catalog tool whose calls go to the server.
+func (g *mcpGroup) tool(info mcphost.ToolInfo) Tool {
+	name := mcpToolName(info.Server, info.Name)
+	desc := strings.TrimSpace(info.Description)
+	if desc == "" {
+		desc = fmt.Sprintf("Tool %s of the MCP server %s.", info.Name, info.Server)
+	}
+	desc += fmt.Sprintf("\n\n(MCP tool %q of the server %q.)", info.Name, info.Server)
+	spec := Spec{Name: name, Description: desc, InputSchema: mcpSchema(info.InputSchema), ReadOnly: info.ReadOnly, Group: GroupMCP}
+	return Tool{Spec: spec, Run: func(ctx context.Context, input json.RawMessage) (Result, error) {
+		res, err := g.host.Call(ctx, info.Server, info.Name, input)
+		if err != nil {
+			return Result{}, mcpFailure(ctx, name, info, err)
+		}
+		data := map[string]any{"server": info.Server, "tool": info.Name}
+		if res.Structured != nil {
+			data["structured"] = res.Structured
+		}
+		if res.IsError {
+			return Result{}, &Failure{Code: CodeInternal, Data: data, Text: fmt.Sprintf("the MCP tool %s answered with an error (this is the tool's own answer, not a whale-ls fault): %s — read the message, then fix the arguments or take another way", name, strings.TrimSpace(res.Text))}
+		}
+		text := res.Text
+		if text == "" {
+			text = "(the tool returned no content)"
+		}
+		return Result{Text: text, Data: data}, nil
+	}}
+}
+
+// mcpFailure maps a Host error to what the model reads.
+func mcpFailure(ctx context.Context, name string, info mcphost.ToolInfo, err error) error {
+	var stopped *mcphost.StoppedError
+	var refused *mcphost.ToolError
+	switch {
+	case errors.As(err, &stopped) && stopped.Restarted:
+		return Fail(CodeNetworkError, "the MCP server %s stopped during the call to %s (%v) and was restarted; call the tool again if repeating it is safe (it may have done part of its work)", info.Server, name, stopped.Err)
+	case errors.As(err, &stopped):
+		return Fail(CodeNetworkError, "the MCP server %s stopped during the call to %s (%v) for the second time and is now unavailable for this session; use other tools, and tell the user the server needs fixing", info.Server, name, stopped.Err)
+	case errors.Is(err, mcphost.ErrUnavailable):
+		return Fail(CodeNetworkError, "the MCP server %s is unavailable for this session (%v); use other tools, and tell the user the server needs fixing", info.Server, err)
+	case errors.As(err, &refused) && refused.Code == -32602:
+		return Fail(CodeInvalidInput, "the MCP server %s rejected the arguments of %s: %s; check them against the tool's input schema and call again", info.Server, name, refused.Message)
+	case errors.As(err, &refused):
+		return Fail(CodeInternal, "the MCP server %s could not run %s: %s (JSON-RPC error %d); try another way", info.Server, name, refused.Message, refused.Code)
+	case ctx.Err() != nil:
+		return ctx.Err()
+	}
+	return Fail(CodeNetworkError, "calling %s on the MCP server %s failed: %v; try again, or use other tools", name, info.Server, err)
+}
+
+// mcpSchema converts a server's JSON Schema to the catalog's schema
+// subset. Object schemas allow extra properties unless they say otherwise
+// (JSON Schema's default), so that validation is never stricter than the
+// server; keywords outside the subset (anyOf, $ref, …) are dropped, and such
+// a property is passed through unchecked.
+func mcpSchema(raw json.RawMessage) *Schema {
+	var m map[string]any
+	_ = json.Unmarshal(raw, &m)
+	s := convertSchema(m)
+	if s == nil {
+		s = &Schema{}
+	}
+	s.Type = "object"
+	if s.Properties == nil {
+		s.Properties = map[string]*Schema{}
+	}
+	return s
+}
+
+func convertSchema(m map[string]any) *Schema {
+	if m == nil {
+		return nil
+	}
+	s := &Schema{}
+	if t, ok := m["type"].(string); ok {
+		s.Type = t
+	}
+	if d, ok := m["description"].(string); ok {
+		s.Description = d
+	}
+	if props, ok := m["properties"].(map[string]any); ok {
+		s.Properties = map[string]*Schema{}
+		for k, v := range props {
+			pm, _ := v.(map[string]any)
+			if ps := convertSchema(pm); ps != nil {
+				s.Properties[k] = ps
+			} else {
+				s.Properties[k] = &Schema{}
+			}
+		}
+		if s.Type == "" {
+			s.Type = "object"
+		}
+	}
+	if req, ok := m["required"].([]any); ok {
+		for _, r := range req {
+			if rs, ok := r.(string); ok {
+				s.Required = append(s.Required, rs)
+			}
+		}
+	}
+	if items, ok := m["items"].(map[string]any); ok {
+		s.Items = convertSchema(items)
+	}
+	if enum, ok := m["enum"].([]any); ok && s.Type == "string" {
+		for _, e := range enum {
+			if es, ok := e.(string); ok {
+				s.Enum = append(s.Enum, es)
+			}
+		}
+	}
+	if v, ok := m["minimum"].(float64); ok && !math.IsInf(v, 0) {
+		s.Minimum = &v
+	}
+	if v, ok := m["maximum"].(float64); ok && !math.IsInf(v, 0) {
+		s.Maximum = &v
+	}
+	if s.Type == "object" {
+		allow := true
+		if ap, ok := m["additionalProperties"].(bool); ok {
+			allow = ap
+		}
+		s.AdditionalProperties = &allow
+	}
+	return s
+}
+
+type toolSearchInput struct {
+	Query      string `json:"query"`
+	MaxResults int    `json:"max_results"`
+}
+
+// searchTool builds tool_search over the deferred servers.
+func (g *mcpGroup) searchTool() Tool {
+	spec := Spec{
+		Name:        "tool_search",
+		Description: toolSearchDoc + "\n\nDeferred MCP servers here: " + strings.Join(g.deferred, ", ") + ".",
+		Group:       GroupMCP,
+		InputSchema: Object([]string{"query"}, map[string]*Schema{
+			"query":       Str("Words describing the tool you need (what it acts on and what it does), or exact tool names separated by commas."),
+			"max_results": Int(fmt.Sprintf("Most tools to activate (default %d, at most %d).", mcpDefaultResults, mcpMaxResults), 1),
+		}),
+	}
+	return Define(spec, func(ctx context.Context, in toolSearchInput) (Result, error) {
+		q := strings.TrimSpace(in.Query)
+		if q == "" {
+			return Result{}, Fail(CodeInvalidInput, "query is empty; describe the tool you need, e.g. \"create github issue\"")
+		}
+		n := in.MaxResults
+		if n <= 0 {
+			n = mcpDefaultResults
+		}
+		n = min(n, mcpMaxResults)
+		lists := g.listTools(ctx, g.deferred)
+		if ctx.Err() != nil {
+			return Result{}, ctx.Err()
+		}
+		byName := map[string]mcphost.ToolInfo{}
+		var docs []mcphost.Document
+		var problems []string
+		for _, l := range lists {
+			if l.err != nil {
+				problems = append(problems, fmt.Sprintf("server %s is not available (%v)", l.server, l.err))
+				continue
+			}
+			for _, t := range l.tools {
+				full := mcpToolName(t.Server, t.Name)
+				byName[full] = t
+				docs = append(docs, mcphost.Document{ID: full, Name: t.Server + " " + t.Name, Description: t.Description})
+			}
+		}
+		hits, allExact := exactTools(q, docs)
+		if !allExact {
+			for _, h := range mcphost.Rank(q, docs, n) {
+				if !contains(hits, h.ID) {
+					hits = append(hits, h.ID)
+				}
+			}
+		}
+		if len(hits) > n {
+			hits = hits[:n]
+		}
+		note := ""
+		if len(problems) > 0 {
+			note = "\nNot searched: " + strings.Join(problems, "; ") + "."
+		}
+		if len(hits) == 0 {
+			var names []string
+			for _, doc := range docs {
+				names = append(names, doc.ID)
+			}
+			sort.Strings(names)
+			text := fmt.Sprintf("No deferred tool matches %q.", q)
+			if len(names) > 0 {
+				if len(names) > mcpMaxListedCandidate {
+					names = append(names[:mcpMaxListedCandidate], fmt.Sprintf("and %d more", len(names)-mcpMaxListedCandidate))
+				}
+				text += " The deferred tools are: " + strings.Join(names, ", ") + ". Search again with words from their names, or give exact names separated by commas."
+			}
+			return Result{Text: text + note, Data: map[string]any{"tools": []any{}}}, nil
+		}
+		var tools []Tool
+		for _, id := range hits {
+			tools = append(tools, g.tool(byName[id]))
+		}
+		reg := RegistryFrom(ctx)
+		activated := false
+		if reg != nil {
+			if _, err := reg.Add(tools...); err != nil {
+				return Result{}, err
+			}
+			activated = true
+		}
+		var b strings.Builder
+		if activated {
+			fmt.Fprintf(&b, "Found %d tool(s); they are now active and can be called by name:\n", len(tools))
+		} else {
+			fmt.Fprintf(&b, "Found %d tool(s) (not activated: this front end cannot add tools):\n", len(tools))
+		}
+		var found []map[string]any
+		for _, t := range tools {
+			info := byName[t.Spec.Name]
+			schema, _ := json.Marshal(t.Spec.InputSchema)
+			fmt.Fprintf(&b, "\n%s\n  %s\n  input schema: %s\n", t.Spec.Name, oneLine(info.Description), schema)
+			found = append(found, map[string]any{"name": t.Spec.Name, "description": info.Description, "inputSchema": t.Spec.InputSchema, "server": info.Server})
+		}
+		b.WriteString(note)
+		return Result{Text: strings.TrimRight(b.String(), "\n"), Data: map[string]any{"tools": found, "activated": activated}}, nil
+	})
+}
+
+// exactTools returns the tools named exactly in a comma-separated query,
+// by full name (mcp__server__tool) or bare tool name; all reports whether
+// every part of the query named a tool (then no ranking is needed).
+func exactTools(q string, docs []mcphost.Document) (out []string, all bool) {
+	all = true
+	for _, part := range strings.Split(q, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		found := false
+		for _, d := range docs {
+			_, bare, _ := strings.Cut(strings.TrimPrefix(d.ID, mcpToolPrefix), "__")
+			if d.ID == part || bare == part {
+				found = true
+				if !contains(out, d.ID) {
+					out = append(out, d.ID)
+				}
+			}
+		}
+		all = all && found
+	}
+	return out, all && len(out) > 0
+}
+
+// oneLine folds a description to its first line, at most 300 bytes.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	s, _ = cutText(s, 300)
+	return s
+}

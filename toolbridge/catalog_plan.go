@@ -1,0 +1,120 @@
+package toolbridge
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"strings"
+	"sync"
+)
+
+//go:embed update_plan.md
+var updatePlanDoc string
+
+// Step statuses of a plan (and of todos).
+const (
+	StatusPending    = "pending"
+	StatusInProgress = "in_progress"
+	StatusCompleted  = "completed"
+)
+
+// PlanStep is one step of the plan, as whale/plan sends it.
+type PlanStep struct {
+	Step   string `json:"step"`
+	Status string `json:"status"`
+}
+
+// Plan is the session's current plan.
+type Plan struct {
+	Explanation string     `json:"explanation"`
+	Steps       []PlanStep `json:"steps"`
+}
+
+// planTools is the plan group: update_plan. The plan lives as long as the
+// session.
+func planTools(d *Deps) []Tool {
+	return []Tool{updatePlanTool(d, &planStore{})}
+}
+
+// planStore holds the session's plan.
+type planStore struct {
+	mu   sync.Mutex
+	plan Plan
+}
+
+type updatePlanInput struct {
+	Explanation string     `json:"explanation"`
+	Plan        []PlanStep `json:"plan"`
+}
+
+func updatePlanTool(d *Deps, store *planStore) Tool {
+	spec := Spec{
+		Name:        "update_plan",
+		Description: updatePlanDoc,
+		ReadOnly:    true,
+		Group:       GroupPlan,
+		InputSchema: Object([]string{"plan"}, map[string]*Schema{
+			"explanation": Str("Optional: why the plan is what it is, or what changed since the last update."),
+			"plan": Arr("The whole plan, in order; it replaces the previous one.", Object([]string{"step", "status"}, map[string]*Schema{
+				"step":   Str("What the step does, in a short sentence."),
+				"status": Enum("Where the step stands.", StatusPending, StatusInProgress, StatusCompleted),
+			})),
+		}),
+	}
+	return Define(spec, func(ctx context.Context, in updatePlanInput) (Result, error) {
+		var active []string
+		for i, s := range in.Plan {
+			in.Plan[i].Step = strings.TrimSpace(s.Step)
+			if in.Plan[i].Step == "" {
+				return Result{}, Fail(CodeInvalidInput, "plan[%d].step is empty; describe every step in a few words", i)
+			}
+			if s.Status == StatusInProgress {
+				active = append(active, fmt.Sprintf("%d (%q)", i+1, in.Plan[i].Step))
+			}
+		}
+		if len(active) > 1 {
+			return Result{}, Fail(CodeInvalidInput, "steps %s are all in_progress, but at most one step may be in progress; mark the one you are working on in_progress and the others pending or completed", strings.Join(active, ", "))
+		}
+		plan := Plan{Explanation: strings.TrimSpace(in.Explanation), Steps: append([]PlanStep{}, in.Plan...)}
+		store.mu.Lock()
+		store.plan = plan
+		store.mu.Unlock()
+		if d.Notifier != nil {
+			d.Notifier.Notify("whale/plan", plan)
+		}
+		return Result{Text: renderPlan(plan), Data: plan}, nil
+	})
+}
+
+// renderPlan shows the plan as a checklist with a progress line.
+func renderPlan(p Plan) string {
+	if len(p.Steps) == 0 {
+		return "The plan is empty (cleared)."
+	}
+	done := 0
+	for _, s := range p.Steps {
+		if s.Status == StatusCompleted {
+			done++
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Plan updated: %d of %d steps completed.\n", done, len(p.Steps))
+	if p.Explanation != "" {
+		b.WriteString(p.Explanation + "\n")
+	}
+	for i, s := range p.Steps {
+		mark := "[ ]"
+		switch s.Status {
+		case StatusCompleted:
+			mark = "[x]"
+		case StatusInProgress:
+			mark = "[>]"
+		}
+		fmt.Fprintf(&b, "%s %d. %s", mark, i+1, s.Step)
+		if s.Status == StatusInProgress {
+			b.WriteString("  (in progress)")
+		}
+		b.WriteString("\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
+}

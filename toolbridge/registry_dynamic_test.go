@@ -1,0 +1,110 @@
+package toolbridge
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func echoTool(name string) Tool {
+	return Define(Spec{Name: name, Description: "echo", Group: GroupMCP, InputSchema: Object([]string{"text"}, map[string]*Schema{"text": Str("text")})},
+		func(ctx context.Context, in struct {
+			Text string `json:"text"`
+		}) (Result, error) {
+			return Result{Text: name + ": " + in.Text}, nil
+		})
+}
+
+func TestRegistryAddFreezesAndNotifies(t *testing.T) {
+	r, err := NewRegistry(nil, []Tool{echoTool("base")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	r.OnToolsAdded(func(added []Spec) {
+		for _, s := range added {
+			got = append(got, s.Name)
+		}
+	})
+	late := echoTool("late")
+	added, err := r.Add(late, echoTool("base"))
+	if err != nil || len(added) != 1 || added[0].Name != "late" {
+		t.Fatalf("Add = %v, %v; want only late added (base exists)", added, err)
+	}
+	late.Spec.InputSchema.Properties["text"].Description = "changed after Add"
+	late.Spec.Description = "changed"
+	if _, err := r.Add(late); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got, ",") != "late" {
+		t.Errorf("listener saw %v, want [late] once", got)
+	}
+	if names := strings.Join(r.Names(), ","); names != "base,late" {
+		t.Errorf("Names = %s", names)
+	}
+	specs := r.Specs()
+	if specs[1].Description != "echo" || specs[1].InputSchema.Properties["text"].Description != "text" {
+		t.Errorf("added spec changed after Add: %+v", specs[1])
+	}
+	env := r.Dispatch(context.Background(), Call{Name: "late", Input: json.RawMessage(`{"text":"hi"}`)})
+	if env.Text != "late: hi" {
+		t.Errorf("Dispatch(late) = %+v", env)
+	}
+	if env := r.Dispatch(context.Background(), Call{Name: "lat"}); !strings.Contains(env.Text, `did you mean "late"`) {
+		t.Errorf("unknown tool text = %q, want added tools among the suggestions", env.Text)
+	}
+	if _, err := r.Add(Tool{Spec: Spec{Name: "bad"}}); err == nil {
+		t.Error("Add of a tool without a schema succeeded")
+	}
+}
+
+func TestRegistryAddWhileDispatching(t *testing.T) {
+	r, _ := NewRegistry(nil, []Tool{echoTool("base")})
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			r.Add(echoTool("t" + string(rune('a'+i))))
+		}()
+		go func() {
+			defer wg.Done()
+			r.Dispatch(context.Background(), Call{Name: "base", Input: json.RawMessage(`{"text":"x"}`)})
+			r.Specs()
+		}()
+	}
+	wg.Wait()
+	if n := len(r.Names()); n != 9 {
+		t.Errorf("%d tools, want 9", n)
+	}
+}
+
+func TestRegistryFromContext(t *testing.T) {
+	var seen *Registry
+	tool := Define(Spec{Name: "who", InputSchema: Object(nil, map[string]*Schema{})}, func(ctx context.Context, _ struct{}) (Result, error) {
+		seen = RegistryFrom(ctx)
+		return Result{}, nil
+	})
+	r, _ := NewRegistry(nil, []Tool{tool})
+	r.Dispatch(context.Background(), Call{Name: "who"})
+	if seen != r {
+		t.Error("RegistryFrom inside Dispatch is not the dispatching registry")
+	}
+	if RegistryFrom(context.Background()) != nil {
+		t.Error("RegistryFrom outside Dispatch is not nil")
+	}
+}
+
+func TestDepsClose(t *testing.T) {
+	d := &Deps{}
+	var order []int
+	d.OnClose(func() { order = append(order, 1) })
+	d.OnClose(func() { order = append(order, 2) })
+	d.Close()
+	d.Close()
+	if len(order) != 2 || order[0] != 2 {
+		t.Errorf("closers ran %v, want [2 1] once", order)
+	}
+}
