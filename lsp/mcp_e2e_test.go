@@ -111,3 +111,50 @@ func TestMCPAttachedEditLandsInTheEditor(t *testing.T) {
 	}
 	_ = context.Background
 }
+
+// TestMCPListChangedAfterToolSearch: attached to a server with a deferred
+// MCP server, an MCP client's tool_search activates a tool; the client gets
+// notifications/tools/list_changed and then lists and calls the new tool.
+func TestMCPListChangedAfterToolSearch(t *testing.T) {
+	bin := mcpTestServer(t)
+	root := writeFiles(t, nil)
+	runtimeDir := t.TempDir()
+	start(t, root, sessionOptions{runtimeDir: runtimeDir, initOptions: map[string]any{"mcp": map[string]any{"servers": map[string]any{
+		"tracker": map[string]any{"command": bin, "deferred": true},
+	}}}})
+	changed := make(chan struct{}, 4)
+	cmd := exec.Command(whaleBinary(t), "mcp", "--root", root)
+	cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+runtimeDir)
+	client := mcp.NewClient(&mcp.Implementation{Name: "test-chat", Version: "1"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+	})
+	cs, err := client.Connect(ctxT(t), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	text, isErr, _ := mcpCall(t, cs, "tool_search", map[string]any{"query": "search issues", "max_results": 1})
+	if isErr || !strings.Contains(text, "mcp__tracker__search_issues") {
+		t.Fatalf("tool_search through MCP = %q", text)
+	}
+	select {
+	case <-changed:
+	case <-ctxT(t).Done():
+		t.Fatal("no notifications/tools/list_changed after tool_search")
+	}
+	waitFor(t, "the activated tool in tools/list", func() bool {
+		tools, err := cs.ListTools(ctxT(t), nil)
+		if err != nil {
+			return false
+		}
+		for _, tool := range tools.Tools {
+			if tool.Name == "mcp__tracker__search_issues" {
+				return true
+			}
+		}
+		return false
+	})
+	if text, isErr, _ := mcpCall(t, cs, "mcp__tracker__search_issues", map[string]any{"query": "crash"}); isErr || !strings.Contains(text, "issues about crash") {
+		t.Errorf("calling the activated tool through MCP = %q", text)
+	}
+}
