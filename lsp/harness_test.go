@@ -379,7 +379,15 @@ func start(t *testing.T, root string, o sessionOptions) *session {
 	// whale/* requests and notifications a plain LSP client does not know.
 	s.conn = jsonrpc2.NewConn(stream, jsonrpc2.WithCodec(clientCodec{}))
 	s.ed.session = s
-	s.conn.Go(protocol.WithClient(context.Background(), s.ed), protocol.Handlers(protocol.ClientHandler(s.ed, s.ed.whale)))
+	// Notifications are handled in arrival order, as a real editor does
+	// (protocol.Handlers would run them concurrently); calls concurrently.
+	handler := protocol.ClientHandler(s.ed, s.ed.whale)
+	s.conn.Go(protocol.WithClient(context.Background(), s.ed), func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+		if req.IsCall() {
+			jsonrpc2.Async(ctx)
+		}
+		return handler(ctx, req)
+	})
 	s.server = protocol.ServerDispatcher(s.conn)
 	t.Cleanup(func() {
 		if t.Failed() {

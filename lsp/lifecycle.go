@@ -71,7 +71,11 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 		showMessageReq:   true,
 	}
 	deps := &toolbridge.Deps{Workspace: ws, Editor: &editorBridge{s: s}, Prompter: prompter{s}, Notifier: notifier{s}, Reads: &toolbridge.ReadLedger{}, Log: s.log}
-	deps.Terminals = terminal.NewTable(terminal.Options{Sink: terminalSink{s}, Supervisor: s.opts.Supervisor})
+	var sink terminal.Sink // nil when the editor does not show terminals
+	if caps.terminals {
+		sink = terminalSink{s}
+	}
+	deps.Terminals = terminal.NewTable(terminal.Options{Sink: sink, Supervisor: s.opts.Supervisor})
 	deps.ExecGate = deps.NewExecGate()
 	settings, unknown, err := toolbridge.ParseSettings(p.InitializationOptions)
 	if err != nil {

@@ -14,19 +14,11 @@ import (
 )
 
 // terminalSink streams every task to the editor as whale/terminal/*
-// notifications, when the client declared experimental.whale.terminals.
+// notifications; it is installed only when the client declared
+// experimental.whale.terminals.
 type terminalSink struct{ s *Server }
 
-func (t terminalSink) enabled() bool {
-	t.s.mu.Lock()
-	defer t.s.mu.Unlock()
-	return t.s.caps.terminals
-}
-
 func (t terminalSink) notify(method string, params any) {
-	if !t.enabled() {
-		return
-	}
 	if err := t.s.conn.Notify(context.Background(), method, params); err != nil {
 		t.s.log.Debug("terminal notification not sent", "method", method, "err", err)
 	}
@@ -84,7 +76,7 @@ func (s *Server) terminalRequest(method string, raw json.RawMessage) (any, error
 	}
 	if err != nil {
 		code := jsonrpc2.InternalError
-		if errors.Is(err, terminal.ErrNotFound) || errors.Is(err, terminal.ErrNotRunning) {
+		if errors.Is(err, terminal.ErrNotFound) || errors.Is(err, terminal.ErrNotRunning) || errors.Is(err, terminal.ErrStdinClosed) {
 			code = jsonrpc2.InvalidParams
 		}
 		return nil, jsonrpc2.NewError(code, err.Error())

@@ -81,7 +81,7 @@ func (t *Task) Diagnose() Diagnosis {
 		}
 	} else if t.inputID != "" && t.stdinOpen() {
 		var pids []int
-		for _, p := range treeOf(t.pid) {
+		for _, p := range t.tree() {
 			pids = append(pids, p.pid)
 		}
 		st2 = inputWait(t.withoutSupervisor(pids), t.inputID)

@@ -39,12 +39,34 @@ func (f *textFilter) resetLine() {
 }
 
 func (f *textFilter) commitLine(nl bool) {
-	f.out.write(f.line)
 	if nl {
-		f.out.write([]byte{'\n'})
+		f.line = append(f.line, '\n')
 	}
+	f.out.write(f.line)
 	f.resetLine()
 	f.pendingCR = false
+}
+
+// isControl marks the bytes the filter acts on or drops: C0 controls and DEL.
+var isControl = func() (t [256]bool) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = true
+	}
+	t[0x7f] = true
+	return t
+}()
+
+// cutLong commits a line that reached maxLine, keeping an incomplete
+// character at its end for the next part.
+func (f *textFilter) cutLong() {
+	if len(f.line) < maxLine {
+		return
+	}
+	cut := completePrefix(f.line)
+	rest := append([]byte(nil), f.line[cut:]...)
+	f.line = f.line[:cut]
+	f.commitLine(false)
+	f.line = append(f.line, rest...)
 }
 
 // write feeds raw output through the filter.
@@ -55,21 +77,22 @@ func (f *textFilter) write(p []byte) {
 		case stNormal:
 			if b >= 0x20 && b != 0x7f {
 				j := i + 1
-				for j < len(p) && p[j] >= 0x20 && p[j] != 0x7f {
+				for j < len(p) && !isControl[p[j]] {
 					j++
 				}
 				if f.pendingCR {
 					f.resetLine()
 					f.pendingCR = false
 				}
-				f.line = append(f.line, p[i:j]...)
-				if len(f.line) > maxLine {
-					cut := completePrefix(f.line)
-					rest := append([]byte(nil), f.line[cut:]...)
-					f.line = f.line[:cut]
-					f.commitLine(false)
-					f.line = append(f.line, rest...)
+				// Fill the line up to maxLine at a time, so that where a
+				// long line is cut depends on the text, not on the reads.
+				for i < j {
+					f.cutLong()
+					k := min(j, i+maxLine-len(f.line))
+					f.line = append(f.line, p[i:k]...)
+					i = k
 				}
+				f.cutLong()
 				i = j
 				continue
 			}
@@ -84,6 +107,7 @@ func (f *textFilter) write(p []byte) {
 					f.pendingCR = false
 				}
 				f.line = append(f.line, '\t')
+				f.cutLong()
 			case '\b':
 				if n := len(f.line); n > 0 {
 					_, size := utf8.DecodeLastRune(f.line)

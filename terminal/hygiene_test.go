@@ -188,7 +188,7 @@ func TestFiftyMegabytesStayBounded(t *testing.T) {
 			}
 		}
 	}()
-	task := start(t, tb, StartOptions{Command: "head -c 50000000 /dev/zero | tr '\\0' 'x' | fold -w 99; echo THE-END", Mode: ModePTY})
+	task := start(t, tb, StartOptions{Command: "head -c 50000000 /dev/zero | tr '\\0' 'x' | fold -w 99; echo THE-END", Mode: ModePipe})
 	waitDone(t, task)
 	close(hold)
 	eventually(t, "the terminal exit", func() bool { return sink.exited(task.ID()) })
@@ -374,13 +374,18 @@ func (refusingGate) Start(cmd *exec.Cmd, task GateTask) (func(), error) {
 }
 
 func TestGateWrapsStart(t *testing.T) {
-	tb := newTable(t, Options{})
+	sink := newRecordingSink()
+	tb := newTable(t, Options{Sink: sink})
 	g := &envGate{}
 	task := start(t, tb, StartOptions{Command: `echo "$GATED_BY"`, Gate: g})
 	waitDone(t, task)
 	out := readUntil(t, task, "test-gate-"+task.ID())
 	if !strings.Contains(out, "gate: started") {
 		t.Errorf("output %q lacks the gate's note", out)
+	}
+	eventually(t, "the exit notification", func() bool { return sink.exited(task.ID()) })
+	if got := sink.text(task.ID()); !strings.HasPrefix(got, "gate: started "+task.ID()+"\r\n") || !strings.Contains(got, "test-gate-") {
+		t.Errorf("editor text = %q, want the gate's note first", got)
 	}
 	eventually(t, "the gate's stop", func() bool { return g.stops.Load() == 1 })
 
@@ -537,5 +542,17 @@ func TestSupervisedBusyTaskIsNotAPrompt(t *testing.T) {
 	readUntil(t, task, "Compiling")
 	if d := task.Diagnose(); d.Reason != ReasonYieldTimeout {
 		t.Errorf("Diagnose() = %+v, want yield_timeout", d)
+	}
+}
+
+func TestChattyBackgroundChildDoesNotHoldTheExit(t *testing.T) {
+	tb := newTable(t, Options{})
+	task := start(t, tb, StartOptions{Command: "(while :; do echo tick; sleep 0.1; done) & echo bye", Mode: ModePipe})
+	waitDone(t, task)
+	if st := task.Status(); st.State != "exited" || st.ExitCode != 0 {
+		t.Errorf("Status() = %+v, want exited 0", st)
+	}
+	if rep := task.Cancel(); rep.AlreadyExited || rep.Survivors != 0 {
+		t.Errorf("Cancel() of the leftover loop = %+v, want it stopped", rep)
 	}
 }

@@ -88,11 +88,18 @@ func allProcs() []procInfo {
 
 // treeOf returns the live (non-zombie) processes that belong to a task: its
 // session, plus every descendant of a session member even if it started a
-// session of its own.
-func treeOf(session int) []procInfo {
+// session of its own. leaderGone says the task's first process (whose pid is
+// the session id) has been reaped: a process that now holds that pid is a
+// stranger that reused it, and then the session is not the task's any more.
+// (While any process of the old session lives, the kernel does not reuse its
+// id.)
+func treeOf(session int, leaderGone bool) []procInfo {
 	procs := allProcs()
 	in := map[int]bool{}
 	for _, p := range procs {
+		if leaderGone && p.pid == session {
+			return nil
+		}
 		if p.session == session {
 			in[p.pid] = true
 		}
@@ -116,10 +123,13 @@ func treeOf(session int) []procInfo {
 }
 
 // signalTree sends sig to every process group of the task's tree and to each
-// of its processes.
-func signalTree(session int, sig syscall.Signal) int {
-	tree := treeOf(session)
-	groups := map[int]bool{session: true}
+// of its processes, and returns how many processes it found.
+func signalTree(session int, leaderGone bool, sig syscall.Signal) int {
+	tree := treeOf(session, leaderGone)
+	groups := map[int]bool{}
+	if !leaderGone {
+		groups[session] = true
+	}
 	for _, p := range tree {
 		groups[p.pgrp] = true
 	}

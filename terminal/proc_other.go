@@ -20,15 +20,15 @@ type procInfo struct {
 
 // treeOf cannot list processes without /proc; only the process group is
 // signalled there.
-func treeOf(session int) []procInfo {
-	if syscall.Kill(-session, 0) == nil {
+func treeOf(session int, leaderGone bool) []procInfo {
+	if !leaderGone && syscall.Kill(-session, 0) == nil {
 		return []procInfo{{pid: session, pgrp: session, session: session, state: 'S'}}
 	}
 	return nil
 }
 
-func signalTree(session int, sig syscall.Signal) int {
-	if syscall.Kill(-session, sig) == nil {
+func signalTree(session int, leaderGone bool, sig syscall.Signal) int {
+	if !leaderGone && syscall.Kill(-session, sig) == nil {
 		return 1
 	}
 	return 0

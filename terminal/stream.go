@@ -40,7 +40,10 @@ type stream struct {
 	notify chan struct{} // something is pending
 	full   chan struct{} // a whole chunk is pending
 	exited chan struct{}
-	carry  []byte // incomplete character at the end of the last write; reader goroutine only
+
+	// writeMu serialises writers (the task's reader and Task.Note).
+	writeMu sync.Mutex
+	carry   []byte // incomplete character at the end of the last write
 
 	mu       sync.Mutex
 	pending  []byte
@@ -63,8 +66,10 @@ func newStream(sink Sink, info TaskInfo) *stream {
 	return s
 }
 
-// write queues raw output. It is called by the task's reader only.
+// write queues raw output.
 func (s *stream) write(p []byte) {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
 	if len(s.carry) > 0 {
 		p = append(s.carry, p...)
 		s.carry = nil
@@ -127,6 +132,8 @@ func (s *stream) enqueueLocked(p []byte) {
 
 // finish flushes what is left and sends Exit after the pending output.
 func (s *stream) finish(exitCode int, signal string) {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
 	s.mu.Lock()
 	if s.finished {
 		s.mu.Unlock()

@@ -90,7 +90,7 @@ func Supervise(args []string) int {
 func killTreeAndSelf() {
 	self := os.Getpid()
 	for range 20 {
-		tree := treeOf(self)
+		tree := treeOf(self, false)
 		others := 0
 		for _, p := range tree {
 			if p.pid != self {

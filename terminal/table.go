@@ -307,7 +307,7 @@ func (t *Table) Close() error {
 
 	for _, task := range tasks {
 		task.markCanceled()
-		signalTree(task.pid, syscall.SIGTERM)
+		task.signalTree(syscall.SIGTERM)
 	}
 	deadline := time.Now().Add(300 * time.Millisecond)
 	for time.Now().Before(deadline) && anyAlive(tasks) {
@@ -316,7 +316,7 @@ func (t *Table) Close() error {
 	deadline = time.Now().Add(5 * time.Second)
 	for anyAlive(tasks) && time.Now().Before(deadline) {
 		for _, task := range tasks {
-			signalTree(task.pid, syscall.SIGKILL)
+			task.signalTree(syscall.SIGKILL)
 		}
 		reapOrphans(sessions)
 		time.Sleep(20 * time.Millisecond)
@@ -336,7 +336,7 @@ func (t *Table) Close() error {
 
 func anyAlive(tasks []*Task) bool {
 	for _, task := range tasks {
-		if len(treeOf(task.pid)) > 0 {
+		if len(task.tree()) > 0 {
 			return true
 		}
 	}

@@ -57,7 +57,6 @@ type Task struct {
 	out        *os.File // PTY master or the read end of the output pipe
 	master     *os.File // PTY master; nil in pipe mode
 	inputID    string   // what the shell's fd 0 is, as /proc/PID/fd shows it
-	stream     *stream  // nil without a Sink
 	started    time.Time
 	procDone   chan struct{} // closed when cmd.Wait returned
 	exited     chan struct{} // closed when the exit is final and output drained
@@ -69,7 +68,11 @@ type Task struct {
 	inMu  sync.Mutex
 	stdin *os.File // pipe mode: write end of the shell's stdin; nil once closed
 
-	mu          sync.Mutex
+	mu sync.Mutex
+	// stream is nil without a Sink; it is set once after the start, before
+	// the reader runs, so the reader and waitLoop use it without the lock.
+	stream      *stream
+	early       []byte // notes written before stream existed
 	filter      textFilter
 	cursor      int64 // model read offset in filter.out
 	shownGen    int64 // partial line shown at the last read
@@ -226,7 +229,13 @@ func startTask(id string, o StartOptions, s Settings, sink Sink, supervisor []st
 	t.pid = cmd.Process.Pid
 	t.supervised = len(supervisor) > 0
 	if sink != nil {
-		t.stream = newStream(sink, t.info)
+		st := newStream(sink, t.info)
+		t.mu.Lock()
+		t.stream = st
+		early := t.early
+		t.early = nil
+		t.mu.Unlock()
+		st.write(early)
 	}
 	go t.readLoop()
 	go t.waitLoop()
@@ -287,8 +296,12 @@ func (t *Task) ingest(p []byte) {
 }
 
 // drainQuiet is how long the output must stay quiet after the process exited
-// before the exit is final while something still holds the output open.
-const drainQuiet = 250 * time.Millisecond
+// before the exit is final while something still holds the output open;
+// drainLimit bounds that wait when something keeps writing.
+const (
+	drainQuiet = 250 * time.Millisecond
+	drainLimit = 3 * time.Second
+)
 
 func (t *Task) waitLoop() {
 	err := t.cmd.Wait()
@@ -297,9 +310,12 @@ func (t *Task) waitLoop() {
 	// background grandchild may keep the output open: stop waiting once it
 	// has been quiet for a moment.
 	last := t.received.Load()
+	limit := time.After(drainLimit)
 	for drained := false; !drained; {
 		select {
 		case <-t.readDone:
+			drained = true
+		case <-limit:
 			drained = true
 		case <-time.After(drainQuiet):
 			now := t.received.Load()
@@ -602,9 +618,15 @@ func (t *Task) Note(line string) {
 	t.filter.write([]byte(line))
 	close(t.changed)
 	t.changed = make(chan struct{})
+	st := t.stream
+	if st == nil {
+		// Before the stream exists (a Gate noting while it starts the
+		// process): keep the line for the editor until it does.
+		t.early = append(t.early, line...)
+	}
 	t.mu.Unlock()
-	if t.stream != nil {
-		t.stream.write([]byte(line))
+	if st != nil {
+		st.write([]byte(line))
 	}
 }
 
@@ -651,7 +673,7 @@ func (t *Task) Cancel() CancelReport {
 	var rep CancelReport
 	for i, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGKILL} {
 		rep.Took = signalName(sig)
-		signalTree(t.pid, sig)
+		t.signalTree(sig)
 		deadline := time.Now().Add(cancelGrace[i])
 		for time.Now().Before(deadline) {
 			if !t.aliveTree() {
@@ -659,12 +681,12 @@ func (t *Task) Cancel() CancelReport {
 				return rep
 			}
 			if sig == syscall.SIGKILL {
-				signalTree(t.pid, sig)
+				t.signalTree(sig)
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
-	rep.Survivors = len(treeOf(t.pid))
+	rep.Survivors = len(t.tree())
 	return rep
 }
 
@@ -672,11 +694,27 @@ func (t *Task) Cancel() CancelReport {
 func (t *Task) aliveTree() bool {
 	select {
 	case <-t.procDone:
-		return len(treeOf(t.pid)) > 0
+		return len(t.tree()) > 0
 	default:
 		return true
 	}
 }
+
+// leaderGone reports whether the task's first process has been reaped.
+func (t *Task) leaderGone() bool {
+	select {
+	case <-t.procDone:
+		return true
+	default:
+		return false
+	}
+}
+
+// tree lists the live processes of the task.
+func (t *Task) tree() []procInfo { return treeOf(t.pid, t.leaderGone()) }
+
+// signalTree signals every process of the task.
+func (t *Task) signalTree(sig syscall.Signal) int { return signalTree(t.pid, t.leaderGone(), sig) }
 
 func (t *Task) markCanceled() {
 	t.mu.Lock()
@@ -689,7 +727,7 @@ func (t *Task) markCanceled() {
 // kill ends the task's tree at once (SIGKILL).
 func (t *Task) kill() {
 	for i := 0; i < 100 && t.aliveTree(); i++ {
-		signalTree(t.pid, syscall.SIGKILL)
+		t.signalTree(syscall.SIGKILL)
 		time.Sleep(10 * time.Millisecond)
 	}
 }

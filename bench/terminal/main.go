@@ -1,8 +1,12 @@
-// Command terminal measures how fast a PTY task's output reaches an editor
-// sink through the terminal package, against reading the same command's PTY
-// directly in the same run, and the process's peak RSS meanwhile.
+// Command terminal measures how fast a PTY task's output reaches an editor:
+// through the terminal package to an in-process Sink, and through a real
+// whale-ls server to a client reading whale/terminal/output notifications
+// over stdio, each against reading the same command's PTY directly in the
+// same run (runs alternate; the best of each kind is reported). Rates count
+// the bytes delivered; bytes skipped because the reader fell behind are
+// reported apart. It also reports peak RSS of this process and the server.
 //
-//	go run ./bench/terminal [-bytes 150000000] [-runs 2] [-sink count|jsonrpc]
+//	go run ./bench/terminal [-bytes 150000000] [-runs 2] [-sink count|jsonrpc] [-stdio=false] [-server PATH]
 //
 // The command is `head -c BYTES /dev/urandom | base64`: about 1.35×BYTES of
 // output (CRLF line ends added by the terminal). The "jsonrpc" sink frames
@@ -16,7 +20,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"runtime/pprof"
@@ -34,36 +37,47 @@ import (
 
 func main() {
 	n := flag.Int64("bytes", 150_000_000, "random bytes to base64-encode")
-	runs := flag.Int("runs", 2, "measurements of each kind; the best is reported")
-	sinkKind := flag.String("sink", "count", "sink: count (count bytes) or jsonrpc (frame as LSP notifications to the null device)")
-	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the task runs to this file")
+	runs := flag.Int("runs", 2, "measurements of each kind, alternating; the best is reported")
+	sinkKind := flag.String("sink", "count", "in-process sink: count (count bytes) or jsonrpc (frame as LSP notifications to the null device)")
+	stdio := flag.Bool("stdio", true, "also measure through a whale-ls server over stdio")
+	server := flag.String("server", "", "whale-ls binary for -stdio (default: build one)")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of this process to this file")
 	flag.Parse()
 	command := fmt.Sprintf("head -c %d /dev/urandom | base64", *n)
-
-	peak := &rssPeak{}
-	stop := peak.sample(20 * time.Millisecond)
-	defer stop()
-
+	fail := func(what string, err error) {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", what, err)
+		os.Exit(1)
+	}
+	if *stdio && *server == "" {
+		dir, err := os.MkdirTemp("", "whale-bench-bin-")
+		if err != nil {
+			fail("temp dir", err)
+		}
+		defer os.RemoveAll(dir)
+		if *server, err = buildServer(dir); err != nil {
+			fail("build", err)
+		}
+	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
 		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
+			fail("cpuprofile", err)
 		}
 		defer f.Close()
 		_ = pprof.StartCPUProfile(f)
 		defer pprof.StopCPUProfile()
 	}
 
-	var bestDirect, bestTask float64
-	var directBytes, taskBytes, skipped int64
+	peak := &rssPeak{}
+	stop := peak.sample(20 * time.Millisecond)
+	var bestDirect, bestTask, bestStdio float64
+	var directBytes, taskBytes, skipped, stdioBytes, stdioSkipped, serverRSS int64
 	var directCPU, taskCPU time.Duration
 	for i := 0; i < *runs; i++ {
 		c0 := cpuTime()
 		b, d, err := direct(command)
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "direct:", err)
-			os.Exit(1)
+			fail("direct", err)
 		}
 		directCPU += cpuTime() - c0
 		directBytes = b
@@ -72,18 +86,32 @@ func main() {
 		c0 = cpuTime()
 		b, s, d, err := throughTable(command, *sinkKind)
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "task:", err)
-			os.Exit(1)
+			fail("task", err)
 		}
 		taskCPU += cpuTime() - c0
 		taskBytes, skipped = b, s
-		bestTask = max(bestTask, mbps(b+s, d))
+		bestTask = max(bestTask, mbps(b, d))
+
+		if *stdio {
+			b, s, d, rss, err := overStdio(*server, command)
+			if err != nil {
+				fail("stdio", err)
+			}
+			stdioBytes, stdioSkipped = b, s
+			serverRSS = max(serverRSS, rss)
+			bestStdio = max(bestStdio, mbps(b, d))
+		}
 	}
+	stop()
 	fmt.Printf("command: %s (best of %d runs each, alternating)\n", command, *runs)
-	fmt.Printf("direct PTY read:        %8.1f MB/s (%d bytes; this process used %.2f s CPU per run)\n", bestDirect, directBytes, directCPU.Seconds()/float64(*runs))
-	fmt.Printf("terminal task → %-7s %8.1f MB/s (%d bytes delivered, %d skipped; %.2f s CPU per run)\n", *sinkKind+":", bestTask, taskBytes, skipped, taskCPU.Seconds()/float64(*runs))
-	fmt.Printf("ratio task/direct:      %8.2f\n", bestTask/bestDirect)
-	fmt.Printf("peak RSS:               %8.1f MB\n", float64(peak.max.Load())/1e6)
+	fmt.Printf("direct PTY read:           %8.1f MB/s (%d bytes; %.2f s CPU in this process per run)\n", bestDirect, directBytes, directCPU.Seconds()/float64(*runs))
+	fmt.Printf("terminal package → %-7s %8.1f MB/s (%d bytes delivered, %d skipped; %.2f s CPU per run) ratio %.2f\n",
+		*sinkKind+":", bestTask, taskBytes, skipped, taskCPU.Seconds()/float64(*runs), bestTask/bestDirect)
+	fmt.Printf("  peak RSS of this process: %.1f MB\n", float64(peak.max.Load())/1e6)
+	if *stdio {
+		fmt.Printf("whale-ls over stdio:       %8.1f MB/s (%d bytes delivered, %d skipped) ratio %.2f\n", bestStdio, stdioBytes, stdioSkipped, bestStdio/bestDirect)
+		fmt.Printf("  peak RSS of the server: %.1f MB\n", float64(serverRSS)/1e6)
+	}
 }
 
 // cpuTime is the user and system CPU time this process has used.
@@ -221,7 +249,7 @@ func (p *rssPeak) sample(every time.Duration) (stop func()) {
 	go func() {
 		defer wg.Done()
 		for {
-			if v := rss(); v > p.max.Load() {
+			if v := rssOf(os.Getpid()); v > p.max.Load() {
 				p.max.Store(v)
 			}
 			select {
@@ -232,21 +260,4 @@ func (p *rssPeak) sample(every time.Duration) (stop func()) {
 		}
 	}()
 	return func() { close(done); wg.Wait() }
-}
-
-// rss reads the resident set size from /proc/self/status.
-func rss() int64 {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	b, _ := io.ReadAll(f)
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return kb * 1000
-		}
-	}
-	return 0
 }
