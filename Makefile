@@ -9,7 +9,10 @@ FUZZ_TARGETS := \
 	./edits:FuzzRoundTrip \
 	./edits:FuzzEditSpan \
 	./edits:FuzzMinimalEdits \
-	./edits:FuzzParsePatch
+	./edits:FuzzParsePatch \
+	./terminal:FuzzTextFilter \
+	./terminal:FuzzStreamChunks \
+	./terminal:FuzzIsReadOnlyCommand
 
 .PHONY: test fmt-check vet race fuzz neovim build bench-rpc
 

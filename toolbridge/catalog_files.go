@@ -166,6 +166,7 @@ type linePage struct {
 	offset, limit int
 	source        string // "" for disk
 	encoding      string
+	sizeHint      int // expected size of the rendered page, to allocate once
 }
 
 func (p linePage) fromString(shown, text string) (Result, error) {
@@ -175,6 +176,8 @@ func (p linePage) fromString(shown, text string) (Result, error) {
 // fromBytes pages through text held in memory; only the page's lines are
 // converted to strings.
 func (p linePage) fromBytes(shown string, text []byte) (Result, error) {
+	// A page of a small file is the file plus about 8 bytes per line.
+	p.sizeHint = min(len(text)+len(text)/4+256, 1<<20)
 	return p.collect(shown, func(yield func(line []byte) bool) error {
 		for len(text) > 0 {
 			i := bytes.IndexByte(text, '\n')
@@ -232,7 +235,7 @@ func (p linePage) fromReader(ctx context.Context, shown string, br *bufio.Reader
 
 // collect numbers the lines of the page and counts the rest (when countAll).
 func (p linePage) collect(shown string, lines func(yield func([]byte) bool) error, countAll bool) (Result, error) {
-	var b []byte
+	b := make([]byte, 0, max(p.sizeHint, 4096))
 	total, shownLines, cut := 0, 0, 0
 	stoppedEarly := false
 	err := lines(func(line []byte) bool {

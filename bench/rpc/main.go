@@ -29,8 +29,9 @@ func main() {
 	bin := flag.String("bin", "", "whale-ls binary (default: build it)")
 	n := flag.Int("n", 20000, "calls per run")
 	inflight := flag.Int("inflight", 8, "calls in flight in the concurrent run")
+	cpuProfile := flag.String("cpuprofile", "", "have the server write a CPU profile to this file")
 	flag.Parse()
-	if err := run(*bin, *n, *inflight); err != nil {
+	if err := run(*bin, *n, *inflight, *cpuProfile); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/rpc:", err)
 		os.Exit(1)
 	}
@@ -41,7 +42,7 @@ type stdio struct {
 	io.WriteCloser
 }
 
-func run(bin string, n, inflight int) error {
+func run(bin string, n, inflight int, cpuProfile string) error {
 	dir, err := os.MkdirTemp("", "whale-bench-rpc")
 	if err != nil {
 		return err
@@ -62,7 +63,10 @@ func run(bin string, n, inflight int) error {
 	if err := os.WriteFile(filepath.Join(ws, "file.txt"), []byte(content.String()), 0o644); err != nil {
 		return err
 	}
-	cmd := exec.Command(bin)
+	cmd := exec.Command(bin, "serve")
+	if cpuProfile != "" {
+		cmd.Args = append(cmd.Args, "--cpuprofile", cpuProfile)
+	}
 	cmd.Dir = ws
 	cmd.Stderr = os.Stderr
 	in, _ := cmd.StdinPipe()
@@ -138,5 +142,6 @@ func run(bin string, n, inflight int) error {
 	fmt.Printf("ratio %d in flight / sequential: %.2fx\n", inflight, conRate/seqRate)
 	conn.Call(ctx, "shutdown", nil, nil)
 	conn.Notify(ctx, "exit", nil)
+	cmd.Wait() // the server writes its profile as it exits
 	return nil
 }
