@@ -12,7 +12,8 @@ FUZZ_TARGETS := \
 	./edits:FuzzParsePatch \
 	./terminal:FuzzTextFilter \
 	./terminal:FuzzStreamChunks \
-	./terminal:FuzzIsReadOnlyCommand
+	./terminal:FuzzIsReadOnlyCommand \
+	./search:FuzzScanAgreesWithRegexp
 
 .PHONY: test fmt-check vet race fuzz neovim build bench-rpc
 

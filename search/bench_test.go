@@ -97,7 +97,9 @@ func BenchmarkScanInMemory(b *testing.B) {
 		{"regex-literal", `func \w+Handler\(`, false},
 		{"regex-classes", `\b[A-Z]{3,}_[A-Z]+\b`, false},
 		{"alternation", `TODO|FIXME`, false},
-		{"no-finder", `\w+\(\)$`, false},
+		{"empty-call", `\w+\(\)$`, false},
+		{"classes-only", `[A-Z]{3}\d`, false},
+		{"no-finder", `\b\w{30,}\b`, false},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			m, err := compilePattern(tc.pattern, false, tc.icase)

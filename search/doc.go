@@ -11,7 +11,8 @@
 //
 // Grep matches RE2 syntax (Go's regexp) line by line. A trailing carriage
 // return is not part of the line, so "$" works on CRLF files. Files with a
-// NUL byte in their first 8 KiB are binary and skipped. Shown lines are
+// NUL byte in their first 8 KiB are binary and skipped, and files of
+// MaxFileSize bytes or more are not read (the result names them). Shown lines are
 // valid UTF-8 (invalid bytes become U+FFFD) and cut to about MaxLineLen bytes
 // around the match.
 //
@@ -19,8 +20,9 @@
 // with getdents and opened relative to their parent on Linux), reused read
 // buffers, and a prefilter: the literal bytes every match must contain are
 // extracted from the parsed regexp, so most files and lines are rejected by
-// byte scans (bytes.Index, bytes.IndexByte) and the regexp runs only on
-// candidate lines.
+// byte scans (bytes.Index, bytes.IndexByte, starting at the rarest byte) and
+// the regexp runs only on candidate lines, or, for ASCII-only patterns, only on
+// the run of bytes around a candidate that a match could cover.
 //
 // Not guaranteed: a consistent snapshot of files that change during a
 // search; multi-line matches (a match never spans a newline); binary

@@ -45,6 +45,9 @@ type dirHandle interface {
 // it whole; the result lists such files.
 const MaxFileSize = 128 << 20
 
+// maxFileSize is MaxFileSize, lowered by tests.
+var maxFileSize = MaxFileSize
+
 // binaryProbe is how much of a file is looked at for a NUL byte.
 const binaryProbe = 8 << 10
 

@@ -139,7 +139,7 @@ func (d *fdDir) readFile(name string, buf []byte, skipBinary bool) ([]byte, erro
 	buf = buf[:0]
 	probed := !skipBinary
 	for {
-		if len(buf) >= MaxFileSize {
+		if len(buf) >= maxFileSize {
 			return buf, errTooLarge
 		}
 		if len(buf) == cap(buf) {

@@ -77,7 +77,7 @@ func (d *rootDir) readFile(name string, buf []byte, skipBinary bool) ([]byte, er
 	buf = buf[:0]
 	probed := !skipBinary
 	for {
-		if len(buf) >= MaxFileSize {
+		if len(buf) >= maxFileSize {
 			return buf, errTooLarge
 		}
 		if len(buf) == cap(buf) {

@@ -13,6 +13,7 @@ type GlobError struct {
 	Glob string
 }
 
+// Error quotes the glob.
 func (e *GlobError) Error() string {
 	return fmt.Sprintf("invalid glob %q: unbalanced [ ] or { }", e.Glob)
 }
@@ -61,6 +62,10 @@ func parseGlobs(s string) (*globSet, error) {
 		p = strings.TrimLeft(p, "/")
 		if p == "" {
 			continue
+		}
+		if strings.HasSuffix(p, "/") {
+			// A folder: everything below it.
+			p += "**"
 		}
 		if !doublestar.ValidatePattern(p) {
 			return nil, &GlobError{Glob: p}

@@ -153,8 +153,8 @@ func Grep(ctx context.Context, root *os.Root, ig *workspace.Ignorer, req Request
 		if text, ok := req.Overlay[start]; ok {
 			g.searchText(start, text, false)
 		} else if fi.Mode().IsRegular() {
-			if fi.Size() >= MaxFileSize {
-				res.TooLarge = []string{start}
+			if fi.Size() >= int64(maxFileSize) {
+				g.tooLarge = []string{start}
 				return g.finish(res), nil
 			}
 			data, err := root.ReadFile(start)
@@ -293,6 +293,12 @@ func (m *matcher) scan(buf []byte, firstOnly bool, context, keep int) (count int
 	if m.finder != nil {
 		cur = m.finder.cursor()
 	}
+	whole := m.buf
+	if whole != nil && bytes.IndexByte(buf, '\r') >= 0 {
+		// "$" before "\r\n" holds per line but not in the buffer: check
+		// line by line.
+		whole = nil
+	}
 	lc := lineCollector{buf: buf, context: context, cursorLine: 1}
 	cntPos, cntLine := 0, 1
 	// ls..le is the line of the last candidate; inLine says from is still
@@ -303,8 +309,8 @@ func (m *matcher) scan(buf []byte, firstOnly bool, context, keep int) (count int
 		switch {
 		case cur != nil:
 			p = cur.next(buf, from)
-		case m.buf != nil:
-			loc := m.buf.FindIndex(buf[from:])
+		case whole != nil:
+			loc := whole.FindIndex(buf[from:])
 			if loc == nil {
 				p = -1
 			} else {

@@ -420,6 +420,7 @@ func TestFilesGlobs(t *testing.T) {
 		{FilesRequest{Pattern: "cmd/**/*.go"}, []string{"cmd/tool/main.go", "cmd/tool/main_test.go"}},
 		{FilesRequest{Pattern: "tool/*.go", Path: "cmd"}, []string{"cmd/tool/main.go", "cmd/tool/main_test.go"}},
 		{FilesRequest{Pattern: "nothing*"}, nil},
+		{FilesRequest{Pattern: "web/"}, []string{"web/x.ts", "web/y.tsx"}},
 	} {
 		l, err := Files(context.Background(), root, workspace.NewIgnorer(root), tc.req)
 		if err != nil {
@@ -432,5 +433,64 @@ func TestFilesGlobs(t *testing.T) {
 	l, _ := Files(context.Background(), root, nil, FilesRequest{Pattern: "*.go", MaxResults: 1})
 	if text, _ := l.Text(); !strings.HasSuffix(text, "[4 more files not shown; narrow with path or a more specific pattern, or raise max_results]") {
 		t.Errorf("Files text = %q, want a final line with 4 more", text)
+	}
+}
+
+func TestGrepSkipsTooLargeFiles(t *testing.T) {
+	defer func(n int) { maxFileSize = n }(maxFileSize)
+	maxFileSize = 4 << 20
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"small.log": "needle\n",
+		"huge.log":  "needle\n" + strings.Repeat("x", 5<<20),
+	})
+	root := openRoot(t, dir)
+	text := grepText(t, root, Request{Pattern: "needle"})
+	if want := "small.log:1: needle\n[not searched, 4 MiB or larger: huge.log; search such a file with shell_run (e.g. grep -n)]"; text != want {
+		t.Errorf("Grep = %q, want %q", text, want)
+	}
+	text = grepText(t, root, Request{Pattern: "needle", Path: "huge.log"})
+	if !strings.HasPrefix(text, "No matches") || !strings.Contains(text, "not searched") {
+		t.Errorf("Grep(path=huge.log) = %q, want no matches and a note that it was not searched", text)
+	}
+}
+
+func TestGrepDeepWideTreesConcurrently(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{}
+	deep := ""
+	for i := range 60 {
+		deep += fmt.Sprintf("d%d/", i)
+		files[deep+"f.txt"] = "needle\n"
+	}
+	for i := range 300 {
+		files[fmt.Sprintf("wide/w%03d/f.txt", i)] = "needle\n"
+	}
+	writeTree(t, dir, files)
+	root := openRoot(t, dir)
+	ig := workspace.NewIgnorer(root)
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() {
+			res, err := Grep(context.Background(), root, ig, Request{Pattern: "needle", Mode: ModeFiles})
+			if err == nil && len(res.Files) != 360 {
+				err = fmt.Errorf("Grep found %d files, want 360", len(res.Files))
+			}
+			errs <- err
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	res, err := Grep(context.Background(), root, ig, Request{Pattern: "needle", Mode: ModeFiles})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < len(res.Files); i++ {
+		if comparePaths(res.Files[i-1].Path, res.Files[i].Path) >= 0 {
+			t.Fatalf("files out of order: %q before %q", res.Files[i-1].Path, res.Files[i].Path)
+		}
 	}
 }

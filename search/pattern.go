@@ -20,10 +20,12 @@ type PatternError struct {
 	LooksLiteral bool
 }
 
+// Error quotes the pattern and the parser's complaint.
 func (e *PatternError) Error() string {
 	return fmt.Sprintf("invalid pattern %q: %v", e.Pattern, e.Err)
 }
 
+// Unwrap returns the parser's error.
 func (e *PatternError) Unwrap() error { return e.Err }
 
 // looksLiteral guesses whether an invalid regex was meant as plain text: it
@@ -42,7 +44,8 @@ func looksLiteral(p string) bool {
 // of the buffer is skipped with byte scans.
 type matcher struct {
 	line *regexp.Regexp // per line, without the line's newline
-	// buf searches a whole buffer (multi-line mode) when no finder exists.
+	// buf searches a whole buffer (multi-line mode) when no finder exists
+	// and the buffer has no carriage return.
 	buf    *regexp.Regexp
 	finder finder
 	// exact means a finder hit is a match: the regexp need not run.
@@ -139,9 +142,9 @@ func asciiBytes(re *syntax.Regexp, set *byteSet) bool {
 	return true
 }
 
-// toMultiLine rewrites a tree so that, run over a whole buffer, it matches
-// wherever the original matches one line: text anchors become line anchors
-// and an end anchor may follow a carriage return.
+// toMultiLine rewrites a tree so that, run over a whole buffer without
+// carriage returns, it matches wherever the original matches one line: text
+// anchors become line anchors.
 func toMultiLine(re *syntax.Regexp) *syntax.Regexp {
 	c := *re
 	c.Sub = nil
@@ -151,9 +154,8 @@ func toMultiLine(re *syntax.Regexp) *syntax.Regexp {
 	switch re.Op {
 	case syntax.OpBeginText:
 		c.Op = syntax.OpBeginLine
-	case syntax.OpEndText, syntax.OpEndLine:
-		cr := &syntax.Regexp{Op: syntax.OpQuest, Sub: []*syntax.Regexp{{Op: syntax.OpLiteral, Rune: []rune{'\r'}}}}
-		return &syntax.Regexp{Op: syntax.OpConcat, Sub: []*syntax.Regexp{cr, {Op: syntax.OpEndLine}}}
+	case syntax.OpEndText:
+		c.Op = syntax.OpEndLine
 	}
 	if c.Op == syntax.OpAnyChar {
 		c.Op = syntax.OpAnyCharNotNL
@@ -176,6 +178,10 @@ func (s *byteSet) count() (n int, only byte) {
 	return n, only
 }
 
+// maxRepeatCopies bounds how many copies of a repeated item x{n,m} a
+// sequence holds.
+const maxRepeatCopies = 32
+
 // seqBuilder collects the byte sequences every match must contain: runs of
 // positions whose byte sets are known and adjacent.
 type seqBuilder struct {
@@ -183,6 +189,9 @@ type seqBuilder struct {
 	cur    []byteSet
 	breaks int  // boundaries inside the pattern
 	assert bool // zero-width assertions seen
+	// cr: a position accepts '\r', which a hit may take from a line's
+	// ending, so hits must be checked by the regexp.
+	cr     bool
 	opaque bool // a part of the pattern could not be described at all
 }
 
@@ -219,6 +228,9 @@ func (b *seqBuilder) walk(re *syntax.Regexp) {
 					s.add(byte(r))
 				}
 			}
+			if lo <= '\r' && '\r' <= hi {
+				b.cr = true
+			}
 		}
 		if n, _ := s.count(); n == 0 {
 			b.cut()
@@ -239,13 +251,13 @@ func (b *seqBuilder) walk(re *syntax.Regexp) {
 		b.walk(re.Sub[0])
 	case syntax.OpRepeat:
 		if re.Min >= 1 {
-			for range min(re.Min, 8) {
+			for range min(re.Min, maxRepeatCopies) {
 				b.walk(re.Sub[0])
 			}
-			if re.Max != re.Min || re.Min > 8 {
+			if re.Max != re.Min || re.Min > maxRepeatCopies {
 				// The last copies touch what follows.
 				b.cut()
-				for range min(re.Min, 8) {
+				for range min(re.Min, maxRepeatCopies) {
 					b.walk(re.Sub[0])
 				}
 			}
@@ -265,6 +277,9 @@ func (b *seqBuilder) rune(r rune, fold bool) {
 		// No line holds a newline: this position matches nothing.
 		b.push(byteSet{})
 		return
+	}
+	if r == '\r' {
+		b.cr = true
 	}
 	if !fold {
 		if r == utf8.RuneError {
@@ -319,7 +334,7 @@ func planFinder(re *syntax.Regexp) (finder, bool) {
 	}
 	b := &seqBuilder{}
 	b.walk(re)
-	exact := b.breaks == 0 && !b.assert && len(b.seqs) == 0
+	exact := b.breaks == 0 && !b.assert && !b.cr && len(b.seqs) == 0
 	b.cut()
 	var best finder
 	bestScore := 0.0
@@ -335,101 +350,92 @@ func planFinder(re *syntax.Regexp) (finder, bool) {
 	return best, exact && len(b.seqs) == 1
 }
 
-// byteScore estimates how rare a byte is in source code: rarer bytes make
-// better anchors.
-func byteScore(c byte) float64 {
-	switch {
-	case c == ' ' || c == '\t':
-		return 0.3
-	case strings.IndexByte("etaoinsrlcdu", c) >= 0:
-		return 1
-	case c >= 'a' && c <= 'z':
-		return 1.6
-	case c >= 'A' && c <= 'Z':
-		return 2.5
-	case c >= '0' && c <= '9':
-		return 1.8
-	case strings.IndexByte("()._,;=\"'{}*/:-", c) >= 0:
-		return 1.4
-	case c >= utf8.RuneSelf:
-		return 3
-	}
-	return 3
+// rarity estimates how rare each byte is in source code, in bits: about
+// -log2 of its frequency in the Go toolchain's own source tree (text files),
+// capped at 20. Rarer bytes make better anchors for byte scans.
+var rarity = [256]uint8{
+	20, 20, 20, 20, 20, 20, 20, 20, 20, 5, 5, 20, 20, 18, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20,
+	3, 10, 7, 12, 11, 10, 10, 10, 6, 6, 9, 10, 5, 9, 6, 6, 5, 6, 7, 7, 7, 8, 7, 8, 7, 8, 7, 10, 10, 7, 10, 14,
+	14, 6, 8, 8, 8, 7, 8, 9, 9, 8, 11, 10, 8, 8, 8, 8, 8, 10, 7, 7, 7, 9, 8, 9, 8, 10, 11, 9, 8, 9, 13, 7,
+	11, 5, 7, 6, 6, 4, 6, 7, 7, 5, 10, 8, 6, 7, 5, 5, 6, 10, 5, 5, 5, 6, 7, 8, 6, 7, 10, 7, 10, 7, 14, 20,
+	15, 16, 15, 16, 17, 16, 16, 18, 16, 17, 17, 18, 17, 19, 18, 18, 17, 18, 18, 17, 17, 16, 18, 17, 16, 17, 19, 19, 17, 16, 18, 19,
+	18, 18, 18, 18, 17, 17, 17, 17, 18, 17, 17, 17, 17, 17, 18, 18, 18, 17, 17, 17, 18, 18, 18, 12, 18, 16, 17, 17, 16, 17, 17, 18,
+	20, 20, 12, 17, 20, 20, 20, 19, 20, 18, 18, 20, 17, 18, 15, 17, 19, 19, 20, 20, 20, 19, 19, 18, 16, 15, 20, 19, 20, 20, 20, 20,
+	17, 16, 14, 15, 18, 17, 16, 17, 17, 19, 19, 20, 20, 20, 20, 20, 17, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20,
 }
 
-// seqFinderFor chooses the anchor of one sequence: the best run of
-// single-byte positions (found with bytes.Index), or else the rarest
-// position with two possible bytes (found with two IndexByte scans).
+// anchor is one way to scan for a sequence: a literal run scanned with
+// bytes.Index (or IndexByte), or one position with two possible bytes
+// scanned with two IndexByte passes.
+type anchor struct {
+	lit  []byte
+	pair [2]byte
+	at   int  // position of the anchor in the sequence
+	two  bool // pair anchor
+	// scan is the rarity of the byte the scan looks for: the higher, the
+	// fewer false hits and the faster the scan.
+	scan int
+}
+
+// seqFinderFor chooses the anchor of one sequence and returns its finder
+// and how good the anchor is (the rarity of the scanned byte, with the
+// rarity of the whole sequence to break ties).
 func seqFinderFor(seq []byteSet) (finder, float64) {
-	type run struct{ start, end int }
-	var bestRun run
-	bestScore := 0.0
+	best := anchor{scan: -1}
+	total := 0
 	for i := 0; i < len(seq); {
-		if n, _ := seq[i].count(); n != 1 {
+		n, _ := seq[i].count()
+		if n == 2 {
+			var bs []byte
+			for c := 0; c < 256; c++ {
+				if seq[i].has(byte(c)) {
+					bs = append(bs, byte(c))
+				}
+			}
+			// Two scans: count the pair one bit more common than its
+			// commoner byte.
+			score := int(min(rarity[bs[0]], rarity[bs[1]])) - 1
+			total += score
+			if score > best.scan {
+				best = anchor{pair: [2]byte{bs[0], bs[1]}, at: i, two: true, scan: score}
+			}
+		}
+		if n != 1 {
 			i++
 			continue
 		}
-		j := i
-		score := 0.0
+		// A run of single bytes: scan from its rarest byte on, so that
+		// bytes.Index looks for that byte first.
+		j, k := i, i
 		for j < len(seq) {
 			n, c := seq[j].count()
 			if n != 1 {
 				break
 			}
-			score += byteScore(c)
+			total += int(rarity[c])
+			if _, ck := seq[k].count(); rarity[c] > rarity[ck] {
+				k = j
+			}
 			j++
 		}
-		if score > bestScore {
-			bestRun, bestScore = run{i, j}, score
+		if _, ck := seq[k].count(); int(rarity[ck]) > best.scan {
+			lit := make([]byte, 0, j-k)
+			for _, s := range seq[k:j] {
+				_, c := s.count()
+				lit = append(lit, c)
+			}
+			best = anchor{lit: lit, at: k, scan: int(rarity[ck])}
 		}
 		i = j
 	}
-	pairAt, pairScore := -1, 0.0
-	var pair [2]byte
-	for i, s := range seq {
-		n, _ := s.count()
-		if n != 2 {
-			continue
-		}
-		var bs []byte
-		for c := 0; c < 256; c++ {
-			if s.has(byte(c)) {
-				bs = append(bs, byte(c))
-			}
-		}
-		// A pair is scanned twice: count it at half its rarity.
-		score := (byteScore(bs[0]) + byteScore(bs[1])) / 4
-		if score > pairScore {
-			pairAt, pairScore, pair = i, score, [2]byte{bs[0], bs[1]}
-		}
+	if best.scan < 0 {
+		// Only wider classes: run a shift-and automaton over the whole
+		// sequence (its first 64 positions), one step per byte.
+		return newBitapFinder(seq), 0.5
 	}
-	// Full sequence as a verification template.
-	sf := &seqFinder{sets: seq}
-	whole := 0.0
-	for _, s := range seq {
-		if n, c := s.count(); n == 1 {
-			whole += byteScore(c)
-		} else if n == 2 {
-			whole += 0.8
-		} else {
-			whole += 0.2
-		}
-	}
-	switch {
-	case bestScore > 0 && (bestScore >= 1.5 || pairAt < 0 || bestScore >= pairScore):
-		lit := make([]byte, 0, bestRun.end-bestRun.start)
-		for _, s := range seq[bestRun.start:bestRun.end] {
-			_, c := s.count()
-			lit = append(lit, c)
-		}
-		sf.anchor, sf.anchorAt = lit, bestRun.start
-	case pairAt >= 0:
-		sf.pair, sf.anchorAt, sf.usePair = pair, pairAt, true
-	default:
-		return nil, 0
-	}
-	sf.verify = len(seq) > len(sf.anchor)
-	return sf, whole
+	sf := &seqFinder{sets: seq, anchor: best.lit, pair: best.pair, usePair: best.two, anchorAt: best.at}
+	sf.verify = best.two || len(seq) > len(best.lit)
+	return sf, float64(best.scan) + float64(total)/1000
 }
 
 // finder proposes where matches may start. A finder is immutable and shared;
@@ -518,6 +524,48 @@ func (f *seqFinder) check(buf []byte, start int) bool {
 		}
 	}
 	return true
+}
+
+// bitapFinder finds a sequence of byte sets with the shift-and algorithm:
+// bit j of the state says the last j+1 bytes match the first j+1 sets. It
+// suits sequences of wide classes, which have no byte rare enough to scan
+// for.
+type bitapFinder struct {
+	masks [256]uint64 // bit j set: the byte is in set j
+	n     int         // positions in the automaton (at most 64)
+	rest  *seqFinder  // checks positions past 64, if any
+}
+
+func newBitapFinder(seq []byteSet) *bitapFinder {
+	f := &bitapFinder{n: min(len(seq), 64)}
+	for j := 0; j < f.n; j++ {
+		for c := 0; c < 256; c++ {
+			if seq[j].has(byte(c)) {
+				f.masks[c] |= 1 << j
+			}
+		}
+	}
+	if len(seq) > 64 {
+		f.rest = &seqFinder{sets: seq}
+	}
+	return f
+}
+
+func (f *bitapFinder) cursor() cursor { return f }
+
+func (f *bitapFinder) next(buf []byte, from int) int {
+	last := uint64(1) << (f.n - 1)
+	var d uint64
+	for i := from; i < len(buf); i++ {
+		d = (d<<1 | 1) & f.masks[buf[i]]
+		if d&last != 0 {
+			start := i - f.n + 1
+			if f.rest == nil || f.rest.check(buf, start) {
+				return start
+			}
+		}
+	}
+	return -1
 }
 
 func indexFrom(buf []byte, from int, c byte) int {

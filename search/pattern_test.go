@@ -3,6 +3,7 @@ package search
 import (
 	"bytes"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -80,6 +81,9 @@ var scanCases = []struct {
 	{`a|`, false, "x\n\ny\n"},
 	{`(?m)^b`, false, "a\nb\n"},
 	{`(?s)a.b`, false, "a\nb\naxb\n"},
+	{`[A-Z]{3}\d`, false, "AB1\nABC1\nxABCD9x\nABC\n1\n"},
+	{`\b\w{3,}\b`, false, "ab cd\nabc\n a_b \n"},
+	{`[a-c]{70}`, false, strings.Repeat("a", 69) + "\n" + strings.Repeat("abc", 24) + "\n" + strings.Repeat("c", 64) + "d" + strings.Repeat("a", 6) + "\n"},
 }
 
 func TestScanAgreesWithRegexp(t *testing.T) {
@@ -102,7 +106,9 @@ func TestPlanFinderUsesLiterals(t *testing.T) {
 		{`TODO|FIXME`, false, true, true},
 		{`TODO|FIX\w`, false, true, true}, // \w is one ASCII byte
 		{`TODO|FIX\b`, false, true, false},
-		{`\w+`, false, false, false},
+		{`\w+`, false, true, false},       // a shift-and scan for one class
+		{`[A-Z]{3}\d`, false, true, true}, // a shift-and scan for four classes
+		{`a*|b`, false, false, false},
 		{`k`, true, false, false},
 	} {
 		m, err := compilePattern(tc.pattern, false, tc.icase)

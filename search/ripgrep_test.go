@@ -92,6 +92,9 @@ func TestGrepMatchesRipgrep(t *testing.T) {
 		{pattern: `_+init_+`},
 		{pattern: `HTTP_OK`, icase: true},
 		{pattern: `^$`},
+		{pattern: `[A-Z]{2}_[A-Z]{2}`},
+		{pattern: `\b\w{12,}\b`},
+		{pattern: `[(){}]{2}`},
 		{pattern: `.`},
 	} {
 		args := []string{"--hidden", "--no-require-git", "--no-ignore-global", "-n", "--no-heading", "--with-filename", "--color", "never"}

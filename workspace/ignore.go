@@ -194,7 +194,7 @@ func matchRules(rules []ignoreRule, base, rel, name string, isDir bool) (ignored
 	}
 	sub := rel
 	if base != "." {
-		if !strings.HasPrefix(rel, base+"/") {
+		if len(rel) <= len(base) || rel[len(base)] != '/' || !strings.HasPrefix(rel, base) {
 			return false, false
 		}
 		sub = rel[len(base)+1:]
@@ -208,11 +208,16 @@ func matchRules(rules []ignoreRule, base, rel, name string, isDir bool) (ignored
 		if ru.anchored {
 			target = sub
 		}
-		if ru.literal != "" {
+		switch {
+		case ru.literal != "":
 			if ru.literal != target {
 				continue
 			}
-		} else if !doublestar.MatchUnvalidated(ru.pattern, target) {
+		case ru.suffix != "":
+			if !strings.HasSuffix(target, ru.suffix) {
+				continue
+			}
+		case !doublestar.MatchUnvalidated(ru.pattern, target):
 			continue
 		}
 		return !ru.negate, true
@@ -224,6 +229,7 @@ func matchRules(rules []ignoreRule, base, rel, name string, isDir bool) (ignored
 type ignoreRule struct {
 	pattern  string // doublestar pattern
 	literal  string // the pattern itself when it has no metacharacters
+	suffix   string // for "*.ext" on base names: ".ext"
 	negate   bool   // "!pattern": re-include
 	dirOnly  bool   // "pattern/": directories only
 	anchored bool   // has a slash: matched against the path below the file's folder
@@ -301,6 +307,8 @@ func parseIgnoreLine(line string) (ignoreRule, bool) {
 	ru.pattern = line
 	if !strings.ContainsAny(line, `*?[\`) {
 		ru.literal = line
+	} else if rest, ok := strings.CutPrefix(line, "*"); ok && !ru.anchored && rest != "" && !strings.ContainsAny(rest, `*?[\`) {
+		ru.suffix = rest
 	}
 	return ru, true
 }
