@@ -160,30 +160,43 @@ func (s *frameStream) readLine() ([]byte, error) {
 	}
 }
 
-// Write frames msg with a Content-Length header in one write.
+// headerRoom is the space reserved in front of a body for its header.
+const headerRoom = len("Content-Length: \r\n\r\n") + 20
+
+// Write frames msg with a Content-Length header in one write. The message
+// is encoded straight into the stream's buffer, behind room for the header.
 func (s *frameStream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	body, err := jsonrpc2.EncodeMessage(msg)
-	if err != nil {
-		return 0, err
-	}
-	return s.writeRaw(body)
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	buf := jsonrpc2.AppendMessage(append(s.wbuf[:0], make([]byte, headerRoom)...), msg)
+	return s.flushLocked(buf, len(buf)-headerRoom)
 }
 
 func (s *frameStream) writeRaw(body []byte) (int64, error) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	s.wbuf = append(s.wbuf[:0], "Content-Length: "...)
-	s.wbuf = strconv.AppendInt(s.wbuf, int64(len(body)), 10)
-	s.wbuf = append(s.wbuf, "\r\n\r\n"...)
-	s.wbuf = append(s.wbuf, body...)
-	n, err := s.out.Write(s.wbuf)
+	buf := append(append(s.wbuf[:0], make([]byte, headerRoom)...), body...)
+	return s.flushLocked(buf, len(body))
+}
+
+// flushLocked writes the header into the room in front of the body of
+// buf (n bytes long) and writes the frame. The caller holds writeMu.
+func (s *frameStream) flushLocked(buf []byte, n int) (int64, error) {
+	var hdr [headerRoom]byte
+	h := append(hdr[:0], "Content-Length: "...)
+	h = strconv.AppendInt(h, int64(n), 10)
+	h = append(h, "\r\n\r\n"...)
+	start := headerRoom - len(h)
+	copy(buf[start:], h)
+	written, err := s.out.Write(buf[start:])
+	s.wbuf = buf[:0]
 	if cap(s.wbuf) > 1<<20 {
 		s.wbuf = nil // do not pin a large buffer after a large message
 	}
-	return int64(n), err
+	return int64(written), err
 }
 
 // Close closes the underlying connection.

@@ -235,7 +235,8 @@ func (p linePage) fromReader(ctx context.Context, shown string, br *bufio.Reader
 
 // collect numbers the lines of the page and counts the rest (when countAll).
 func (p linePage) collect(shown string, lines func(yield func([]byte) bool) error, countAll bool) (Result, error) {
-	b := make([]byte, 0, max(p.sizeHint, 4096))
+	var b strings.Builder // its String() does not copy
+	b.Grow(max(p.sizeHint, 4096))
 	total, shownLines, cut := 0, 0, 0
 	stoppedEarly := false
 	err := lines(func(line []byte) bool {
@@ -251,7 +252,7 @@ func (p linePage) collect(shown string, lines func(yield func([]byte) bool) erro
 			return true
 		}
 		line = bytes.TrimSuffix(line, []byte("\r"))
-		b = appendLineNumber(b, total)
+		appendLineNumber(&b, total)
 		if !utf8.Valid(line) {
 			line = bytes.ToValidUTF8(line, []byte("\uFFFD"))
 		}
@@ -266,8 +267,8 @@ func (p linePage) collect(shown string, lines func(yield func([]byte) bool) erro
 				cut++
 			}
 		}
-		b = append(b, line...)
-		b = append(b, '\n')
+		b.Write(line)
+		b.WriteByte('\n')
 		shownLines++
 		return true
 	})
@@ -305,20 +306,20 @@ func (p linePage) collect(shown string, lines func(yield func([]byte) bool) erro
 	if p.source != "" {
 		foot += " (from the " + p.source + ", which may differ from disk)"
 	}
-	b = append(b, foot...)
-	return Result{Text: string(b), Data: data, MoreHint: fmt.Sprintf("read a smaller range with offset=%d and a smaller limit", p.offset)}, nil
+	b.WriteString(foot)
+	return Result{Text: b.String(), Data: data, MoreHint: fmt.Sprintf("read a smaller range with offset=%d and a smaller limit", p.offset)}, nil
 }
 
 // appendLineNumber writes n right-aligned in six columns and a tab, as
 // `cat -n` does.
-func appendLineNumber(b []byte, n int) []byte {
+func appendLineNumber(b *strings.Builder, n int) {
 	var digits [20]byte
 	d := strconv.AppendInt(digits[:0], int64(n), 10)
 	for i := len(d); i < 6; i++ {
-		b = append(b, ' ')
+		b.WriteByte(' ')
 	}
-	b = append(b, d...)
-	return append(b, '\t')
+	b.Write(d)
+	b.WriteByte('\t')
 }
 
 // statFailure explains a file that cannot be opened; a missing file names
