@@ -8,49 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/whale-ls/whale-ls/workspace"
 )
-
-// editTestDeps builds a workspace in a temp folder holding files and a
-// registry with the edit tools and read_file.
-func editTestDeps(t *testing.T, files map[string]string) (*Deps, *Registry, string) {
-	t.Helper()
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, content := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ws, err := workspace.NewSet([]string{root})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(ws.Close)
-	d := &Deps{Workspace: ws, Reads: &ReadLedger{}}
-	d.SetSettings(Settings{})
-	r, err := NewRegistry(nil, append(editTools(d), fileTools(d)...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d, r, root
-}
-
-func callEditTool(t *testing.T, r *Registry, name string, input any) Envelope {
-	t.Helper()
-	b, err := json.Marshal(input)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r.Dispatch(context.Background(), Call{Name: name, Input: b})
-}
 
 func readTestFile(t *testing.T, root, name string) string {
 	t.Helper()
@@ -62,7 +20,7 @@ func readTestFile(t *testing.T, root, name string) string {
 }
 
 func TestEditToolsInCatalog(t *testing.T) {
-	d, _, _ := editTestDeps(t, nil)
+	d, _, _ := testWorkspace(t, nil, editTools, fileTools)
 	want := map[string]bool{"edit": true, "multi_edit": true, "write": true, "apply_patch": true}
 	for _, tool := range Catalog(d) {
 		if !want[tool.Spec.Name] {
@@ -79,8 +37,8 @@ func TestEditToolsInCatalog(t *testing.T) {
 }
 
 func TestEditToolOnDisk(t *testing.T) {
-	_, r, root := editTestDeps(t, map[string]string{"a.go": "package a\n\nfunc f() int {\r\n\treturn 1\r\n}\r\n"})
-	env := callEditTool(t, r, "edit", map[string]any{"file_path": "a.go", "search": "return 1", "replace": "return 2"})
+	_, r, root := testWorkspace(t, map[string]string{"a.go": "package a\n\nfunc f() int {\r\n\treturn 1\r\n}\r\n"}, editTools, fileTools)
+	env := call(t, r, "edit", map[string]any{"file_path": "a.go", "search": "return 1", "replace": "return 2"})
 	if !env.OK {
 		t.Fatalf("edit failed: %s: %s", env.Code, env.Text)
 	}
@@ -95,8 +53,8 @@ func TestEditToolOnDisk(t *testing.T) {
 }
 
 func TestEditToolReportsRepairs(t *testing.T) {
-	_, r, root := editTestDeps(t, map[string]string{"a.py": "class A:\n    def f(self):\n        return 1\n"})
-	env := callEditTool(t, r, "edit", map[string]any{"file_path": "a.py", "search": "def f(self):\n    return 1", "replace": "def f(self):\n    return 2"})
+	_, r, root := testWorkspace(t, map[string]string{"a.py": "class A:\n    def f(self):\n        return 1\n"}, editTools, fileTools)
+	env := call(t, r, "edit", map[string]any{"file_path": "a.py", "search": "def f(self):\n    return 1", "replace": "def f(self):\n    return 2"})
 	if !env.OK || len(env.Repairs) == 0 || env.Repairs[len(env.Repairs)-1] != "indent_shifted" {
 		t.Fatalf("edit = %+v, want ok with indent_shifted", env)
 	}
@@ -106,7 +64,7 @@ func TestEditToolReportsRepairs(t *testing.T) {
 }
 
 func TestEditToolFailures(t *testing.T) {
-	_, r, root := editTestDeps(t, map[string]string{"a.txt": "x\ny\nx\n", "dir/b.txt": "b\n"})
+	_, r, root := testWorkspace(t, map[string]string{"a.txt": "x\ny\nx\n", "dir/b.txt": "b\n"}, editTools, fileTools)
 	for _, tc := range []struct {
 		name  string
 		input map[string]any
@@ -121,7 +79,7 @@ func TestEditToolFailures(t *testing.T) {
 		{"outside", map[string]any{"file_path": "../x.txt", "search": "y", "replace": "z"}, CodePathEscapesWorkspace, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			env := callEditTool(t, r, "edit", tc.input)
+			env := call(t, r, "edit", tc.input)
 			if env.OK || env.Code != tc.code || !strings.Contains(env.Text, tc.text) {
 				t.Errorf("edit(%v) = %s %q, want %s containing %q", tc.input, env.Code, env.Text, tc.code, tc.text)
 			}
@@ -133,8 +91,8 @@ func TestEditToolFailures(t *testing.T) {
 }
 
 func TestMultiEditToolAtomic(t *testing.T) {
-	_, r, root := editTestDeps(t, map[string]string{"m.txt": "one\ntwo\nthree\n"})
-	env := callEditTool(t, r, "multi_edit", map[string]any{"file_path": "m.txt", "edits": []map[string]any{
+	_, r, root := testWorkspace(t, map[string]string{"m.txt": "one\ntwo\nthree\n"}, editTools, fileTools)
+	env := call(t, r, "multi_edit", map[string]any{"file_path": "m.txt", "edits": []map[string]any{
 		{"search": "one", "replace": "1"}, {"search": "four", "replace": "4"},
 	}})
 	if env.OK || env.Code != CodeSearchNotFound || !strings.Contains(env.Text, "step 2 of 2") {
@@ -146,7 +104,7 @@ func TestMultiEditToolAtomic(t *testing.T) {
 	if got := readTestFile(t, root, "m.txt"); got != "one\ntwo\nthree\n" {
 		t.Errorf("m.txt = %q after a failed multi_edit", got)
 	}
-	env = callEditTool(t, r, "multi_edit", map[string]any{"file_path": "m.txt", "edits": []map[string]any{
+	env = call(t, r, "multi_edit", map[string]any{"file_path": "m.txt", "edits": []map[string]any{
 		{"search": "one", "replace": "1"}, {"search": "1\ntwo", "replace": "1\n2"},
 	}})
 	if !env.OK || readTestFile(t, root, "m.txt") != "1\n2\nthree\n" {
@@ -155,7 +113,7 @@ func TestMultiEditToolAtomic(t *testing.T) {
 }
 
 func TestWriteTool(t *testing.T) {
-	_, r, root := editTestDeps(t, map[string]string{"old.txt": "a\r\nb\r\n"})
+	_, r, root := testWorkspace(t, map[string]string{"old.txt": "a\r\nb\r\n"}, editTools, fileTools)
 	for _, tc := range []struct {
 		path, content, want, text string
 	}{
@@ -163,7 +121,7 @@ func TestWriteTool(t *testing.T) {
 		{"x.ps1", "Write-Host hi\n", "Write-Host hi\n", "Created x.ps1"},
 		{"old.txt", "a\nb\nc\n", "a\r\nb\r\nc\r\n", "Wrote old.txt (+1 -0 lines)"},
 	} {
-		env := callEditTool(t, r, "write", map[string]any{"file_path": tc.path, "content": tc.content})
+		env := call(t, r, "write", map[string]any{"file_path": tc.path, "content": tc.content})
 		if !env.OK || !strings.Contains(env.Text, tc.text) {
 			t.Errorf("write %s = %s %q, want text %q", tc.path, env.Code, env.Text, tc.text)
 		}
@@ -171,17 +129,17 @@ func TestWriteTool(t *testing.T) {
 			t.Errorf("%s = %q, want %q", tc.path, got, tc.want)
 		}
 	}
-	if env := callEditTool(t, r, "write", map[string]any{"file_path": "old.txt", "content": "a\nb\nc\n"}); env.Code != CodeNoChange {
+	if env := call(t, r, "write", map[string]any{"file_path": "old.txt", "content": "a\nb\nc\n"}); env.Code != CodeNoChange {
 		t.Errorf("writing the same content = %s, want no_change", env.Code)
 	}
 }
 
 func TestApplyPatchTool(t *testing.T) {
-	_, r, root := editTestDeps(t, map[string]string{"keep.txt": "1\n2\n3\n", "gone.txt": "bye\n"})
+	_, r, root := testWorkspace(t, map[string]string{"keep.txt": "1\n2\n3\n", "gone.txt": "bye\n"}, editTools, fileTools)
 	patch := "--- a/keep.txt\n+++ b/keep.txt\n@@ -20,3 +20,3 @@\n 1\n-2\n+two\n 3\n" +
 		"--- /dev/null\n+++ b/sub/new.txt\n@@ -0,0 +1 @@\n+hello\n" +
 		"--- a/gone.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n"
-	env := callEditTool(t, r, "apply_patch", map[string]any{"patch": patch})
+	env := call(t, r, "apply_patch", map[string]any{"patch": patch})
 	if !env.OK {
 		t.Fatalf("apply_patch failed: %s %s", env.Code, env.Text)
 	}
@@ -202,9 +160,9 @@ func TestApplyPatchTool(t *testing.T) {
 }
 
 func TestApplyPatchToolAllOrNone(t *testing.T) {
-	_, r, root := editTestDeps(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
+	_, r, root := testWorkspace(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"}, editTools, fileTools)
 	patch := "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+A\n--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-stale\n+B\n"
-	env := callEditTool(t, r, "apply_patch", map[string]any{"patch": patch})
+	env := call(t, r, "apply_patch", map[string]any{"patch": patch})
 	if env.OK || env.Code != CodeSearchNotFound || !strings.Contains(env.Text, "b.txt, hunk 1 of 1") {
 		t.Fatalf("apply_patch = %s %q, want search_not_found for b.txt", env.Code, env.Text)
 	}
@@ -217,12 +175,12 @@ func TestApplyPatchToolAllOrNone(t *testing.T) {
 // the commit: the edit must fail with write_conflict and the other writer's
 // content must survive.
 func TestEditConcurrentExternalWrite(t *testing.T) {
-	_, r, root := editTestDeps(t, map[string]string{"c.txt": "alpha\nbeta\n"})
+	_, r, root := testWorkspace(t, map[string]string{"c.txt": "alpha\nbeta\n"}, editTools, fileTools)
 	beforeCommitHook = func() {
 		os.WriteFile(filepath.Join(root, "c.txt"), []byte("alpha\nbeta\ngamma from someone else\n"), 0o644)
 	}
 	defer func() { beforeCommitHook = nil }()
-	env := callEditTool(t, r, "edit", map[string]any{"file_path": "c.txt", "search": "beta", "replace": "BETA"})
+	env := call(t, r, "edit", map[string]any{"file_path": "c.txt", "search": "beta", "replace": "BETA"})
 	if env.OK || env.Code != CodeWriteConflict || !strings.Contains(env.Text, "read it again") {
 		t.Fatalf("edit = %s %q, want write_conflict", env.Code, env.Text)
 	}
@@ -232,12 +190,12 @@ func TestEditConcurrentExternalWrite(t *testing.T) {
 }
 
 func TestEditSaysFileChangedSinceRead(t *testing.T) {
-	_, r, root := editTestDeps(t, map[string]string{"s.txt": "one\ntwo\n"})
-	if env := callEditTool(t, r, "read_file", map[string]any{"file_path": "s.txt"}); !env.OK {
+	_, r, root := testWorkspace(t, map[string]string{"s.txt": "one\ntwo\n"}, editTools, fileTools)
+	if env := call(t, r, "read_file", map[string]any{"file_path": "s.txt"}); !env.OK {
 		t.Fatalf("read_file: %s", env.Text)
 	}
 	os.WriteFile(filepath.Join(root, "s.txt"), []byte("zero\none\ntwo\n"), 0o644)
-	env := callEditTool(t, r, "edit", map[string]any{"file_path": "s.txt", "search": "two", "replace": "2"})
+	env := call(t, r, "edit", map[string]any{"file_path": "s.txt", "search": "two", "replace": "2"})
 	if !env.OK || !strings.Contains(env.Text, "changed since you last read it") {
 		t.Fatalf("edit = %s %q, want ok with a changed-since-read note", env.Code, env.Text)
 	}
@@ -303,11 +261,11 @@ func (e *stubEditor) SaveDocuments(ctx context.Context, paths []string) ([]strin
 }
 
 func TestEditOpenDocumentGoesToTheBuffer(t *testing.T) {
-	d, r, root := editTestDeps(t, map[string]string{"open.go": "on disk\n"})
+	d, r, root := testWorkspace(t, map[string]string{"open.go": "on disk\n"}, editTools, fileTools)
 	abs := filepath.Join(root, "open.go")
 	ed := &stubEditor{docs: map[string]Document{abs: {Path: abs, Version: 7, Text: "unsaved\r\nbuffer\r\n"}}, saveSupported: true}
 	d.Editor = ed
-	env := callEditTool(t, r, "edit", map[string]any{"file_path": "open.go", "search": "buffer", "replace": "text"})
+	env := call(t, r, "edit", map[string]any{"file_path": "open.go", "search": "buffer", "replace": "text"})
 	if !env.OK {
 		t.Fatalf("edit failed: %s %s", env.Code, env.Text)
 	}
@@ -327,26 +285,26 @@ func TestEditOpenDocumentGoesToTheBuffer(t *testing.T) {
 
 	// An editor that cannot save: the result says the change is only in the buffer.
 	ed.saveSupported = false
-	env = callEditTool(t, r, "edit", map[string]any{"file_path": "open.go", "search": "text", "replace": "words"})
+	env = call(t, r, "edit", map[string]any{"file_path": "open.go", "search": "text", "replace": "words"})
 	if !env.OK || !strings.Contains(env.Text, "editor buffer only") {
 		t.Errorf("edit = %s %q, want a note that the change is in the buffer only", env.Code, env.Text)
 	}
 
 	// The editor refuses (for example the version moved on): write_conflict.
 	ed.applyFailure = Fail(CodeWriteConflict, "the editor did not apply the edit; read the file again")
-	env = callEditTool(t, r, "edit", map[string]any{"file_path": "open.go", "search": "words", "replace": "more"})
+	env = call(t, r, "edit", map[string]any{"file_path": "open.go", "search": "words", "replace": "more"})
 	if env.OK || env.Code != CodeWriteConflict {
 		t.Errorf("edit = %s %q, want write_conflict", env.Code, env.Text)
 	}
 }
 
 func TestApplyPatchMixesBuffersAndDisk(t *testing.T) {
-	d, r, root := editTestDeps(t, map[string]string{"open.txt": "x\n", "closed.txt": "y\n"})
+	d, r, root := testWorkspace(t, map[string]string{"open.txt": "x\n", "closed.txt": "y\n"}, editTools, fileTools)
 	abs := filepath.Join(root, "open.txt")
 	ed := &stubEditor{docs: map[string]Document{abs: {Path: abs, Version: 1, Text: "x\n"}}, saveSupported: true}
 	d.Editor = ed
 	patch := "--- a/open.txt\n+++ b/open.txt\n@@ -1 +1 @@\n-x\n+X\n--- a/closed.txt\n+++ b/closed.txt\n@@ -1 +1 @@\n-y\n+Y\n"
-	env := callEditTool(t, r, "apply_patch", map[string]any{"patch": patch})
+	env := call(t, r, "apply_patch", map[string]any{"patch": patch})
 	if !env.OK {
 		t.Fatalf("apply_patch failed: %s %s", env.Code, env.Text)
 	}
@@ -361,7 +319,7 @@ func TestApplyPatchMixesBuffersAndDisk(t *testing.T) {
 	beforeCommitHook = func() { os.WriteFile(filepath.Join(root, "closed.txt"), []byte("other\n"), 0o644) }
 	defer func() { beforeCommitHook = nil }()
 	patch = "--- a/open.txt\n+++ b/open.txt\n@@ -1 +1 @@\n-X\n+X2\n--- a/closed.txt\n+++ b/closed.txt\n@@ -1 +1 @@\n-Y\n+Y2\n"
-	env = callEditTool(t, r, "apply_patch", map[string]any{"patch": patch})
+	env = call(t, r, "apply_patch", map[string]any{"patch": patch})
 	if env.OK || env.Code != CodeWriteConflict {
 		t.Fatalf("apply_patch = %s %q, want write_conflict", env.Code, env.Text)
 	}
@@ -371,9 +329,9 @@ func TestApplyPatchMixesBuffersAndDisk(t *testing.T) {
 }
 
 func TestEditRefusesReadOnlyFile(t *testing.T) {
-	_, r, root := editTestDeps(t, map[string]string{"ro.txt": "keep\n"})
+	_, r, root := testWorkspace(t, map[string]string{"ro.txt": "keep\n"}, editTools, fileTools)
 	os.Chmod(filepath.Join(root, "ro.txt"), 0o444)
-	env := callEditTool(t, r, "edit", map[string]any{"file_path": "ro.txt", "search": "keep", "replace": "lose"})
+	env := call(t, r, "edit", map[string]any{"file_path": "ro.txt", "search": "keep", "replace": "lose"})
 	if env.OK || env.Code != CodeEditRejected || !strings.Contains(env.Text, "read-only") {
 		t.Fatalf("edit = %s %q, want edit_rejected for a read-only file", env.Code, env.Text)
 	}

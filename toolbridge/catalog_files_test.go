@@ -2,58 +2,14 @@ package toolbridge
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf16"
 
 	"golang.org/x/text/encoding/simplifiedchinese"
-
-	"github.com/whale-ls/whale-ls/workspace"
 )
-
-// fileTestDeps builds a workspace in a temp folder holding files (slash
-// paths → content) and a registry over it.
-func fileTestDeps(t *testing.T, files map[string]string) (*Deps, *Registry, string) {
-	t.Helper()
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, content := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ws, err := workspace.NewSet([]string{root})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(ws.Close)
-	d := &Deps{Workspace: ws, Reads: &ReadLedger{}}
-	d.SetSettings(Settings{})
-	r, err := NewRegistry(nil, fileTools(d))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d, r, root
-}
-
-func call(t *testing.T, r *Registry, name string, input any) Envelope {
-	t.Helper()
-	b, err := json.Marshal(input)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r.Dispatch(context.Background(), Call{Name: name, Input: b})
-}
 
 func numbered(from, to int) string {
 	var b strings.Builder
@@ -81,7 +37,7 @@ func utf16Bytes(s string, bigEndian bool) []byte {
 
 func TestReadFilePaging(t *testing.T) {
 	gb, _ := simplifiedchinese.GB18030.NewEncoder().String("第一行\n第二行\n")
-	_, r, _ := fileTestDeps(t, map[string]string{
+	_, r, _ := testWorkspace(t, map[string]string{
 		"five.txt":     numbered(1, 5),
 		"big.txt":      numbered(1, 2500),
 		"crlf.txt":     "one\r\ntwo\r\n",
@@ -94,7 +50,7 @@ func TestReadFilePaging(t *testing.T) {
 		"long.txt":     strings.Repeat("x", 2100) + "\n",
 		"bin.dat":      "PK\x03\x04\x00\x00binary",
 		"dir/inner.go": "package dir\n",
-	})
+	}, fileTools)
 	for _, tc := range []struct {
 		input   map[string]any
 		code    string
@@ -140,7 +96,7 @@ func TestReadFilePaging(t *testing.T) {
 }
 
 func TestReadFileRecordsWhatWasRead(t *testing.T) {
-	d, r, root := fileTestDeps(t, map[string]string{"a.txt": "one\n"})
+	d, r, root := testWorkspace(t, map[string]string{"a.txt": "one\n"}, fileTools)
 	if env := call(t, r, "read_file", map[string]any{"file_path": "a.txt"}); !env.OK {
 		t.Fatal(env.Text)
 	}
@@ -171,7 +127,7 @@ func (bufferEditor) SaveDocuments(context.Context, []string) ([]string, bool, er
 }
 
 func TestReadFileSeesTheEditorBuffer(t *testing.T) {
-	d, r, root := fileTestDeps(t, map[string]string{"a.go": "on disk\n"})
+	d, r, root := testWorkspace(t, map[string]string{"a.go": "on disk\n"}, fileTools)
 	abs := filepath.Join(root, "a.go")
 	d.Editor = bufferEditor{docs: map[string]Document{abs: {Path: abs, Version: 7, Text: "unsaved\r\nbuffer\r\n"}}}
 	env := call(t, r, "read_file", map[string]any{"file_path": "a.go"})
@@ -193,7 +149,7 @@ func TestListDir(t *testing.T) {
 	for i := 0; i < 1005; i++ {
 		files[fmt.Sprintf("many/f%04d.txt", i)] = ""
 	}
-	_, r, _ := fileTestDeps(t, files)
+	_, r, _ := testWorkspace(t, files, fileTools)
 	env := call(t, r, "list_dir", map[string]any{"depth": 2})
 	for _, w := range []string{"./\n", "  README.md\n", "  src/\n", "    main.go\n", "    deep/\n", "  .gitignore\n", "    … 905 more entries (list many to see them)"} {
 		if !strings.Contains(env.Text, w) {
@@ -224,11 +180,11 @@ func TestListDir(t *testing.T) {
 
 func TestLoadSkill(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	_, r, _ := fileTestDeps(t, map[string]string{
+	_, r, _ := testWorkspace(t, map[string]string{
 		".whale/skills/release/SKILL.md":    "---\nname: release-notes\ndescription: \"Write release notes\"\n---\nStep 1: read the log.\n",
 		".whale/skills/release/template.md": "## Changes\n",
 		".whale/skills/plain/SKILL.md":      "No front matter.\n",
-	})
+	}, fileTools)
 	specs := r.Specs()
 	var desc string
 	for _, s := range specs {

@@ -2,54 +2,10 @@ package toolbridge
 
 import (
 	"context"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/whale-ls/whale-ls/workspace"
 )
-
-// searchTestRegistry builds a workspace in a temp folder holding files
-// (slash paths → content) and a registry with the search tools over it.
-func searchTestRegistry(t *testing.T, files map[string]string) (*Deps, *Registry, string) {
-	t.Helper()
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, content := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ws, err := workspace.NewSet([]string{root})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(ws.Close)
-	d := &Deps{Workspace: ws, Reads: &ReadLedger{}}
-	d.SetSettings(Settings{})
-	r, err := NewRegistry(nil, searchTools(d))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d, r, root
-}
-
-func callSearch(t *testing.T, r *Registry, name string, input any) Envelope {
-	t.Helper()
-	b, err := json.Marshal(input)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r.Dispatch(context.Background(), Call{Name: name, Input: b})
-}
 
 // openDocs is an Editor that only has open buffers.
 type openDocs []Document
@@ -69,13 +25,13 @@ func (openDocs) SaveDocuments(context.Context, []string) ([]string, bool, error)
 }
 
 func TestGrepTool(t *testing.T) {
-	_, r, _ := searchTestRegistry(t, map[string]string{
+	_, r, _ := testWorkspace(t, map[string]string{
 		"main.go":       "package main\n\nfunc main() {\n\tserve()\n}\n",
 		"srv/http.go":   "package srv\n\nfunc healthHandler() {}\n",
 		"srv/notes.txt": "func main is in main.go\n",
 		".gitignore":    "gen/\n",
 		"gen/x.go":      "func main() {}\n",
-	})
+	}, searchTools)
 	for _, tc := range []struct {
 		input map[string]any
 		want  string
@@ -87,7 +43,7 @@ func TestGrepTool(t *testing.T) {
 		{map[string]any{"pattern": "func", "output_mode": "count"}, "main.go: 1\nsrv/http.go: 1\nsrv/notes.txt: 1"},
 		{map[string]any{"pattern": "nothing here"}, `No matches for "nothing here" in the workspace.`},
 	} {
-		env := callSearch(t, r, "grep", tc.input)
+		env := call(t, r, "grep", tc.input)
 		if !env.OK || env.Text != tc.want {
 			t.Errorf("grep %v = %s %q, want ok %q", tc.input, env.Code, env.Text, tc.want)
 		}
@@ -95,7 +51,7 @@ func TestGrepTool(t *testing.T) {
 }
 
 func TestGrepToolFailures(t *testing.T) {
-	_, r, root := searchTestRegistry(t, map[string]string{"a.go": "x\n"})
+	_, r, root := testWorkspace(t, map[string]string{"a.go": "x\n"}, searchTools)
 	outside := t.TempDir()
 	for _, tc := range []struct {
 		input map[string]any
@@ -110,7 +66,7 @@ func TestGrepToolFailures(t *testing.T) {
 		{map[string]any{"pattern": "x", "path": filepath.Join(root, "..")}, CodePathNotAllowed, nil},
 		{map[string]any{"pattern": ""}, CodeInvalidInput, []string{"empty"}},
 	} {
-		env := callSearch(t, r, "grep", tc.input)
+		env := call(t, r, "grep", tc.input)
 		if env.OK || env.Code != tc.code {
 			t.Errorf("grep %v = %s %q, want code %s", tc.input, env.Code, env.Text, tc.code)
 			continue
@@ -124,34 +80,34 @@ func TestGrepToolFailures(t *testing.T) {
 }
 
 func TestSearchToolsSeeEditorBuffers(t *testing.T) {
-	d, r, root := searchTestRegistry(t, map[string]string{"a.go": "// on disk\n"})
+	d, r, root := testWorkspace(t, map[string]string{"a.go": "// on disk\n"}, searchTools)
 	d.Editor = openDocs{
 		{Path: filepath.Join(root, "a.go"), Version: 3, Text: "// in the buffer\n"},
 		{Path: filepath.Join(root, "new", "b.go"), Version: 1, Text: "// in the buffer too\n"},
 		{Path: filepath.Join(t.TempDir(), "elsewhere.go"), Version: 1, Text: "// in the buffer\n"},
 	}
-	env := callSearch(t, r, "grep", map[string]any{"pattern": "buffer"})
+	env := call(t, r, "grep", map[string]any{"pattern": "buffer"})
 	if want := "a.go:1: // in the buffer\n\nnew/b.go:1: // in the buffer too"; env.Text != want {
 		t.Errorf("grep with open buffers = %q, want %q", env.Text, want)
 	}
-	env = callSearch(t, r, "grep", map[string]any{"pattern": "on disk"})
+	env = call(t, r, "grep", map[string]any{"pattern": "on disk"})
 	if !strings.HasPrefix(env.Text, "No matches") {
 		t.Errorf("grep for the disk text of an open file = %q, want no matches", env.Text)
 	}
-	env = callSearch(t, r, "search_files", map[string]any{"pattern": "*.go"})
+	env = call(t, r, "search_files", map[string]any{"pattern": "*.go"})
 	if env.Text != "a.go\nnew/b.go" {
 		t.Errorf("search_files with an unsaved new buffer = %q", env.Text)
 	}
 }
 
 func TestSearchFilesTool(t *testing.T) {
-	_, r, _ := searchTestRegistry(t, map[string]string{
+	_, r, _ := testWorkspace(t, map[string]string{
 		"main.go":             "",
 		"cmd/x/main.go":       "",
 		"cmd/x/main_test.go":  "",
 		"node_modules/m/a.go": "",
 		".gitignore":          "node_modules/\n",
-	})
+	}, searchTools)
 	for _, tc := range []struct {
 		input map[string]any
 		ok    bool
@@ -163,7 +119,7 @@ func TestSearchFilesTool(t *testing.T) {
 		{map[string]any{"pattern": "*.rs"}, true, `No files match "*.rs" in the workspace.`},
 		{map[string]any{"pattern": "*.go", "path": "main.go"}, false, "main.go is a file, not a folder; give its folder as path, or use read_file to read it"},
 	} {
-		env := callSearch(t, r, "search_files", tc.input)
+		env := call(t, r, "search_files", tc.input)
 		if env.OK != tc.ok || env.Text != tc.want {
 			t.Errorf("search_files %v = %v %s %q, want %q", tc.input, env.OK, env.Code, env.Text, tc.want)
 		}
