@@ -32,16 +32,23 @@ type frameStream struct {
 	maxBody int
 	log     *slog.Logger
 
+	out io.Writer
+
 	writeMu sync.Mutex
-	out     io.Writer
-	wbuf    []byte
+	drained *sync.Cond // on writeMu: pending shrank or the writer stopped
+	pending []byte     // frames not written yet
+	spare   []byte     // the buffer of the last write, reused
+	writing bool       // a goroutine is writing pending
+	werr    error      // the first write error; later writes fail with it
 }
 
 func newFrameStream(r io.Reader, w io.Writer, c io.Closer, maxBody int, log *slog.Logger) *frameStream {
 	if maxBody <= 0 {
 		maxBody = DefaultMaxMessageBytes
 	}
-	return &frameStream{in: bufio.NewReaderSize(r, 64<<10), out: w, closer: c, maxBody: maxBody, log: log}
+	s := &frameStream{in: bufio.NewReaderSize(r, 64<<10), out: w, closer: c, maxBody: maxBody, log: log}
+	s.drained = sync.NewCond(&s.writeMu)
+	return s
 }
 
 // Read returns the next well-formed message, skipping (and reporting) bad
@@ -163,40 +170,72 @@ func (s *frameStream) readLine() ([]byte, error) {
 // headerRoom is the space reserved in front of a body for its header.
 const headerRoom = len("Content-Length: \r\n\r\n") + 20
 
-// Write frames msg with a Content-Length header in one write. The message
-// is encoded straight into the stream's buffer, behind room for the header.
+// maxPending bounds the frames queued behind a write in progress; a writer
+// beyond it waits, so a client that stops reading slows the server's
+// writers down (terminal streams then skip output) instead of growing
+// memory.
+const maxPending = 4 << 20
+
+// Write frames msg with a Content-Length header. The message is encoded
+// straight into the stream's pending buffer. Frames written while another
+// goroutine is writing are queued and go out with its next write, so
+// concurrent responses share system calls.
 func (s *frameStream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
-	buf := jsonrpc2.AppendMessage(append(s.wbuf[:0], make([]byte, headerRoom)...), msg)
-	return s.flushLocked(buf, len(buf)-headerRoom)
+	return s.enqueue(func(buf []byte) []byte { return jsonrpc2.AppendMessage(buf, msg) })
 }
 
 func (s *frameStream) writeRaw(body []byte) (int64, error) {
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
-	buf := append(append(s.wbuf[:0], make([]byte, headerRoom)...), body...)
-	return s.flushLocked(buf, len(body))
+	return s.enqueue(func(buf []byte) []byte { return append(buf, body...) })
 }
 
-// flushLocked writes the header into the room in front of the body of
-// buf (n bytes long) and writes the frame. The caller holds writeMu.
-func (s *frameStream) flushLocked(buf []byte, n int) (int64, error) {
+// enqueue appends one frame (header, then the body appendBody writes) to
+// the pending bytes and, unless another goroutine is already writing,
+// writes the pending bytes until none are left.
+func (s *frameStream) enqueue(appendBody func([]byte) []byte) (int64, error) {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	for s.writing && len(s.pending) > maxPending && s.werr == nil {
+		s.drained.Wait()
+	}
+	if s.werr != nil {
+		return 0, s.werr
+	}
+	start := len(s.pending)
+	s.pending = appendBody(append(s.pending, make([]byte, headerRoom)...))
+	n := len(s.pending) - start - headerRoom
 	var hdr [headerRoom]byte
 	h := append(hdr[:0], "Content-Length: "...)
 	h = strconv.AppendInt(h, int64(n), 10)
 	h = append(h, "\r\n\r\n"...)
-	start := headerRoom - len(h)
-	copy(buf[start:], h)
-	written, err := s.out.Write(buf[start:])
-	s.wbuf = buf[:0]
-	if cap(s.wbuf) > 1<<20 {
-		s.wbuf = nil // do not pin a large buffer after a large message
+	// Close the gap between the header and the body.
+	copy(s.pending[start:], h)
+	copy(s.pending[start+len(h):], s.pending[start+headerRoom:])
+	s.pending = s.pending[:start+len(h)+n]
+	frame := int64(len(h) + n)
+	if s.writing {
+		return frame, nil // the writer in progress sends it
 	}
-	return int64(written), err
+	s.writing = true
+	for len(s.pending) > 0 && s.werr == nil {
+		buf := s.pending
+		s.pending = s.spare[:0]
+		s.writeMu.Unlock()
+		_, err := s.out.Write(buf)
+		s.writeMu.Lock()
+		if cap(buf) <= 1<<20 {
+			s.spare = buf[:0] // keep one buffer, but not a large one
+		}
+		if err != nil {
+			s.werr = err
+		}
+		s.drained.Broadcast()
+	}
+	s.writing = false
+	s.drained.Broadcast()
+	return frame, s.werr
 }
 
 // Close closes the underlying connection.
