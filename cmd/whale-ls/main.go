@@ -46,7 +46,8 @@ Usage:
   whale-ls mcp [--root DIR] [--config FILE.json] [--approve allow|deny] [--standalone]
                                    serve the tools over MCP on stdio, through the workspace's
                                    running language server when there is one
-  whale-ls tools [--json]          list the tools
+  whale-ls tools [--root DIR] [--config FILE.json] [--json]
+                                   list the tools
   whale-ls version                 print the version
 `
 
@@ -299,10 +300,11 @@ func tools(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print the catalog as JSON, with input schemas")
 	root := fs.String("root", "", "workspace folder (default: the current folder)")
+	config := fs.String("config", "", "settings file (e.g. with mcp.servers, whose tools then appear too)")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
-	sess, err := newSession(*root, "", "deny", slog.New(slog.DiscardHandler))
+	sess, err := newSession(*root, *config, "deny", slog.New(slog.DiscardHandler))
 	if err != nil {
 		fmt.Fprintf(stderr, "whale-ls tools: %v\n", err)
 		return exitUsage
