@@ -1,0 +1,360 @@
+// The context of the extension: owns the language client, its handlers and
+// every disposable, and knows how to (re)start the server.
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import * as vscode from 'vscode';
+import {
+    CloseAction,
+    DidChangeConfigurationNotification,
+    ErrorAction,
+    ApplyWorkspaceEditRequest,
+    ResponseError,
+    ExecuteCommandRequest,
+    LanguageClient,
+    State,
+    type ApplyWorkspaceEditParams,
+    type ApplyWorkspaceEditResult,
+    type ClientCapabilities,
+    type LanguageClientOptions,
+    type ServerOptions,
+    type StaticFeature,
+    type TextDocumentEdit,
+} from 'vscode-languageclient/node';
+import { failureReason } from './applyEditReason';
+import { serverSettingsObject } from './contributions';
+import { registerMcpProvider } from './mcp';
+import { Prompts } from './prompts';
+import * as req from './requests';
+import { binaryName, CrashLimit, resolveServerPath } from './serverPath';
+import { WhaleTerminals } from './terminals';
+import { registerTools } from './tools';
+import { WhaleView } from './view';
+
+/** What the extension exports to other extensions (and its tests). */
+export interface WhaleApi {
+    /** Resolves when the server is running (rejects if it cannot start). */
+    ready(): Promise<void>;
+    /** Runs one whale tool and returns its Envelope. */
+    execute(tool: string, input: unknown, token?: vscode.CancellationToken): Promise<req.Envelope>;
+    /** Test seam: awaited before VS Code applies a server's workspace edit. */
+    beforeApplyEdit?: (params: ApplyWorkspaceEditParams) => Promise<void>;
+}
+
+const neverCanceled = new vscode.CancellationTokenSource().token;
+
+const capabilities: req.WhaleClientCapabilities = { terminals: true, prompts: true, saveDocuments: true };
+
+/** Declares capabilities.experimental.whale. */
+class WhaleCapabilities implements StaticFeature {
+    fillClientCapabilities(caps: ClientCapabilities): void {
+        caps.experimental = { ...(caps.experimental as object | undefined), whale: capabilities };
+    }
+    initialize(): void {}
+    getState() {
+        return { kind: 'static' } as const;
+    }
+    clear(): void {}
+}
+
+function isExecutable(file: string): boolean {
+    try {
+        const st = fs.statSync(file);
+        if (!st.isFile()) {
+            return false;
+        }
+        fs.accessSync(file, fs.constants.X_OK);
+        return true;
+    } catch {
+        return false;
+    }
+}
+
+/** Some installers drop the executable bit of the bundled binary; put it back. */
+function ensureExecutable(file: string): void {
+    try {
+        const st = fs.statSync(file);
+        if (st.isFile() && (st.mode & 0o111) === 0) {
+            fs.chmodSync(file, st.mode | 0o755);
+        }
+    } catch {
+        // no bundled binary
+    }
+}
+
+function config(): vscode.WorkspaceConfiguration {
+    return vscode.workspace.getConfiguration('whale');
+}
+
+function isSet(cfg: vscode.WorkspaceConfiguration, key: string): boolean {
+    const i = cfg.inspect(key);
+    return !!i && (i.globalValue !== undefined || i.workspaceValue !== undefined || i.workspaceFolderValue !== undefined);
+}
+
+/** The server's settings as the user set them. */
+export function currentServerSettings(): Record<string, unknown> {
+    const cfg = config();
+    return serverSettingsObject((k) => cfg.get(k), (k) => isSet(cfg, k));
+}
+
+export class Ctx implements vscode.Disposable {
+    readonly log: vscode.LogOutputChannel;
+    private readonly traceOutput: vscode.LogOutputChannel;
+    private readonly subscriptions: vscode.Disposable[] = [];
+    private clientSubscriptions: vscode.Disposable[] = [];
+    private client: LanguageClient | undefined;
+    private terminals: WhaleTerminals | undefined;
+    private readonly view = new WhaleView();
+    private readonly crashes = new CrashLimit(4, 3 * 60_000);
+    private readOnly = new Map<string, boolean>();
+    private starting: Promise<void> | undefined;
+    private stopping = false;
+    readonly api: WhaleApi;
+
+    constructor(private readonly extension: vscode.ExtensionContext) {
+        this.log = vscode.window.createOutputChannel('Whale', { log: true });
+        this.traceOutput = vscode.window.createOutputChannel('Whale Trace', { log: true });
+        this.subscriptions.push(this.log, this.traceOutput, this.view);
+        this.subscriptions.push(vscode.window.registerTreeDataProvider('whale.view', this.view));
+        this.api = {
+            ready: () => this.ready(),
+            execute: (tool, input, token) => this.execute(tool, input, token ?? neverCanceled),
+        };
+        this.subscriptions.push(
+            ...registerTools(extension.extension, { execute: (t, i, tok) => this.execute(t, i, tok), readOnly: (t) => this.readOnly.get(t) }),
+            ...registerMcpProvider({
+                serverPath: () => {
+                    const r = this.resolve();
+                    return r.ok ? r.path : undefined;
+                },
+                extraEnv: () => config().get<Record<string, string>>('server.extraEnv') ?? {},
+                enabled: () => config().get<boolean>('registerMcpServer') ?? true,
+                version: String(extension.extension.packageJSON?.version ?? '0'),
+            }),
+            vscode.workspace.onDidChangeConfiguration((e) => this.configurationChanged(e)),
+        );
+    }
+
+    private resolve() {
+        ensureExecutable(path.join(this.extension.extensionPath, 'bin', binaryName(process.platform)));
+        return resolveServerPath({
+            setting: config().get<string>('serverPath') ?? '',
+            extensionPath: this.extension.extensionPath,
+            home: os.homedir(),
+            pathVar: process.env.PATH ?? '',
+            platform: process.platform,
+            isExecutable,
+        });
+    }
+
+    /** Starts the server; reports a missing binary with the fix. */
+    start(): Promise<void> {
+        this.starting = this.doStart();
+        return this.starting;
+    }
+
+    private async doStart(): Promise<void> {
+        const resolved = this.resolve();
+        if (!resolved.ok) {
+            this.log.error(resolved.message);
+            void vscode.window.showErrorMessage(resolved.message, 'Open Settings', 'Show Output').then((pick) => {
+                if (pick === 'Open Settings') {
+                    void vscode.commands.executeCommand('workbench.action.openSettings', 'whale.serverPath');
+                } else if (pick === 'Show Output') {
+                    this.log.show();
+                }
+            });
+            throw new Error(resolved.message);
+        }
+        this.log.info(`starting ${resolved.path} (${resolved.source})`);
+        const extraEnv = config().get<Record<string, string>>('server.extraEnv') ?? {};
+        const serverOptions: ServerOptions = {
+            command: resolved.path,
+            args: ['serve'],
+            options: { env: { ...process.env, ...extraEnv } },
+        };
+        const clientOptions: LanguageClientOptions = {
+            documentSelector: [{ scheme: 'file' }],
+            outputChannel: this.log,
+            traceOutputChannel: this.traceOutput,
+            initializationOptions: () => currentServerSettings(),
+            errorHandler: {
+                error: () => ({ action: ErrorAction.Continue, handled: true }),
+                closed: () => this.closed(),
+            },
+            middleware: {
+                workspace: {
+                    handleApplyEdit: (params, next) => this.applyEdit(params, next),
+                },
+            },
+        };
+        const client = new LanguageClient('whale', 'Whale', serverOptions, clientOptions);
+        client.registerFeature(new WhaleCapabilities());
+        this.client = client;
+        const terminals = new WhaleTerminals(client, this.log, () => config().get<boolean>('terminals.reveal') ?? false);
+        this.terminals = terminals;
+        this.clientSubscriptions = [
+            terminals,
+            ...terminals.register(),
+            ...new Prompts(client, this.log).register(),
+            client.onNotification(req.plan, (p) => this.view.setPlan(p)),
+            client.onNotification(req.todos, (p) => this.view.setTodos(p)),
+            client.onRequest(req.saveDocuments, (p) => this.saveDocuments(p)),
+            client.onDidChangeState((e) => {
+                if (e.newState === State.Stopped) {
+                    terminals.serverStopped();
+                }
+            }),
+        ];
+        await client.start();
+        try {
+            const { tools } = await client.sendRequest(req.tools);
+            this.readOnly = new Map(tools.map((t) => [t.name, t.readOnly]));
+            this.log.info(`whale-ls is running with ${tools.length} tools`);
+        } catch (err) {
+            this.log.warn(`whale/tools failed: ${String(err)}`);
+        }
+    }
+
+    /** Resolves when a client is running; waits for a start in progress. */
+    async ready(): Promise<void> {
+        if (this.starting) {
+            await this.starting;
+        }
+        const c = this.client;
+        if (!c || !c.isRunning()) {
+            throw new Error('whale-ls is not running; run "Whale: Restart Server" (output: "Whale")');
+        }
+    }
+
+    async execute(tool: string, input: unknown, token: vscode.CancellationToken): Promise<req.Envelope> {
+        await this.ready();
+        return this.client!.sendRequest(ExecuteCommandRequest.type, { command: `whale.${tool}`, arguments: [input] }, token) as Promise<req.Envelope>;
+    }
+
+    private closed() {
+        if (this.stopping) {
+            return { action: CloseAction.DoNotRestart, handled: true };
+        }
+        if (this.crashes.crashed(Date.now())) {
+            this.log.warn('whale-ls stopped unexpectedly; restarting it');
+            return { action: CloseAction.Restart, handled: true };
+        }
+        const msg = 'whale-ls stopped 5 times in 3 minutes and will not be restarted. The output channel "Whale" has its log.';
+        this.log.error(msg);
+        void vscode.window.showErrorMessage(msg, 'Show Output', 'Restart').then((pick) => {
+            if (pick === 'Show Output') {
+                this.log.show();
+            } else if (pick === 'Restart') {
+                void this.restart();
+            }
+        });
+        return { action: CloseAction.DoNotRestart, handled: true };
+    }
+
+    private async applyEdit(params: ApplyWorkspaceEditParams, next: ApplyWorkspaceEditRequest.HandlerSignature): Promise<ApplyWorkspaceEditResult | ResponseError<void>> {
+        if (this.api.beforeApplyEdit) {
+            await this.api.beforeApplyEdit(params);
+        }
+        const result = await next(params, neverCanceled);
+        if (result instanceof ResponseError || result.applied || result.failureReason) {
+            return result;
+        }
+        const edits = (params.edit.documentChanges ?? [])
+            .filter((c): c is TextDocumentEdit => 'textDocument' in c && 'edits' in c)
+            .map((c) => ({ uri: c.textDocument.uri, version: c.textDocument.version }));
+        const byUri = new Map(vscode.workspace.textDocuments.map((d) => [d.uri.toString(), d]));
+        const reason = failureReason(edits, (uri) => {
+            const d = byUri.get(this.client ? this.client.protocol2CodeConverter.asUri(uri).toString() : uri);
+            return d && { version: d.version, isDirty: d.isDirty };
+        });
+        this.log.info(`workspace edit refused: ${reason}`);
+        return { ...result, failureReason: reason };
+    }
+
+    private async saveDocuments(p: req.SaveDocumentsParams): Promise<req.SaveDocumentsResult> {
+        const saved: string[] = [];
+        const byUri = new Map(vscode.workspace.textDocuments.map((d) => [d.uri.toString(), d]));
+        for (const uri of p.uris ?? []) {
+            const key = this.client ? this.client.protocol2CodeConverter.asUri(uri).toString() : uri;
+            const doc = byUri.get(key);
+            if (!doc) {
+                continue;
+            }
+            try {
+                if (!doc.isDirty || (await doc.save())) {
+                    saved.push(uri);
+                }
+            } catch (err) {
+                this.log.warn(`saving ${uri} failed: ${String(err)}`);
+            }
+        }
+        return { saved };
+    }
+
+    private configurationChanged(e: vscode.ConfigurationChangeEvent): void {
+        if (!e.affectsConfiguration('whale')) {
+            return;
+        }
+        if (e.affectsConfiguration('whale.serverPath') || e.affectsConfiguration('whale.server.extraEnv')) {
+            void vscode.window.showInformationMessage('The whale-ls server settings changed.', 'Restart Server').then((pick) => {
+                if (pick) {
+                    void this.restart();
+                }
+            });
+            return;
+        }
+        const c = this.client;
+        if (c?.isRunning()) {
+            void c.sendNotification(DidChangeConfigurationNotification.type, { settings: { whale: currentServerSettings() } });
+        }
+    }
+
+    showOutput(): void {
+        this.log.show();
+    }
+
+    async showTerminals(): Promise<void> {
+        if (!this.terminals) {
+            void vscode.window.showInformationMessage('whale-ls is not running.');
+            return;
+        }
+        await this.terminals.show();
+    }
+
+    async restart(): Promise<void> {
+        this.crashes.reset();
+        await this.stop();
+        try {
+            await this.start();
+        } catch (err) {
+            this.log.error(`restart failed: ${String(err)}`);
+        }
+    }
+
+    async stop(): Promise<void> {
+        const c = this.client;
+        this.client = undefined;
+        this.stopping = true;
+        try {
+            if (c) {
+                await c.stop(5000).catch((err) => this.log.warn(`stopping whale-ls: ${String(err)}`));
+                await c.dispose().catch(() => undefined);
+            }
+        } finally {
+            this.stopping = false;
+            for (const d of this.clientSubscriptions) {
+                d.dispose();
+            }
+            this.clientSubscriptions = [];
+            this.terminals = undefined;
+        }
+    }
+
+    dispose(): void {
+        void this.stop();
+        for (const d of this.subscriptions) {
+            d.dispose();
+        }
+    }
+}

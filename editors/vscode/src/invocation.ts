@@ -1,0 +1,102 @@
+// Pure: the short messages VS Code chat shows while a whale tool runs
+// ("Editing src/a.ts", "Running `go test ./...`") and before a tool that
+// changes something runs.
+
+type Input = Record<string, unknown>;
+
+function str(v: unknown): string | undefined {
+    return typeof v === 'string' && v !== '' ? v : undefined;
+}
+
+/** Shortens a command or pattern for one line and quotes it as code. */
+export function code(text: string, max = 80): string {
+    const flat = text.replace(/\s+/g, ' ').trim();
+    const cut = flat.length > max ? flat.slice(0, max - 3) + '...' : flat;
+    return '`' + cut.replace(/`/g, "'") + '`';
+}
+
+/** Files a patch touches, from its headers (*** Update File: a.go, +++ b/a.go). */
+export function patchFiles(patch: string): string[] {
+    const files = new Set<string>();
+    for (const line of patch.split('\n')) {
+        const m = /^\*\*\* (?:Update|Add|Delete) File: (.+)$/.exec(line) ?? /^\+\+\+ (?:b\/)?(.+?)(\t.*)?$/.exec(line);
+        if (m && m[1] !== '/dev/null') {
+            files.add(m[1].trim());
+        }
+    }
+    return [...files];
+}
+
+/**
+ * The invocation message of a tool call. `rel` turns an absolute path into
+ * the one the user knows (relative to the workspace).
+ */
+export function invocationMessage(tool: string, input: Input, rel: (p: string) => string = (p) => p): string {
+    const path = str(input.file_path) ?? str(input.path);
+    const where = path ? rel(path) : undefined;
+    switch (tool) {
+        case 'read_file':
+            return where ? `Reading ${where}` : 'Reading a file';
+        case 'list_dir':
+            return `Listing ${where ?? 'the workspace'}`;
+        case 'grep':
+            return str(input.pattern) ? `Searching for ${code(str(input.pattern)!)}${where ? ` in ${where}` : ''}` : 'Searching';
+        case 'search_files':
+            return str(input.pattern) ? `Finding files matching ${code(str(input.pattern)!)}` : 'Finding files';
+        case 'edit':
+        case 'multi_edit':
+            return where ? `Editing ${where}` : 'Editing a file';
+        case 'write':
+            return where ? `Writing ${where}` : 'Writing a file';
+        case 'apply_patch': {
+            const files = typeof input.patch === 'string' ? patchFiles(input.patch).map(rel) : [];
+            return files.length ? `Patching ${files.join(', ')}` : 'Applying a patch';
+        }
+        case 'shell_run':
+            return str(input.command) ? `Running ${code(str(input.command)!)}` : 'Running a command';
+        case 'shell_wait':
+            return `Waiting for task ${str(input.task_id) ?? ''}`.trim();
+        case 'write_stdin':
+            return `Sending input to task ${str(input.task_id) ?? ''}`.trim();
+        case 'shell_cancel':
+            return `Stopping task ${str(input.task_id) ?? ''}`.trim();
+        case 'web_search':
+            return str(input.query) ? `Searching the web for ${code(str(input.query)!)}` : 'Searching the web';
+        case 'web_fetch':
+        case 'fetch': {
+            const method = str(input.method);
+            const url = str(input.url);
+            return url ? `Fetching ${method && method.toUpperCase() !== 'GET' ? method.toUpperCase() + ' ' : ''}${url}` : 'Fetching a URL';
+        }
+        case 'request_user_input':
+            return str(input.question) ? `Asking: ${str(input.question)}` : 'Asking you a question';
+        case 'update_plan':
+            return 'Updating the plan';
+        case 'todo_add':
+            return str(input.content) ? `Adding a todo: ${str(input.content)}` : 'Adding a todo';
+        case 'todo_list':
+            return 'Listing the todos';
+        case 'todo_update':
+            return `Updating todo #${String(input.id ?? '')}`;
+        case 'todo_remove':
+            return `Removing todo #${String(input.id ?? '')}`;
+        case 'tool_search':
+            return str(input.query) ? `Looking for tools: ${code(str(input.query)!)}` : 'Looking for tools';
+        case 'load_skill':
+            return str(input.name) ? `Loading skill ${str(input.name)}` : 'Loading a skill';
+        default:
+            return `Running whale ${tool}`;
+    }
+}
+
+/** Confirmation text for tools that change files or run commands; undefined for read-only tools. */
+export function confirmation(tool: string, input: Input, readOnly: boolean, rel: (p: string) => string = (p) => p): { title: string; message: string } | undefined {
+    if (readOnly) {
+        return undefined;
+    }
+    if (tool === 'shell_run' && str(input.command)) {
+        const cwd = str(input.cwd);
+        return { title: 'Run a command in a whale terminal?', message: `${code(str(input.command)!, 400)}${cwd ? ` in ${rel(cwd)}` : ''}` };
+    }
+    return { title: `Allow whale ${tool}?`, message: invocationMessage(tool, input, rel) };
+}

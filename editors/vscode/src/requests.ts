@@ -1,0 +1,160 @@
+// Typed custom requests and notifications of whale-ls, mirroring the
+// server's wire surface (lsp/*.go). One file, no vscode import, so that the
+// shapes can be shared with tests and the companion test extension.
+import { NotificationType, RequestType, RequestType0 } from 'vscode-jsonrpc';
+
+/** The result of every tool: `workspace/executeCommand whale.<tool>`. */
+export interface Envelope {
+    ok: boolean;
+    code: string;
+    text: string;
+    data?: unknown;
+    repairs?: string[];
+    truncated?: boolean;
+}
+
+/** One catalog entry of `whale/tools` and `whale-ls tools --json`. */
+export interface ToolInfo {
+    name: string;
+    description: string;
+    inputSchema: Record<string, unknown>;
+    readOnly: boolean;
+    group: string;
+}
+
+export interface ToolsResult {
+    tools: ToolInfo[];
+}
+
+/** client → server: the catalog of this session. */
+export const tools = new RequestType0<ToolsResult, void>('whale/tools');
+
+// Terminals --------------------------------------------------------------
+
+export interface TerminalOpenParams {
+    taskId: string;
+    title?: string;
+    command: string;
+    cwd?: string;
+    pty: boolean;
+    cols?: number;
+    rows?: number;
+}
+
+export interface TerminalOutputParams {
+    taskId: string;
+    seq: number;
+    data: string;
+}
+
+export interface TerminalExitParams {
+    taskId: string;
+    exitCode: number;
+    signal?: string;
+}
+
+export interface TaskIdParams {
+    taskId: string;
+}
+
+export interface TerminalInputParams extends TaskIdParams {
+    data: string;
+}
+
+export interface TerminalResizeParams extends TaskIdParams {
+    cols: number;
+    rows: number;
+}
+
+/** server → client: a task started. */
+export const terminalOpen = new NotificationType<TerminalOpenParams>('whale/terminal/open');
+/** server → client: output of a task, UTF-8 text never split inside a character. */
+export const terminalOutput = new NotificationType<TerminalOutputParams>('whale/terminal/output');
+/** server → client: a task ended. */
+export const terminalExit = new NotificationType<TerminalExitParams>('whale/terminal/exit');
+/** client → server: text typed into a task's terminal. */
+export const terminalInput = new RequestType<TerminalInputParams, null, void>('whale/terminal/input');
+/** client → server: the terminal's dimensions changed. */
+export const terminalResize = new RequestType<TerminalResizeParams, null, void>('whale/terminal/resize');
+/** client → server: the user closed the terminal; stop the task. */
+export const terminalCancel = new RequestType<TaskIdParams, unknown, void>('whale/terminal/cancel');
+/** client → server: the tasks of this session. */
+export const terminalList = new RequestType0<{ tasks: unknown[] }, void>('whale/terminal/list');
+
+// Prompts ----------------------------------------------------------------
+
+export type PromptKind = 'approval' | 'choice' | 'text';
+
+export interface PromptOption {
+    id: string;
+    label: string;
+}
+
+export interface PromptParams {
+    promptId: string;
+    kind: PromptKind;
+    title: string;
+    detail?: string;
+    options: PromptOption[];
+    placeholder?: string;
+}
+
+export type PromptAnswer =
+    | { promptId: string; optionId: string }
+    | { promptId: string; text: string }
+    | { promptId: string; cancelled: true };
+
+/** server → client: ask the user; answered by `whale/prompt/answer`. */
+export const prompt = new NotificationType<PromptParams>('whale/prompt');
+/** client → server: the answer to a `whale/prompt`. */
+export const promptAnswer = new RequestType<PromptAnswer, null, void>('whale/prompt/answer');
+
+// Documents --------------------------------------------------------------
+
+export interface SaveDocumentsParams {
+    uris: string[];
+}
+
+export interface SaveDocumentsResult {
+    saved: string[];
+}
+
+/** server → client: save these open documents (after whale edited them). */
+export const saveDocuments = new RequestType<SaveDocumentsParams, SaveDocumentsResult, void>('whale/saveDocuments');
+
+// Plan and todos ---------------------------------------------------------
+
+export interface PlanStep {
+    step: string;
+    status: string; // pending | in_progress | completed
+}
+
+export interface PlanParams {
+    explanation?: string;
+    steps: PlanStep[];
+}
+
+export interface TodoItem {
+    content?: string;
+    text?: string;
+    title?: string;
+    status?: string;
+    id?: string;
+    [key: string]: unknown;
+}
+
+export interface TodosParams {
+    items: TodoItem[];
+}
+
+/** server → client: the assistant's plan changed. */
+export const plan = new NotificationType<PlanParams>('whale/plan');
+/** server → client: the assistant's todo list changed. */
+export const todos = new NotificationType<TodosParams>('whale/todos');
+
+/** Capabilities the client declares under `capabilities.experimental.whale`. */
+export interface WhaleClientCapabilities {
+    terminals: boolean;
+    prompts: boolean;
+    saveDocuments: boolean;
+}

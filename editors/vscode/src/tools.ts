@@ -1,0 +1,57 @@
+// whale's catalog as VS Code language-model tools (`whale_<tool>`): invoke
+// sends workspace/executeCommand whale.<tool> with the input and the
+// cancellation token and returns the Envelope's text.
+import * as vscode from 'vscode';
+import { catalogToolName } from './contributions';
+import { confirmation, invocationMessage } from './invocation';
+import type { Envelope } from './requests';
+
+/** What the tools need from the extension's context. */
+export interface ToolHost {
+    /** Runs one tool; rejects when the server is not running. */
+    execute(tool: string, input: unknown, token: vscode.CancellationToken): Promise<Envelope>;
+    /** Whether a tool only reads (undefined while unknown). */
+    readOnly(tool: string): boolean | undefined;
+}
+
+/** The model-facing text of an Envelope: failures say their code first. */
+export function envelopeText(env: Envelope): string {
+    const text = env.text ?? '';
+    return env.ok ? text : `${env.code}: ${text}`;
+}
+
+function rel(p: string): string {
+    return vscode.workspace.asRelativePath(p, false);
+}
+
+/** Registers every `whale_*` tool contributed in package.json. */
+export function registerTools(extension: vscode.Extension<unknown>, host: ToolHost): vscode.Disposable[] {
+    if (typeof vscode.lm?.registerTool !== 'function') {
+        return [];
+    }
+    const contributed: Array<{ name: string }> = extension.packageJSON?.contributes?.languageModelTools ?? [];
+    const out: vscode.Disposable[] = [];
+    for (const { name } of contributed) {
+        const tool = catalogToolName(name);
+        if (!tool) {
+            continue;
+        }
+        out.push(
+            vscode.lm.registerTool<Record<string, unknown>>(name, {
+                prepareInvocation(options) {
+                    const input = options.input ?? {};
+                    const confirm = confirmation(tool, input, host.readOnly(tool) ?? false, rel);
+                    return {
+                        invocationMessage: invocationMessage(tool, input, rel),
+                        confirmationMessages: confirm && { title: confirm.title, message: new vscode.MarkdownString(confirm.message) },
+                    };
+                },
+                async invoke(options, token) {
+                    const env = await host.execute(tool, options.input ?? {}, token);
+                    return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(envelopeText(env))]);
+                },
+            }),
+        );
+    }
+    return out;
+}

@@ -1,0 +1,394 @@
+// End-to-end driver: installs the packaged Whale extension and the test
+// companion into a real VS Code (code-server), opens it in Chromium through
+// playwright-core, answers the dialogs a user would answer, checks what the
+// user sees, saves screenshots, and prints "N passed, M failed".
+//
+// Environment: CODE_SERVER (code-server's out/node/entry.js), NODE24 (the
+// node that runs it), VSIX, COMPANION_VSIX (the test companion), CHROMIUM (default /usr/bin/chromium),
+// OUT (the test output folder), E2E_DEADLINE_S (default 420), E2E_STARTED
+// (the script's start, in Unix seconds, for the total time).
+import { spawn, spawnSync, type ChildProcess } from 'child_process';
+import * as fs from 'fs';
+import * as net from 'net';
+import * as os from 'os';
+import * as path from 'path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+interface Step {
+    name: string;
+    ok: boolean;
+    detail: string;
+    ms?: number;
+}
+
+const env = (k: string, d?: string): string => {
+    const v = process.env[k] ?? d;
+    if (v === undefined) {
+        throw new Error(`${k} is not set`);
+    }
+    return v;
+};
+
+const started = Date.now();
+const deadline = started + Number(env('E2E_DEADLINE_S', '420')) * 1000;
+const out = path.resolve(env('OUT'));
+const steps: Step[] = [];
+const dialogLog: string[] = [];
+
+function log(msg: string): void {
+    const s = ((Date.now() - started) / 1000).toFixed(1).padStart(6);
+    console.log(`[${s}s] ${msg}`);
+}
+
+function sleep(ms: number): Promise<void> {
+    return new Promise((r) => setTimeout(r, ms));
+}
+
+function freePort(): Promise<number> {
+    return new Promise((resolve, reject) => {
+        const s = net.createServer();
+        s.listen(0, '127.0.0.1', () => {
+            const port = (s.address() as net.AddressInfo).port;
+            s.close(() => resolve(port));
+        });
+        s.on('error', reject);
+    });
+}
+
+async function waitHttp(url: string, ms: number): Promise<void> {
+    const until = Date.now() + ms;
+    for (;;) {
+        try {
+            const r = await fetch(url, { redirect: 'manual' });
+            if (r.status < 500) {
+                return;
+            }
+        } catch {
+            // not listening yet
+        }
+        if (Date.now() > until) {
+            throw new Error(`${url} did not answer within ${ms} ms`);
+        }
+        await sleep(300);
+    }
+}
+
+function prepare(base: string): { ws: string; userData: string; exts: string; results: string } {
+    const ws = path.join(base, 'workspace');
+    const userData = path.join(base, 'user-data');
+    const exts = path.join(base, 'extensions');
+    fs.mkdirSync(path.join(ws, 'src'), { recursive: true });
+    fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
+    fs.mkdirSync(exts, { recursive: true });
+    fs.writeFileSync(path.join(ws, 'hello.txt'), 'hello from the workspace\nsecond line\n');
+    fs.writeFileSync(path.join(ws, 'src', 'app.ts'), 'export const greeting = "hello";\n\nexport function greet(name: string): string {\n    return `${greeting}, ${name}`;\n}\n'.replace('export const greeting', 'const greeting'));
+    fs.writeFileSync(
+        path.join(userData, 'User', 'settings.json'),
+        JSON.stringify(
+            {
+                'files.autoSave': 'off',
+                'terminal.integrated.gpuAcceleration': 'off',
+                'workbench.startupEditor': 'none',
+                'workbench.tips.enabled': false,
+                'security.workspace.trust.enabled': false,
+                'telemetry.telemetryLevel': 'off',
+                'extensions.autoCheckUpdates': false,
+                'extensions.autoUpdate': false,
+                'update.mode': 'none',
+                'chat.disableAIFeatures': false,
+                'whale.terminals.reveal': true,
+                'whale.trace.server': 'messages',
+                'whale.execBoundary.rules': [{ program: 'touch', decision: 'ask' }],
+            },
+            null,
+            2,
+        ),
+    );
+    return { ws, userData, exts, results: path.join(base, 'results.json') };
+}
+
+function installExtensions(node: string, codeServer: string, dirs: { userData: string; exts: string }): void {
+    for (const vsix of [path.resolve(env('VSIX')), path.resolve(env('COMPANION_VSIX'))]) {
+        const r = spawnSync(node, [codeServer, '--user-data-dir', dirs.userData, '--extensions-dir', dirs.exts, '--install-extension', vsix], { encoding: 'utf8', timeout: 180_000 });
+        if (r.status !== 0 || !/successfully installed/i.test(r.stdout + r.stderr)) {
+            throw new Error(`installing ${vsix} failed (status ${r.status}): ${r.stdout}\n${r.stderr}`);
+        }
+    }
+}
+
+function readResults(file: string): { steps: Step[]; phase: string; done: boolean } | undefined {
+    try {
+        return JSON.parse(fs.readFileSync(file, 'utf8'));
+    } catch {
+        return undefined;
+    }
+}
+
+/** Answers a VS Code dialog the way the scenario needs; returns what it did. */
+async function answerDialog(page: Page): Promise<string | undefined> {
+    const dialog = page.locator('.monaco-dialog-box').first();
+    if (!(await dialog.isVisible().catch(() => false))) {
+        return undefined;
+    }
+    const text = (await dialog.innerText().catch(() => '')).replace(/\s+/g, ' ').trim();
+    const buttons = dialog.locator('.dialog-buttons .monaco-button');
+    const labels = (await buttons.allInnerTexts().catch(() => [] as string[])).map((s) => s.trim());
+    let want: string | undefined;
+    if (labels.includes('Allow once')) {
+        // A whale approval: the command names the answer the scenario expects.
+        want = text.includes('e2e-allow') ? 'Allow once' : text.includes('e2e-deny') ? 'Deny' : undefined;
+    } else {
+        // VS Code's own confirmation before an extension's tool runs.
+        want = ['Yes', 'Continue', 'Allow', 'OK'].find((l) => labels.includes(l));
+    }
+    if (!want || !labels.includes(want)) {
+        return `dialog without a known answer: "${text}" buttons [${labels.join(', ')}]`;
+    }
+    await buttons.filter({ hasText: new RegExp(`^\\s*${want}\\s*$`) }).first().click({ timeout: 5000 });
+    const entry = `clicked "${want}" in dialog "${text.slice(0, 160)}" (buttons: ${labels.join(' | ')})`;
+    dialogLog.push(entry);
+    await sleep(300);
+    return entry;
+}
+
+/** Types "whale" and Enter into the terminal that asks "e2e-name?". */
+async function typeIntoTerminal(page: Page): Promise<string> {
+    const term = page.locator('.terminal-wrapper', { hasText: 'e2e-name?' }).last();
+    try {
+        await term.waitFor({ state: 'visible', timeout: 15_000 });
+        await term.click();
+        await page.keyboard.type('whale', { delay: 30 });
+        await page.keyboard.press('Enter');
+        return 'typed "whale" and Enter into the terminal';
+    } catch (err) {
+        return `typing into the terminal failed: ${err}`;
+    }
+}
+
+/** Answers the quick inputs of the scenario: "blue" and "forty two" for request_user_input, the first terminal for Show Terminals. */
+async function answerQuickPick(page: Page): Promise<string | undefined> {
+    const widget = page.locator('.quick-input-widget');
+    if (!(await widget.isVisible().catch(() => false))) {
+        return undefined;
+    }
+    const placeholder = (await widget.locator('input').first().getAttribute('placeholder').catch(() => null)) ?? '';
+    const text = `${placeholder} ${(await widget.innerText().catch(() => '')).replace(/\s+/g, ' ')}`.trim();
+    let entry: string;
+    if (text.includes('e2e-choice')) {
+        await widget.locator('.monaco-list-row', { hasText: /^\s*blue\s*$/ }).first().click({ timeout: 5000 });
+        entry = `picked "blue" in QuickPick "${text.slice(0, 120)}"`;
+    } else if (text.includes('e2e-text')) {
+        await widget.locator('input').first().fill('forty two');
+        await page.keyboard.press('Enter');
+        entry = `typed "forty two" into InputBox "${text.slice(0, 120)}"`;
+    } else if (text.includes('Show which whale terminal')) {
+        await page.keyboard.press('Enter');
+        entry = `picked the first entry in QuickPick "${text.slice(0, 160)}"`;
+    } else {
+        return undefined;
+    }
+    dialogLog.push(entry);
+    await sleep(300);
+    return entry;
+}
+
+async function screenshot(page: Page | undefined, name: string): Promise<void> {
+    if (!page) {
+        return;
+    }
+    const file = path.join(out, name);
+    await page.screenshot({ path: file }).then(
+        () => log(`screenshot ${file}`),
+        (err) => log(`screenshot ${name} failed: ${err}`),
+    );
+}
+
+async function uiChecks(page: Page): Promise<void> {
+    // The whale terminal shows the command's output and its exit code.
+    const t0 = Date.now();
+    let termText = '';
+    for (;;) {
+        termText = (await page.locator('.terminal-wrapper.active .xterm-rows, .xterm .xterm-rows').allInnerTexts().catch(() => [] as string[])).join('\n');
+        if ((termText.includes('whale-e2e-42') && termText.includes('exit code 3')) || Date.now() - t0 > 20_000) {
+            break;
+        }
+        await sleep(500);
+    }
+    const tabs = (await page.locator('.terminal-tabs-entry, .single-terminal-tab, .terminal-tab').allInnerTexts().catch(() => [] as string[])).join(' | ');
+    const termOk = termText.includes('whale-e2e-42') && termText.includes('exit code 3');
+    steps.push({ name: 'UI: the whale terminal shows the output and the exit code', ok: termOk, detail: termOk ? `tabs: ${tabs}` : `terminal text: ${JSON.stringify(termText.slice(-400))}, tabs: ${tabs}` });
+
+    const view = whaleView(page);
+    const viewOk = (await view.count().catch(() => 0)) > 0;
+    steps.push({ name: 'UI: the Whale view is in the Explorer', ok: viewOk, detail: viewOk ? 'found' : 'no pane header "Whale"' });
+    await expand(view);
+
+    const allow = dialogLog.some((d) => d.startsWith('clicked "Allow once"'));
+    const deny = dialogLog.some((d) => d.startsWith('clicked "Deny"'));
+    steps.push({ name: 'UI: approval modals appeared and were answered (Allow once, Deny)', ok: allow && deny, detail: dialogLog.filter((d) => /Allow once|Deny/.test(d)).join('; ') || 'no approval modal was seen' });
+
+    let viewText = '';
+    const t1 = Date.now();
+    do {
+        viewText = (await page.locator('.pane', { has: view }).innerText().catch(() => '')).replace(/\s+/g, ' ');
+        if (viewText.includes('Edit app.ts') && viewText.includes('Write the e2e test')) {
+            break;
+        }
+        await sleep(500);
+    } while (Date.now() - t1 < 15_000);
+    const planOk = viewText.includes('Edit app.ts') && viewText.includes('Write the e2e test');
+    steps.push({ name: 'UI: the Whale view shows the plan and the todos', ok: planOk, detail: viewText.slice(0, 300) });
+
+    await mcpCheck(page);
+}
+
+/** "MCP: List Servers" lists the Whale server definition (VS Code 1.101+). */
+async function mcpCheck(page: Page): Promise<void> {
+    let detail = '';
+    let ok = false;
+    try {
+        await page.locator('.monaco-workbench').click({ position: { x: 700, y: 300 } }).catch(() => undefined);
+        await page.keyboard.press('F1');
+        const input = page.locator('.quick-input-widget input').first();
+        await input.waitFor({ state: 'visible', timeout: 10_000 });
+        await input.fill('>MCP: List Servers');
+        await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'MCP: List Servers' }).first().waitFor({ timeout: 10_000 });
+        await page.keyboard.press('Enter');
+        const t0 = Date.now();
+        do {
+            await sleep(500);
+            detail = (await page.locator('.quick-input-widget').innerText().catch(() => '')).replace(/\s+/g, ' ');
+            ok = /\bWhale\b/.test(detail);
+        } while (!ok && Date.now() - t0 < 15_000);
+        await screenshot(page, 'mcp-servers.png');
+        await page.keyboard.press('Escape');
+    } catch (err) {
+        detail = `${err} ${detail}`;
+    }
+    steps.push({ name: 'UI: "MCP: List Servers" shows the Whale MCP server definition', ok, detail: detail.slice(0, 300) });
+}
+
+function whaleView(page: Page) {
+    return page.locator('.pane-header', { hasText: /^\s*Whale\s*$/i });
+}
+
+async function expand(header: ReturnType<typeof whaleView>): Promise<void> {
+    if ((await header.count().catch(() => 0)) > 0 && (await header.first().getAttribute('aria-expanded').catch(() => null)) === 'false') {
+        await header.first().click().catch(() => undefined);
+    }
+}
+
+async function main(): Promise<number> {
+    fs.mkdirSync(out, { recursive: true });
+    const base = fs.mkdtempSync(path.join(os.tmpdir(), 'whale-e2e-'));
+    const node = env('NODE24');
+    const codeServer = env('CODE_SERVER');
+    const dirs = prepare(base);
+    let server: ChildProcess | undefined;
+    let browser: Browser | undefined;
+    let page: Page | undefined;
+    const serverLog = fs.createWriteStream(path.join(out, 'code-server.log'));
+    try {
+        log('installing the Whale extension and the test companion');
+        installExtensions(node, codeServer, dirs);
+        const port = await freePort();
+        log(`starting code-server on 127.0.0.1:${port}`);
+        server = spawn(
+            node,
+            [codeServer, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-workspace-trust', '--disable-telemetry', '--disable-update-check', '--disable-getting-started-override', '--config', path.join(base, 'config.yaml'), '--user-data-dir', dirs.userData, '--extensions-dir', dirs.exts, dirs.ws],
+            { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, WHALE_E2E_RESULTS: dirs.results, XDG_STATE_HOME: path.join(base, 'state') } },
+        );
+        server.stdout!.pipe(serverLog);
+        server.stderr!.pipe(serverLog);
+        await waitHttp(`http://127.0.0.1:${port}/healthz`, 60_000);
+        log('launching chromium');
+        browser = await chromium.launch({
+            executablePath: env('CHROMIUM', '/usr/bin/chromium'),
+            args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+            timeout: 60_000,
+        });
+        page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+        page.setDefaultTimeout(15_000);
+        await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(dirs.ws)}`, { timeout: 60_000 });
+        await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+        log('workbench loaded; running the scenario');
+        await whaleView(page).first().waitFor({ timeout: 30_000 }).catch(() => undefined);
+        await expand(whaleView(page));
+        let phase = '';
+        let typed = false;
+        for (;;) {
+            const did = (await answerDialog(page)) ?? (await answerQuickPick(page));
+            if (did) {
+                log(did);
+            }
+            const r = readResults(dirs.results);
+            if (r && r.phase !== phase) {
+                phase = r.phase;
+                log(`companion: ${phase}`);
+            }
+            if (r?.phase === 'type-into-terminal' && !typed) {
+                typed = true;
+                log(await typeIntoTerminal(page));
+            }
+            if (r?.done) {
+                steps.push(...r.steps);
+                break;
+            }
+            if (Date.now() > deadline) {
+                steps.push(...(r?.steps ?? []));
+                steps.push({ name: 'scenario finished in time', ok: false, detail: `still at "${r?.phase ?? 'not started (the companion did not activate)'}"` });
+                break;
+            }
+            await sleep(250);
+        }
+        await uiChecks(page);
+    } catch (err) {
+        steps.push({ name: 'driver', ok: false, detail: err instanceof Error ? err.stack ?? err.message : String(err) });
+    } finally {
+        const failed = steps.filter((s) => !s.ok).length;
+        await screenshot(page, failed || steps.length === 0 ? 'failure.png' : 'success.png');
+        await browser?.close().catch(() => undefined);
+        if (server?.pid) {
+            try {
+                process.kill(-server.pid, 'SIGTERM');
+            } catch {
+                // already gone
+            }
+        }
+        copyLogs(dirs.userData);
+        fs.rmSync(base, { recursive: true, force: true, maxRetries: 3 });
+    }
+    fs.writeFileSync(path.join(out, 'results.json'), JSON.stringify({ steps, dialogs: dialogLog, seconds: (Date.now() - started) / 1000 }, null, 2));
+    for (const s of steps) {
+        console.log(`${s.ok ? 'ok    ' : 'FAILED'} ${s.name}${s.ms !== undefined ? ` (${s.ms} ms)` : ''}${s.ok ? '' : `\n       ${s.detail}`}`);
+    }
+    const passed = steps.filter((s) => s.ok).length;
+    const failed = steps.length - passed;
+    const total = process.env.E2E_STARTED ? `, ${Math.round(Date.now() / 1000 - Number(process.env.E2E_STARTED))} s with the installs` : '';
+    console.log(`e2e scenario took ${((Date.now() - started) / 1000).toFixed(0)} s${total}`);
+    console.log(`${passed} passed, ${failed} failed`);
+    return failed === 0 && passed > 0 ? 0 : 1;
+}
+
+/** Keeps the extension host's Whale output logs for a post-mortem. */
+function copyLogs(userData: string): void {
+    const logs = path.join(userData, 'logs');
+    const walk = (dir: string): string[] =>
+        fs.existsSync(dir) ? fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)])) : [];
+    for (const f of walk(logs)) {
+        if (/Whale|exthost\.log|remoteexthost/i.test(path.basename(f))) {
+            const dest = path.join(out, 'logs', path.relative(logs, f).replace(/[\\/]/g, '_'));
+            fs.mkdirSync(path.dirname(dest), { recursive: true });
+            fs.copyFileSync(f, dest);
+        }
+    }
+}
+
+main().then(
+    (code) => process.exit(code),
+    (err) => {
+        console.error(err);
+        console.log('0 passed, 1 failed');
+        process.exit(1);
+    },
+);

@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { readCatalog, syncedPackageJson } from '../../scripts/catalog';
+import { catalogToolName, configuration, displayName, firstSentence, languageModelTools, lmToolName, serverSettingsObject } from '../../src/contributions';
+import type { ToolInfo } from '../../src/requests';
+
+const root = path.resolve(__dirname, '../../..');
+
+const catalog: ToolInfo[] = [
+    { name: 'read_file', description: 'Reads a file. Returns numbered lines.', inputSchema: { type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'] }, readOnly: true, group: 'files' },
+    { name: 'shell_run', description: 'Runs a command', inputSchema: { type: 'object' }, readOnly: false, group: 'shell' },
+    { name: 'test_ask', description: 'Test tool.', inputSchema: { type: 'object' }, readOnly: true, group: 'test' },
+];
+
+test('languageModelTools maps each catalog tool to whale_<tool>', () => {
+    const got = languageModelTools(catalog);
+    assert.deepEqual(got.map((t) => t.name), ['whale_read_file', 'whale_shell_run']);
+    const read = got[0];
+    assert.equal(read.displayName, 'Whale: Read File');
+    assert.equal(read.toolReferenceName, 'whale_read_file');
+    assert.equal(read.modelDescription, 'Reads a file. Returns numbered lines.');
+    assert.equal(read.userDescription, 'Reads a file.');
+    assert.equal(read.canBeReferencedInPrompt, true);
+    assert.deepEqual(read.tags, ['whale', 'whale-files']);
+    assert.deepEqual(read.inputSchema, catalog[0].inputSchema);
+});
+
+test('tool names follow VS Code rules', () => {
+    for (const t of languageModelTools(catalog)) {
+        assert.match(t.name, /^[\w-]+$/);
+        assert.doesNotMatch(t.name, /^(copilot_|vscode_)/);
+    }
+    assert.throws(() => languageModelTools([{ ...catalog[0], name: 'bad name' }]), /valid language-model tool name/);
+});
+
+test('names round-trip', () => {
+    for (const [tool, lm] of [['edit', 'whale_edit'], ['write_stdin', 'whale_write_stdin']]) {
+        assert.equal(lmToolName(tool), lm, `lmToolName(${tool})`);
+        assert.equal(catalogToolName(lm), tool, `catalogToolName(${lm})`);
+    }
+    assert.equal(catalogToolName('copilot_x'), undefined);
+});
+
+test('displayName and firstSentence', () => {
+    for (const [input, want] of [['list_dir', 'List Directory'], ['write_stdin', 'Write Stdin'], ['grep', 'Grep']]) {
+        assert.equal(displayName(input), want, `displayName(${input})`);
+    }
+    assert.equal(firstSentence('Replace text.\nUse it when...'), 'Replace text.');
+    assert.equal(firstSentence('No period here'), 'No period here');
+    assert.equal(firstSentence('Version 1.2 is fine. Next.'), 'Version 1.2 is fine.');
+});
+
+test('configuration has descriptions for every setting', () => {
+    const props = configuration().properties as Record<string, Record<string, unknown>>;
+    assert.ok(props['whale.serverPath']);
+    assert.ok(props['whale.shell.yieldTimeMs']);
+    assert.ok(props['whale.execBoundary.mode']);
+    for (const [k, v] of Object.entries(props)) {
+        assert.ok(typeof v.markdownDescription === 'string' && v.markdownDescription.length > 10, `${k} has no description`);
+    }
+});
+
+test('serverSettingsObject sends only what is set, nested', () => {
+    const values: Record<string, unknown> = { 'shell.yieldTimeMs': 500, 'execBoundary.mode': 'enforce', 'edits.saveAfterApply': true };
+    const set = new Set(['shell.yieldTimeMs', 'execBoundary.mode']);
+    assert.deepEqual(
+        serverSettingsObject((k) => values[k], (k) => set.has(k)),
+        { shell: { yieldTimeMs: 500 }, execBoundary: { mode: 'enforce' } },
+    );
+    assert.deepEqual(serverSettingsObject(() => undefined, () => true), {});
+});
+
+test('syncedPackageJson puts tools and settings into contributes and keeps the rest', () => {
+    const text = JSON.stringify({ name: 'x', contributes: { commands: [{ command: 'a' }] } });
+    const pkg = JSON.parse(syncedPackageJson(text, { tools: catalog }));
+    assert.deepEqual(pkg.contributes.commands, [{ command: 'a' }]);
+    assert.equal(pkg.contributes.languageModelTools.length, 2);
+    assert.ok(pkg.contributes.configuration.properties['whale.serverPath']);
+});
+
+test('package.json is in sync with `whale-ls tools --json`', (t) => {
+    const server = process.env.WHALE_LS_PATH || path.join(root, 'bin', 'whale-ls');
+    if (!existsSync(server)) {
+        if (process.env.WHALE_SKIP_CATALOG === '1') {
+            t.skip('no whale-ls binary');
+            return;
+        }
+        assert.fail(`no whale-ls binary at ${server}: run \`npm run build:server\` (or set WHALE_LS_PATH)`);
+    }
+    const file = path.join(root, 'package.json');
+    const text = readFileSync(file, 'utf8');
+    assert.equal(syncedPackageJson(text, readCatalog(server)), text, 'package.json is out of date; run `npm run sync`');
+});
