@@ -15,9 +15,9 @@ FUZZ_TARGETS := \
 	./terminal:FuzzIsReadOnlyCommand \
 	./search:FuzzScanAgreesWithRegexp
 
-.PHONY: test fmt-check vet race fuzz neovim build bench-rpc
+.PHONY: test fmt-check vet race fuzz neovim vscode vscode-e2e build bench-rpc
 
-test: fmt-check vet race fuzz neovim
+test: fmt-check vet race fuzz neovim vscode vscode-e2e
 
 build:
 	$(GO) build -o bin/whale-ls ./cmd/whale-ls
@@ -47,6 +47,16 @@ neovim: build
 		WHALE_LS=$(CURDIR)/bin/whale-ls bash editors/neovim/tests/run.sh; \
 	elif [ "$$CI" = true ]; then echo "nvim is missing"; exit 1; \
 	else echo "nvim not installed: Neovim plugin tests skipped"; fi
+
+# The VS Code extension: type check, package.json in step with the catalog,
+# unit tests (node's test runner, one against the real server).
+vscode:
+	cd editors/vscode && npm ci --no-audit --no-fund --loglevel=error && npm test
+
+# The extension end to end in a real VS Code (code-server) through Chromium;
+# the script installs what it needs and prints "N passed, M failed".
+vscode-e2e:
+	bash editors/vscode/test/e2e.sh
 
 bench-rpc:
 	$(GO) run ./bench/rpc

@@ -40,7 +40,8 @@ func main() {
 const usage = `whale-ls — the hands of an AI assistant inside a code editor
 
 Usage:
-  whale-ls [serve]                 run the language server on stdio
+  whale-ls [serve] [--log-level debug|info|warn|error]
+                                   run the language server on stdio
   whale-ls call [--root DIR] [--config FILE.json] [--approve allow|deny] [--json] TOOL [INPUT_JSON|-]
                                    run one tool and print its text (or the whole Envelope with --json)
   whale-ls mcp [--root DIR] [--config FILE.json] [--approve allow|deny] [--standalone]
@@ -100,12 +101,17 @@ func versionString() string {
 	return "devel"
 }
 
-func newLogger(w io.Writer) *slog.Logger {
-	level := slog.LevelInfo
-	if os.Getenv("WHALE_LS_DEBUG") != "" {
-		level = slog.LevelDebug
+// newLogger logs to w (stderr) at level: "debug", "info", "warn" or
+// "error"; WHALE_LS_DEBUG set forces debug.
+func newLogger(w io.Writer, level ...string) *slog.Logger {
+	l := slog.LevelInfo
+	if len(level) > 0 {
+		_ = l.UnmarshalText([]byte(level[0]))
 	}
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+	if os.Getenv("WHALE_LS_DEBUG") != "" {
+		l = slog.LevelDebug
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l}))
 }
 
 func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -113,7 +119,13 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	fs.Bool("stdio", true, "speak LSP on stdin/stdout (the only transport; accepted for editors that pass it)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the session to this file")
+	logLevel := fs.String("log-level", "info", "least important log lines written to stderr: debug, info, warn or error")
 	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(*logLevel)); err != nil {
+		fmt.Fprintf(stderr, "whale-ls serve: --log-level must be debug, info, warn or error, not %q\n", *logLevel)
 		return exitUsage
 	}
 	if *cpuProfile != "" {
@@ -131,7 +143,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	log := newLogger(stderr)
+	log := newLogger(stderr, *logLevel)
 	if err := terminal.BecomeSubreaper(); err != nil {
 		log.Warn("cannot become a child subreaper; orphaned task processes may escape", "err", err)
 	}

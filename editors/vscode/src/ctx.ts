@@ -170,7 +170,7 @@ export class Ctx implements vscode.Disposable {
         const extraEnv = config().get<Record<string, string>>('server.extraEnv') ?? {};
         const serverOptions: ServerOptions = {
             command: resolved.path,
-            args: ['serve'],
+            args: ['serve', '--log-level', 'warn'],
             options: { env: { ...process.env, ...extraEnv } },
         };
         const clientOptions: LanguageClientOptions = {
