@@ -93,6 +93,8 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	}
 	registry, err := toolbridge.NewRegistry(s.log, catalog)
 	if err != nil {
+		deps.Close()
+		deps.Terminals.Close()
 		ws.Close()
 		return nil, jsonrpc2.NewError(jsonrpc2.InternalError, err.Error())
 	}

@@ -146,11 +146,7 @@ func shellWaitTool(d *Deps) Tool {
 		}),
 	}
 	return Define(spec, func(ctx context.Context, in shellWaitInput) (Result, error) {
-		table, err := terminals(d)
-		if err != nil {
-			return Result{}, err
-		}
-		task, err := findTask(table, in.TaskID)
+		table, task, err := taskOf(d, in.TaskID)
 		if err != nil {
 			return Result{}, err
 		}
@@ -186,11 +182,7 @@ func writeStdinTool(d *Deps) Tool {
 		}),
 	}
 	return Define(spec, func(ctx context.Context, in writeStdinInput) (Result, error) {
-		table, err := terminals(d)
-		if err != nil {
-			return Result{}, err
-		}
-		task, err := findTask(table, in.TaskID)
+		table, task, err := taskOf(d, in.TaskID)
 		if err != nil {
 			return Result{}, err
 		}
@@ -233,11 +225,7 @@ func shellCancelTool(d *Deps) Tool {
 		}),
 	}
 	return Define(spec, func(ctx context.Context, in shellCancelInput) (Result, error) {
-		table, err := terminals(d)
-		if err != nil {
-			return Result{}, err
-		}
-		task, err := findTask(table, in.TaskID)
+		table, task, err := taskOf(d, in.TaskID)
 		if err != nil {
 			return Result{}, err
 		}
@@ -310,6 +298,16 @@ func startFailure(table *terminal.Table, err error) error {
 
 // findTask looks a task up, or fails with task_not_found naming the tasks
 // there are.
+// taskOf finds a task of the session's table, or says why it cannot.
+func taskOf(d *Deps, id string) (*terminal.Table, *terminal.Task, error) {
+	table, err := terminals(d)
+	if err != nil {
+		return nil, nil, err
+	}
+	task, err := findTask(table, id)
+	return table, task, err
+}
+
 func findTask(table *terminal.Table, id string) (*terminal.Task, error) {
 	id = strings.TrimSpace(id)
 	task, err := table.Get(id)
