@@ -52,11 +52,6 @@ func uriToPath(uri string) (string, error) {
 	return filepath.Clean(p), nil
 }
 
-// pathToURI converts an absolute path to a file:// URI.
-func pathToURI(p string) string {
-	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(p)}).String()
-}
-
 // realPath resolves symlinks where the file exists, so editor documents and
 // tool targets meet on the same name.
 func realPath(p string) string {

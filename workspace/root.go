@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 )
@@ -31,9 +30,6 @@ type Root struct {
 	// file's base name.
 	only string
 }
-
-// Writable reports whether tools may change files in r.
-func (r *Root) Writable() bool { return r.Kind == KindWorkspace }
 
 // Target is a resolved path: the root that holds it and the slash-separated
 // path relative to that root ("." for the root itself). Abs is the real
@@ -151,13 +147,6 @@ func (s *Set) Roots() []*Root {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return append([]*Root(nil), s.workspace...)
-}
-
-// ReadOnlyRoots returns the roots that may be read but not written.
-func (s *Set) ReadOnlyRoots() []*Root {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return append([]*Root(nil), s.readOnly...)
 }
 
 // SetReadOnly replaces the approved-path and skill roots with the given
@@ -375,14 +364,4 @@ func within(dir, p string) bool {
 		return strings.HasPrefix(p, dir)
 	}
 	return strings.HasPrefix(p, dir+string(filepath.Separator))
-}
-
-// SortedRootPaths lists the paths of roots, for stable messages.
-func SortedRootPaths(roots []*Root) []string {
-	out := make([]string, 0, len(roots))
-	for _, r := range roots {
-		out = append(out, r.Path)
-	}
-	sort.Strings(out)
-	return out
 }
