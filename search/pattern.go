@@ -192,7 +192,6 @@ type seqBuilder struct {
 	// cr: a position accepts '\r', which a hit may take from a line's
 	// ending, so hits must be checked by the regexp.
 	cr     bool
-	opaque bool // a part of the pattern could not be described at all
 }
 
 func (b *seqBuilder) cut() {
