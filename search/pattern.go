@@ -191,7 +191,7 @@ type seqBuilder struct {
 	assert bool // zero-width assertions seen
 	// cr: a position accepts '\r', which a hit may take from a line's
 	// ending, so hits must be checked by the regexp.
-	cr     bool
+	cr bool
 }
 
 func (b *seqBuilder) cut() {
