@@ -109,7 +109,6 @@ func TestMCPAttachedEditLandsInTheEditor(t *testing.T) {
 	if b, _ := os.ReadFile(s.path("a.go")); string(b) != "package a // disk\n" {
 		t.Errorf("disk changed to %q; the edit belongs in the buffer", b)
 	}
-	_ = context.Background
 }
 
 // TestMCPListChangedAfterToolSearch: attached to a server with a deferred

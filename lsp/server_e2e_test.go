@@ -3,7 +3,6 @@ package lsp_test
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -226,5 +225,3 @@ func waitExit(t *testing.T, s *session) error {
 	}
 	return nil
 }
-
-var _ = os.Getpid
