@@ -109,10 +109,22 @@ func indexLines(text string) ([]string, []int) {
 // matchingLines returns the 0-based lines whose trimmed text is t.
 func matchingLines(text string, starts []int, t string) []int {
 	var out []int
-	for pos := 0; pos < len(text) && len(out) < maxAnchorHits; {
+	eachTrimmedLine(text, t, func(ls, _ int) bool {
+		out = append(out, lineIndexAt(starts, ls))
+		return len(out) < maxAnchorHits
+	})
+	return out
+}
+
+// eachTrimmedLine calls fn with the byte span [ls, le) (without the line
+// break) of every line of text whose trimmed content is t, in order, until
+// fn returns false. Candidates are found with strings.Index, so a rare t
+// costs about one scan of text.
+func eachTrimmedLine(text, t string, fn func(ls, le int) bool) {
+	for pos := 0; pos < len(text); {
 		i := strings.Index(text[pos:], t)
 		if i < 0 {
-			break
+			return
 		}
 		off := pos + i
 		ls := strings.LastIndexByte(text[:off], '\n') + 1
@@ -123,11 +135,10 @@ func matchingLines(text string, starts []int, t string) []int {
 			le += off
 		}
 		pos = le + 1
-		if strings.TrimSpace(text[ls:le]) == t {
-			out = append(out, lineIndexAt(starts, ls))
+		if strings.TrimSpace(text[ls:le]) == t && !fn(ls, le) {
+			return
 		}
 	}
-	return out
 }
 
 // lineIndexAt finds the 0-based line that starts at byte off.

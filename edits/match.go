@@ -196,27 +196,12 @@ func locateLines(text, search, replace string) location {
 		trimmed[j] = strings.TrimSpace(l)
 	}
 	var blocks []block
-	for pos := 0; pos < len(text); {
-		i := strings.Index(text[pos:], anchor)
-		if i < 0 {
-			break
-		}
-		off := pos + i
-		ls := strings.LastIndexByte(text[:off], '\n') + 1
-		le := strings.IndexByte(text[off:], '\n')
-		if le < 0 {
-			le = len(text)
-		} else {
-			le += off
-		}
-		pos = le + 1
-		if strings.TrimSpace(text[ls:le]) != anchor {
-			continue
-		}
+	eachTrimmedLine(text, anchor, func(ls, _ int) bool {
 		if b, ok := blockAround(text, ls, aj, len(sl), wantNL); ok && trimEqualAll(b.lines, trimmed) {
 			blocks = append(blocks, b)
 		}
-	}
+		return true
+	})
 	if len(blocks) == 0 {
 		return location{}
 	}
