@@ -23,6 +23,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/whale-ls/whale-ls/mcphost/mcptest"
 	"github.com/whale-ls/whale-ls/toolbridge"
 )
 
@@ -57,6 +58,7 @@ func TestMain(m *testing.M) {
 	if binaryDir != "" {
 		os.RemoveAll(binaryDir)
 	}
+	mcptest.Cleanup()
 	os.Exit(code)
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/whale-ls/whale-ls/mcphost/mcptest"
 )
 
 // mcpClient starts `whale-ls mcp` with args and connects an MCP client
@@ -115,7 +116,7 @@ func TestMCPAttachedEditLandsInTheEditor(t *testing.T) {
 // MCP server, an MCP client's tool_search activates a tool; the client gets
 // notifications/tools/list_changed and then lists and calls the new tool.
 func TestMCPListChangedAfterToolSearch(t *testing.T) {
-	bin := mcpTestServer(t)
+	bin := mcptest.Server(t)
 	root := writeFiles(t, nil)
 	runtimeDir := t.TempDir()
 	start(t, root, sessionOptions{runtimeDir: runtimeDir, initOptions: map[string]any{"mcp": map[string]any{"servers": map[string]any{

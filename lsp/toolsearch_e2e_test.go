@@ -3,37 +3,13 @@ package lsp_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/whale-ls/whale-ls/mcphost/mcptest"
 	"go.lsp.dev/protocol"
 )
-
-var (
-	mcpServerOnce sync.Once
-	mcpServerBin  string
-	mcpServerErr  error
-)
-
-// mcpTestServer builds the small MCP server of package mcphost once.
-func mcpTestServer(t *testing.T) string {
-	t.Helper()
-	mcpServerOnce.Do(func() {
-		whaleBinary(t) // its folder is removed by TestMain
-		mcpServerBin = filepath.Join(binaryDir, "mcp-testserver")
-		if out, err := exec.Command("go", "build", "-o", mcpServerBin, "../mcphost/internal/testserver").CombinedOutput(); err != nil {
-			mcpServerErr = errors.New(string(out))
-		}
-	})
-	if mcpServerErr != nil {
-		t.Fatal(mcpServerErr)
-	}
-	return mcpServerBin
-}
 
 // registrations records client/registerCapability requests per editor.
 var registrations = struct {
@@ -58,7 +34,7 @@ func (e *fakeEditor) registered() []protocol.Registration {
 // tool_search, announced with whale/toolsChanged and a dynamic
 // registration of its command, listed by whale/tools, and callable.
 func TestToolSearchOverLSP(t *testing.T) {
-	bin := mcpTestServer(t)
+	bin := mcptest.Server(t)
 	yes := true
 	s := start(t, writeFiles(t, nil), sessionOptions{
 		initOptions: map[string]any{"mcp": map[string]any{"servers": map[string]any{

@@ -6,46 +6,18 @@ import (
 	"errors"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-)
 
-var (
-	buildOnce sync.Once
-	serverBin string
-	buildErr  error
+	"github.com/whale-ls/whale-ls/mcphost/mcptest"
 )
-
-// testServer builds the test MCP server once per test process.
-func testServer(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "mcphost-test")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		serverBin = filepath.Join(dir, "testserver")
-		out, err := exec.Command("go", "build", "-o", serverBin, "./internal/testserver").CombinedOutput()
-		if err != nil {
-			buildErr = errors.New(string(out))
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return serverBin
-}
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if serverBin != "" {
-		os.RemoveAll(filepath.Dir(serverBin))
-	}
+	mcptest.Cleanup()
 	os.Exit(code)
 }
 
@@ -74,7 +46,7 @@ func ctxT(t *testing.T) context.Context {
 
 func TestHostListsAndCallsTools(t *testing.T) {
 	var logs syncBuf
-	h := New(map[string]ServerConfig{"tracker": {Command: testServer(t)}}, Options{Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	h := New(map[string]ServerConfig{"tracker": {Command: mcptest.Server(t)}}, Options{Log: slog.New(slog.NewTextHandler(&logs, nil))})
 	defer h.Close()
 	tools, err := h.Tools(ctxT(t), "tracker")
 	if err != nil {
@@ -115,7 +87,7 @@ func TestHostListsAndCallsTools(t *testing.T) {
 // second makes it unavailable.
 func TestHostRestartsOnceThenGivesUp(t *testing.T) {
 	var logs syncBuf
-	h := New(map[string]ServerConfig{"tracker": {Command: testServer(t)}}, Options{Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	h := New(map[string]ServerConfig{"tracker": {Command: mcptest.Server(t)}}, Options{Log: slog.New(slog.NewTextHandler(&logs, nil))})
 	defer h.Close()
 	_, err := h.Call(ctxT(t), "tracker", "crash", []byte(`{}`))
 	var se *StoppedError

@@ -2,44 +2,13 @@ package toolbridge
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/whale-ls/whale-ls/mcphost/mcptest"
 	"github.com/whale-ls/whale-ls/workspace"
 )
-
-var (
-	mcpServerOnce sync.Once
-	mcpServerBin  string
-	mcpServerErr  error
-)
-
-// mcpTestServer builds the small MCP server of package mcphost once.
-func mcpTestServer(t *testing.T) string {
-	t.Helper()
-	mcpServerOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "toolbridge-mcp")
-		if err != nil {
-			mcpServerErr = err
-			return
-		}
-		mcpServerBin = filepath.Join(dir, "testserver")
-		if out, err := exec.Command("go", "build", "-o", mcpServerBin, "../mcphost/internal/testserver").CombinedOutput(); err != nil {
-			mcpServerErr = errors.New(string(out))
-		}
-	})
-	if mcpServerErr != nil {
-		t.Fatal(mcpServerErr)
-	}
-	t.Cleanup(func() {}) // the binary is shared by the package's tests
-	return mcpServerBin
-}
 
 // mcpCatalog builds a registry over the MCP group for settings.
 func mcpCatalog(t *testing.T, servers string) (*Deps, *Registry) {
@@ -64,7 +33,7 @@ func mcpCatalog(t *testing.T, servers string) (*Deps, *Registry) {
 }
 
 func TestMCPToolsJoinTheCatalog(t *testing.T) {
-	bin := mcpTestServer(t)
+	bin := mcptest.Server(t)
 	_, r := mcpCatalog(t, fmt.Sprintf(`{"calc": {"command": %q}}`, bin))
 	names := strings.Join(r.Names(), ",")
 	if !strings.Contains(names, "mcp__calc__add") || !strings.Contains(names, "mcp__calc__echo") || strings.Contains(names, "tool_search") {
@@ -90,7 +59,7 @@ func TestMCPToolsJoinTheCatalog(t *testing.T) {
 }
 
 func TestToolSearchActivatesDeferredTools(t *testing.T) {
-	bin := mcpTestServer(t)
+	bin := mcptest.Server(t)
 	_, r := mcpCatalog(t, fmt.Sprintf(`{"tracker": {"command": %q, "deferred": true}}`, bin))
 	if got := strings.Join(r.Names(), ","); got != "tool_search" {
 		t.Fatalf("catalog before a search = %s, want only tool_search", got)
@@ -135,7 +104,7 @@ func TestToolSearchActivatesDeferredTools(t *testing.T) {
 // TestMCPServerCrashIsRestartedOnce: a crash restarts the server; a second
 // crash leaves it unavailable.
 func TestMCPServerCrashIsRestartedOnce(t *testing.T) {
-	bin := mcpTestServer(t)
+	bin := mcptest.Server(t)
 	_, r := mcpCatalog(t, fmt.Sprintf(`{"calc": {"command": %q}}`, bin))
 	env := call(t, r, "mcp__calc__crash", map[string]any{})
 	if env.Code != CodeNetworkError || !strings.Contains(env.Text, "was restarted") {

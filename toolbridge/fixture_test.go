@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/whale-ls/whale-ls/mcphost/mcptest"
 	"github.com/whale-ls/whale-ls/workspace"
 )
 
@@ -54,4 +55,10 @@ func call(t *testing.T, r *Registry, name string, input any) Envelope {
 		t.Fatal(err)
 	}
 	return r.Dispatch(context.Background(), Call{Name: name, Input: b})
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	mcptest.Cleanup() // the test MCP server, if a test built it
+	os.Exit(code)
 }
