@@ -53,6 +53,7 @@ func webClient(d *Deps) *web.Client {
 // webFailure maps a fetch error to the Failure the model reads.
 func webFailure(ctx context.Context, rawURL string, err error) error {
 	var denied *web.DeniedError
+	var proxyErr *web.ProxyError
 	var dnsErr *net.DNSError
 	switch {
 	case errors.As(err, &denied):
@@ -63,6 +64,10 @@ func webFailure(ctx context.Context, rawURL string, err error) error {
 		return Fail(CodeNetworkError, "%s redirected more than %d times; fetch the final address directly if you know it", rawURL, web.DefaultMaxRedirects)
 	case ctx.Err() == context.Canceled:
 		return ctx.Err()
+	case errors.As(err, &proxyErr):
+		return proxyFailure(rawURL, proxyErr)
+	case errors.Is(err, web.ErrTargetUnresolved):
+		return Fail(CodeNetworkError, "%s was not sent to the proxy: %v; check the URL for typos — if this machine cannot resolve public names at all, tell the user to fix its DNS or to set %s to true (which also turns off the address check)", rawURL, err, webAllowPrivateKey)
 	case errors.Is(err, context.DeadlineExceeded):
 		return Fail(CodeTimeout, "%s did not answer within %s; try again later, or use another source", rawURL, web.DefaultTimeout)
 	case errors.As(err, &dnsErr):
@@ -76,6 +81,18 @@ func webFailure(ctx context.Context, rawURL string, err error) error {
 		return Fail(CodeInvalidInput, "%v; give a full URL such as https://example.com/page", err)
 	}
 	return Fail(CodeNetworkError, "fetching %s failed: %v; check the URL, or try again later", rawURL, err)
+}
+
+// proxyFailure says what to check when the proxy from the environment
+// fails.
+func proxyFailure(rawURL string, err *web.ProxyError) error {
+	switch {
+	case err.Status == http.StatusProxyAuthRequired:
+		return Fail(CodeNetworkError, "fetching %s failed: %v; tell the user the proxy needs credentials, given in %s as http://user:password@host:port", rawURL, err, err.Env)
+	case err.Status != 0:
+		return Fail(CodeNetworkError, "fetching %s failed: %v; the proxy's rules block this address, so use another source (or tell the user to add the host to NO_PROXY if this machine reaches it directly)", rawURL, err)
+	}
+	return Fail(CodeNetworkError, "fetching %s failed: %v; tell the user to check that the proxy is running and that %s holds its address (or to unset %s if no proxy is needed)", rawURL, err, err.Env, err.Env)
 }
 
 // shownHeaders are the response headers fetch reports.

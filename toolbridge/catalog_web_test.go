@@ -3,9 +3,11 @@ package toolbridge
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -206,5 +208,96 @@ func TestWebSearchTool(t *testing.T) {
 	env = call(t, webRegistry(t, fmt.Sprintf(`{"web":{"search":{"provider":"brave","endpoint":%q,"apiKeyEnv":"TEST_WRONG"}}}`, srv.URL+"/brave")), "web_search", map[string]any{"query": "x"})
 	if env.Code != CodeNotConfigured {
 		t.Errorf("web_search with an unset key variable = %s %q", env.Code, env.Text)
+	}
+}
+
+// TestWebToolsThroughProxy: with a proxy in the environment, the web tools
+// use it, refuse private targets before it sees anything, and turn its
+// failures into network_error naming the proxy and what to check. Targets
+// on 0.0.0.0 stand for public hosts: not being a loopback literal, the
+// environment's proxy applies to them (net/http skips it only for
+// localhost and loopback), and were the proxy ignored, a connection to
+// 0.0.0.0 would still stay on this machine.
+func TestWebToolsThroughProxy(t *testing.T) {
+	var mu sync.Mutex
+	var seen []string
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Method+" "+r.RequestURI)
+		mu.Unlock()
+		if r.Header.Get("Proxy-Authorization") == "" {
+			w.WriteHeader(http.StatusProxyAuthRequired)
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprintf(w, "proxied %s", r.URL)
+	}))
+	defer proxy.Close()
+	seenNow := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), seen...)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + l.Addr().String()
+	l.Close()
+	withAuth := strings.Replace(proxy.URL, "http://", "http://u:secret@", 1)
+	setProxy := func(httpProxy, httpsProxy string) {
+		for _, k := range []string{"http_proxy", "https_proxy", "no_proxy", "NO_PROXY", "REQUEST_METHOD"} {
+			t.Setenv(k, "")
+		}
+		t.Setenv("HTTP_PROXY", httpProxy)
+		t.Setenv("HTTPS_PROXY", httpsProxy)
+	}
+
+	setProxy(withAuth, withAuth)
+	guarded := webRegistry(t, `{}`)
+	for _, tc := range []struct{ tool, url string }{
+		{"fetch", "http://169.254.169.254/latest/meta-data/"},
+		{"web_fetch", "https://10.0.0.1/"},
+		{"fetch", "http://localhost:8080/"},
+	} {
+		env := call(t, guarded, tc.tool, map[string]any{"url": tc.url})
+		if env.Code != CodeDenied || !strings.Contains(env.Text, "web.allowPrivate") {
+			t.Errorf("%s %s through a proxy = %s %q, want denied", tc.tool, tc.url, env.Code, env.Text)
+		}
+	}
+	if got := seenNow(); len(got) != 0 {
+		t.Fatalf("the proxy saw %q, want nothing", got)
+	}
+
+	r := webRegistry(t, `{"web":{"allowPrivate":true}}`)
+	env := call(t, r, "fetch", map[string]any{"url": "http://0.0.0.0:9/docs"})
+	if env.Code != CodeOK || !strings.Contains(env.Text, "proxied http://0.0.0.0:9/docs") {
+		t.Errorf("fetch through the proxy = %s %q, want the proxy's answer", env.Code, env.Text)
+	}
+	if got := seenNow(); len(got) != 1 || got[0] != "GET http://0.0.0.0:9/docs" {
+		t.Errorf("the proxy saw %q, want the one GET", got)
+	}
+
+	for _, tc := range []struct {
+		name, httpProxy, httpsProxy, tool, url string
+		want                                   []string // in the text
+	}{
+		{"unreachable", closed, "", "web_fetch", "http://0.0.0.0:9/",
+			[]string{"the proxy " + closed + " (from HTTP_PROXY) cannot be reached", "check that the proxy is running and that HTTP_PROXY holds its address"}},
+		{"407 on plain http", proxy.URL, "", "fetch", "http://0.0.0.0:9/",
+			[]string{"the proxy " + proxy.URL + " (from HTTP_PROXY) asks for credentials", "http://user:password@host:port"}},
+		{"407 on CONNECT", "", proxy.URL, "web_fetch", "https://0.0.0.0:9/",
+			[]string{"(from HTTPS_PROXY) asks for credentials", "given in HTTPS_PROXY"}},
+	} {
+		setProxy(tc.httpProxy, tc.httpsProxy)
+		env := call(t, r, tc.tool, map[string]any{"url": tc.url})
+		if env.Code != CodeNetworkError {
+			t.Errorf("%s: %s = %s %q, want network_error", tc.name, tc.tool, env.Code, env.Text)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(env.Text, w) {
+				t.Errorf("%s: %s = %q, want it to say %q", tc.name, tc.tool, env.Text, w)
+			}
+		}
 	}
 }

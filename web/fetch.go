@@ -3,6 +3,8 @@ package web
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -35,8 +37,10 @@ var (
 
 // Client makes guarded HTTP requests: http and https only, a bounded number
 // of redirects, each checked by the Guard, a timeout, and a cap on the body
-// bytes read. It uses no proxy, so that every connection it makes is one the
-// guard has seen. The zero Client is ready to use and refuses non-public
+// bytes read. It uses the proxy that HTTPS_PROXY, HTTP_PROXY and NO_PROXY
+// (or their lower-case forms) name, read anew for every Do; the target of a
+// proxied request is checked before it is sent (the package doc says how
+// far that goes). The zero Client is ready to use and refuses non-public
 // addresses.
 type Client struct {
 	Guard Guard
@@ -48,6 +52,11 @@ type Client struct {
 	MaxRedirects int
 	// UserAgent is sent unless the request sets its own.
 	UserAgent string
+
+	// Test seams, nil in production: netDial replaces the network under
+	// the guard, rootCAs the system's trusted certificates.
+	netDial func(ctx context.Context, network, address string) (net.Conn, error)
+	rootCAs *x509.CertPool
 }
 
 // Request is one HTTP request.
@@ -117,14 +126,19 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	d := &dialer{guard: c.Guard, resolver: resolver, net: net.Dialer{Timeout: 10 * time.Second}}
+	route := newProxyRoute(c.Guard, resolver)
+	d := &dialer{guard: c.Guard, resolver: resolver, net: net.Dialer{Timeout: 10 * time.Second}, proxies: route, netDial: c.netDial}
 	transport := &http.Transport{
-		Proxy:                 nil,
-		DialContext:           d.DialContext,
-		TLSHandshakeTimeout:   10 * time.Second,
-		ResponseHeaderTimeout: timeout,
-		MaxIdleConns:          1,
-		DisableKeepAlives:     true,
+		Proxy:                  route.forRequest,
+		OnProxyConnectResponse: route.onConnectResponse,
+		DialContext:            d.DialContext,
+		TLSHandshakeTimeout:    10 * time.Second,
+		ResponseHeaderTimeout:  timeout,
+		MaxIdleConns:           1,
+		DisableKeepAlives:      true,
+	}
+	if c.rootCAs != nil {
+		transport.TLSClientConfig = &tls.Config{RootCAs: c.rootCAs}
 	}
 	defer transport.CloseIdleConnections()
 	var redirects []string
@@ -163,9 +177,15 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return nil, unwrapURLError(err)
+		return nil, route.explain(unwrapURLError(err), lastURL(err, u))
 	}
 	defer resp.Body.Close()
+	if proxy := route.lastProxy(); resp.StatusCode == http.StatusProxyAuthRequired && proxy != nil &&
+		resp.Request.URL.Scheme == "http" && (proxy.Scheme == "http" || proxy.Scheme == "https") {
+		// A plain-http request handed to an HTTP proxy: the 407 is the
+		// proxy's answer, not the target's.
+		return nil, route.proxyError(proxy, resp.Request.URL, resp.StatusCode, nil)
+	}
 	limit := r.MaxBytes
 	if limit <= 0 || limit > HardMaxBytes {
 		limit = HardMaxBytes

@@ -120,14 +120,27 @@ type Resolver interface {
 
 // dialer connects only to addresses the guard allows: it resolves the name
 // itself, refuses the blocked addresses, and checks the socket address once
-// more just before connecting.
+// more just before connecting. The one exception is a proxy the route
+// handed to the transport: the user chose it, so it is dialled unguarded
+// (the route checks the targets sent through it).
 type dialer struct {
 	guard    Guard
 	resolver Resolver
 	net      net.Dialer
+	// proxies names the proxy endpoints; nil when no proxy is used.
+	proxies *proxyRoute
+	// netDial, when set, replaces the network under the guard (a test
+	// seam: the guard's last check on the socket address is skipped).
+	netDial func(ctx context.Context, network, address string) (net.Conn, error)
 }
 
 func (d *dialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
+	if d.proxies != nil && d.proxies.isEndpoint(address) {
+		if d.netDial != nil {
+			return d.netDial(ctx, network, address)
+		}
+		return d.net.DialContext(ctx, network, address)
+	}
 	host, port, err := net.SplitHostPort(address)
 	if err != nil {
 		return nil, err
@@ -161,7 +174,11 @@ func (d *dialer) DialContext(ctx context.Context, network, address string) (net.
 			}
 			return d.guard.CheckAddr(host, ap.Addr())
 		}
-		conn, err := nd.DialContext(ctx, network, net.JoinHostPort(a.Unmap().String(), port))
+		dial := nd.DialContext
+		if d.netDial != nil {
+			dial = d.netDial
+		}
+		conn, err := dial(ctx, network, net.JoinHostPort(a.Unmap().String(), port))
 		if err == nil {
 			return conn, nil
 		}
