@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/whale-ls/whale-ls/toolbridge"
 )
@@ -60,15 +61,24 @@ func TestExecBoundaryAskApproveThroughEditor(t *testing.T) {
 	s, audit := gatedSession(t, nil)
 	done := make(chan toolbridge.Envelope, 1)
 	go func() {
-		done <- s.exec(ctxT(t), "shell_run", map[string]any{"command": "rm -rf victim; echo rc=$?", "yield_time_ms": 100})
+		done <- s.exec(ctxT(t), "shell_run", map[string]any{"command": "rm -rf victim; echo rc=$?", "yield_time_ms": 1500})
 	}()
+	waitFor(t, "an approval prompt", func() bool { return len(s.ed.prompts()) >= 1 })
+	// Leave the prompt open past the yield time: a yield timer that kept
+	// running would return a background task now.
+	time.Sleep(2500 * time.Millisecond)
+	select {
+	case env := <-done:
+		t.Fatalf("shell_run returned while its approval was still open: %s", env.Text)
+	default:
+	}
 	answerNextPrompt(t, s, 1, "allow_once")
 	env := <-done
 	if _, err := os.Stat(s.path("victim")); err == nil {
 		t.Fatalf("victim still exists after allow_once: %s", env.Text)
 	}
-	// The yield timer (100 ms) was paused while the prompt was open: the
-	// result is final, not a background task.
+	// The yield timer was paused while the prompt was open: the result is
+	// final, not a background task.
 	wantText(t, env, "rc=0", "finished")
 	if b, err := os.ReadFile(audit); err != nil || !strings.Contains(string(b), `"decision":"allow","rule":"rm [any of`) || !strings.Contains(string(b), `"decidedBy":"user"`) {
 		ents, _ := os.ReadDir(filepath.Dir(filepath.Dir(audit)))
