@@ -125,6 +125,10 @@ func TestWriteStdinAnswersPrompt(t *testing.T) {
 	if !strings.Contains(text, "answer=y") {
 		t.Errorf("no answer in %q", text)
 	}
+	// The answer may arrive before the exit: wait for the exit itself.
+	if env = call(t, r, "shell_wait", map[string]any{"task_id": id, "timeout_ms": 180000}); shellDataOf(t, env).Status != "exited" {
+		t.Fatalf("the task did not exit after its answer: %q", env.Text)
+	}
 	env = call(t, r, "write_stdin", map[string]any{"task_id": id, "input": "late"})
 	if env.OK || env.Code != CodeInvalidInput {
 		t.Errorf("write_stdin to an exited task = %+v, want invalid_input", env)
