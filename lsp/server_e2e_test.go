@@ -131,7 +131,7 @@ func TestCancelFromClient(t *testing.T) {
 		_, err := s.server.ExecuteCommand(ctx, &protocol.ExecuteCommandParams{Command: "whale.test_wait", Arguments: []protocol.LSPAny{protocol.LSPAny(`{"ms":600000}`)}})
 		done <- err
 	}()
-	time.Sleep(100 * time.Millisecond)
+	waitFor(t, "the call on the wire", func() bool { return strings.Contains(s.tr.String(), `"whale.test_wait"`) })
 	cancel()
 	if err := <-done; err == nil {
 		t.Fatal("a canceled call returned no error")
