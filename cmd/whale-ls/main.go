@@ -1,6 +1,7 @@
 // Command whale-ls is the language server that gives an editor's AI chat its
 // hands: run with no arguments (or "serve") it speaks LSP on stdio; "call"
-// runs one tool from the command line; "tools" prints the catalog.
+// runs one tool from the command line; "tools" prints the catalog and
+// "settings" the settings it understands.
 package main
 
 import (
@@ -16,6 +17,8 @@ import (
 	"runtime/pprof"
 	"strings"
 	"syscall"
+	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/whale-ls/whale-ls/lsp"
 	"github.com/whale-ls/whale-ls/terminal"
@@ -49,6 +52,7 @@ Usage:
                                    running language server when there is one
   whale-ls tools [--root DIR] [--config FILE.json] [--json]
                                    list the tools
+  whale-ls settings [--json]       list the settings with their defaults (their JSON schemas with --json)
   whale-ls version                 print the version
 `
 
@@ -64,6 +68,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return call(args, stdin, stdout, stderr)
 	case "tools":
 		return tools(args, stdout, stderr)
+	case "settings":
+		return settings(args, stdout, stderr)
 	case "mcp":
 		return mcpCommand(args, stderr)
 	case supervisorCommand:
@@ -348,6 +354,73 @@ func tools(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%-14s %-7s %-9s %s\n", s.Name, s.Group, mode, first)
 	}
 	return exitOK
+}
+
+// settings prints toolbridge.SettingsTable: a table for people, or with
+// --json the {"settings": [{key, schema}]} list the editors' setting
+// contributions are generated from.
+func settings(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("settings", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print every setting's key and JSON schema as JSON")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "whale-ls settings: unexpected argument %q; run `whale-ls settings` or `whale-ls settings --json`\n", fs.Arg(0))
+		return exitUsage
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(map[string]any{"settings": toolbridge.SettingsTable}); err != nil {
+			fmt.Fprintf(stderr, "whale-ls settings: %v\n", err)
+			return exitFailure
+		}
+		return exitOK
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "KEY\tTYPE\tDEFAULT\tWHAT IT DOES")
+	for _, s := range toolbridge.SettingsTable {
+		def := strings.ReplaceAll(s.DefaultText(), "`", "")
+		for i, line := range wrapWords(firstSentence(s.Schema.MarkdownDescription), 70) {
+			if i == 0 {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Key, s.Schema.Type, def, line)
+			} else {
+				fmt.Fprintf(tw, "\t\t\t%s\n", line)
+			}
+		}
+	}
+	tw.Flush()
+	fmt.Fprintln(stdout, "\nwhale-ls settings --json has each setting's full description and JSON schema.")
+	return exitOK
+}
+
+// firstSentence is text up to its first ". " (or all of it).
+func firstSentence(text string) string {
+	if i := strings.Index(text, ". "); i >= 0 {
+		return text[:i+1]
+	}
+	return text
+}
+
+// wrapWords breaks text into lines of at most width runes where it can,
+// between words.
+func wrapWords(text string, width int) []string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(text) {
+		if line != "" && utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) > width {
+			lines = append(lines, line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += w
+	}
+	return append(lines, line)
 }
 
 // flagsFirst moves flags that follow the positional arguments in front of

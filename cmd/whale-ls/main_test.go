@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/whale-ls/whale-ls/toolbridge"
 )
 
 func runCLI(t *testing.T, dir string, stdin string, args ...string) (int, string, string) {
@@ -85,5 +87,51 @@ func TestToolsJSON(t *testing.T) {
 	}
 	if names["test_wait"] {
 		t.Errorf("the test tool is listed without %s", testToolsEnv)
+	}
+}
+
+func TestSettings(t *testing.T) {
+	code, out, errOut := runCLI(t, t.TempDir(), "", "settings", "--json")
+	if code != exitOK {
+		t.Fatalf("settings --json = exit %d, err %q", code, errOut)
+	}
+	var list struct {
+		Settings []struct {
+			Key    string         `json:"key"`
+			Schema map[string]any `json:"schema"`
+		} `json:"settings"`
+	}
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatalf("settings --json is not JSON: %v\n%s", err, out)
+	}
+	if len(list.Settings) != len(toolbridge.SettingsTable) {
+		t.Errorf("settings --json lists %d settings, the table has %d", len(list.Settings), len(toolbridge.SettingsTable))
+	}
+	for i, s := range list.Settings {
+		if want := toolbridge.SettingsTable[i].Key; s.Key != want {
+			t.Errorf("settings --json entry %d is %q, want %q", i, s.Key, want)
+		}
+		if _, ok := s.Schema["type"].(string); !ok {
+			t.Errorf("settings --json: %s has no type", s.Key)
+		}
+		if _, ok := s.Schema["markdownDescription"].(string); !ok {
+			t.Errorf("settings --json: %s has no markdownDescription", s.Key)
+		}
+	}
+	if strings.Contains(out, `\u003c`) {
+		t.Errorf("settings --json escapes < and >; descriptions should read as written")
+	}
+
+	code, out, _ = runCLI(t, t.TempDir(), "", "settings")
+	if code != exitOK {
+		t.Fatalf("settings = exit %d", code)
+	}
+	for _, want := range []string{"shell.yieldTimeMs", "15000", "/bin/bash, else /bin/sh", "mcp.servers"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("settings output lacks %q:\n%s", want, out)
+		}
+	}
+	if code, _, errOut := runCLI(t, t.TempDir(), "", "settings", "extra"); code != exitUsage || !strings.Contains(errOut, "whale-ls settings --json") {
+		t.Errorf("settings extra = exit %d, err %q; want a usage error naming the right call", code, errOut)
 	}
 }

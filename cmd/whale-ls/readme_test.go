@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/whale-ls/whale-ls/toolbridge"
 )
 
 // TestReadmeListsEveryTool keeps README's tool table in step with the
@@ -27,5 +30,50 @@ func TestReadmeListsEveryTool(t *testing.T) {
 		if !strings.Contains(readme, "| `"+name+"` |") {
 			t.Errorf("README's tool table has no row for %s", name)
 		}
+	}
+}
+
+// TestReadmeSettingsTableMatchesTheCode keeps README's settings table in
+// step with toolbridge.SettingsTable: the same keys, each with the default
+// the table shows (SettingSpec.DefaultText).
+func TestReadmeSettingsTableMatchesTheCode(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(b), "\n## Settings\n")
+	if !ok {
+		t.Fatal("README has no \"## Settings\" section")
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	rows := map[string]string{} // key → default cell
+	var order []string
+	for _, line := range strings.Split(section, "\n") {
+		if !strings.HasPrefix(line, "| `") {
+			continue
+		}
+		cells := strings.SplitN(strings.TrimPrefix(line, "| "), " | ", 3)
+		if len(cells) < 3 {
+			t.Errorf("README settings row %q does not have three cells", line)
+			continue
+		}
+		key := strings.Trim(cells[0], "`")
+		rows[key] = cells[1]
+		order = append(order, key)
+	}
+	var want []string
+	for _, s := range toolbridge.SettingsTable {
+		want = append(want, s.Key)
+		got, ok := rows[s.Key]
+		if !ok {
+			t.Errorf("README's settings table has no row for %s; add `| `%s` | %s | … |`", s.Key, s.Key, s.DefaultText())
+			continue
+		}
+		if got != s.DefaultText() {
+			t.Errorf("README gives %s the default %q, the code %q", s.Key, got, s.DefaultText())
+		}
+	}
+	if diff := cmp.Diff(want, order); diff != "" {
+		t.Errorf("README's settings rows differ from toolbridge.SettingsTable's keys (-code +README):\n%s", diff)
 	}
 }

@@ -1,19 +1,98 @@
-// Reading the catalog from whale-ls and putting the generated contributions
-// into package.json; used by sync-package.ts and the unit tests.
+// Reading the catalog and the settings from whale-ls and putting the
+// generated contributions into package.json; used by sync-package.ts and the
+// unit tests.
 import { execFileSync } from 'child_process';
-import { generatedContributes } from '../src/contributions';
+import { clientSettings, generatedContributes, type SettingsResult } from '../src/contributions';
 import type { ToolsResult } from '../src/requests';
 
-export function readCatalog(server: string): ToolsResult {
+function whaleJSON(server: string, args: string[]): unknown {
     const env = { ...process.env };
     delete env.WHALE_LS_TEST_TOOLS; // the test tools are never contributed
-    const out = execFileSync(server, ['tools', '--json'], { encoding: 'utf8', env });
-    return JSON.parse(out) as ToolsResult;
+    return JSON.parse(execFileSync(server, args, { encoding: 'utf8', env }));
+}
+
+/** `whale-ls tools --json`. */
+export function readCatalog(server: string): ToolsResult {
+    return whaleJSON(server, ['tools', '--json']) as ToolsResult;
+}
+
+/** `whale-ls settings --json`. */
+export function readSettings(server: string): SettingsResult {
+    return whaleJSON(server, ['settings', '--json']) as SettingsResult;
 }
 
 /** package.json text with the generated contributions in place. */
-export function syncedPackageJson(text: string, catalog: ToolsResult): string {
+export function syncedPackageJson(text: string, catalog: ToolsResult, settings: SettingsResult): string {
     const pkg = JSON.parse(text);
-    pkg.contributes = { ...pkg.contributes, ...generatedContributes(catalog.tools) };
+    pkg.contributes = { ...pkg.contributes, ...generatedContributes(catalog.tools, settings.settings) };
     return JSON.stringify(pkg, null, 4) + '\n';
+}
+
+type Named = Record<string, unknown>;
+
+/** The top-level fields in which two entries differ, e.g. "default, markdownDescription". */
+function fieldsDiffering(a: unknown, b: unknown): string {
+    if (!a || !b || typeof a !== 'object' || typeof b !== 'object') {
+        return '';
+    }
+    const x = a as Named;
+    const y = b as Named;
+    const names = [...new Set([...Object.keys(x), ...Object.keys(y)])].filter((k) => JSON.stringify(x[k]) !== JSON.stringify(y[k]));
+    return names.length > 0 ? ` (${names.join(', ')})` : '';
+}
+
+/** One line per entry of `have` or `want` that is missing from the other or differs, naming it. */
+function differing(have: Named, want: Named, what: string, from: (name: string) => string): string[] {
+    const out: string[] = [];
+    for (const [k, v] of Object.entries(want)) {
+        if (!(k in have)) {
+            out.push(`${what} ${k} is missing; it comes from ${from(k)}`);
+        } else if (JSON.stringify(have[k]) !== JSON.stringify(v)) {
+            out.push(`${what} ${k} differs from ${from(k)}${fieldsDiffering(have[k], v)}`);
+        }
+    }
+    for (const k of Object.keys(have)) {
+        if (!(k in want)) {
+            out.push(`${what} ${k} is no longer generated (not in ${from(k)})`);
+        }
+    }
+    if (out.length === 0 && JSON.stringify(Object.keys(have)) !== JSON.stringify(Object.keys(want))) {
+        out.push(`the ${what}s are in another order than the generated one`);
+    }
+    return out;
+}
+
+function byName(list: unknown): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const t of Array.isArray(list) ? (list as Named[]) : []) {
+        out[String(t.name)] = t;
+    }
+    return out;
+}
+
+/** Where the generated entry of a `whale.*` setting comes from. */
+function settingSource(name: string): string {
+    const key = name.replace(/^whale\./, '');
+    return key in clientSettings ? 'clientSettings in src/contributions.ts' : '`whale-ls settings --json`';
+}
+
+/**
+ * What differs between package.json's text and the synced text, one line per
+ * setting or tool, naming it; empty when they are the same. A difference
+ * elsewhere (formatting) gets one line of its own.
+ */
+export function packageDrift(text: string, want: string): string[] {
+    if (text === want) {
+        return [];
+    }
+    const have = JSON.parse(text);
+    const wanted = JSON.parse(want);
+    const lines = [
+        ...differing(have.contributes?.configuration?.properties ?? {}, wanted.contributes.configuration.properties, 'setting', settingSource),
+        ...differing(byName(have.contributes?.languageModelTools), byName(wanted.contributes.languageModelTools), 'language-model tool', () => '`whale-ls tools --json`'),
+    ];
+    if (lines.length === 0) {
+        lines.push('package.json differs from the generated text elsewhere than in one setting or tool (formatting, order or the configuration title)');
+    }
+    return lines;
 }

@@ -1,11 +1,13 @@
 // Writes the generated contributions (language-model tools from
-// `whale-ls tools --json`, settings) into package.json, or with --check
-// fails when package.json is out of date.
+// `whale-ls tools --json`, the server's settings from
+// `whale-ls settings --json`, the extension's own settings from
+// src/contributions.ts) into package.json, or with --check fails, naming
+// each setting and tool that is out of date.
 //
 //   node out/sync-package.js [--check] [--server PATH]   (default: bin/whale-ls)
 import * as fs from 'fs';
 import * as path from 'path';
-import { readCatalog, syncedPackageJson } from './catalog';
+import { packageDrift, readCatalog, readSettings, syncedPackageJson } from './catalog';
 
 function main(): void {
     const args = process.argv.slice(2);
@@ -15,17 +17,21 @@ function main(): void {
     const server = i >= 0 ? args[i + 1] : path.join(root, 'bin', 'whale-ls');
     const file = path.join(root, 'package.json');
     const text = fs.readFileSync(file, 'utf8');
-    const want = syncedPackageJson(text, readCatalog(server));
+    const want = syncedPackageJson(text, readCatalog(server), readSettings(server));
     if (want === text) {
-        console.log('package.json is in sync with the whale-ls catalog');
+        console.log('package.json is in sync with the whale-ls catalog and settings');
         return;
     }
     if (check) {
-        console.error('package.json is out of date with `whale-ls tools --json`; run `npm run sync` and commit the result');
+        console.error('package.json is out of date with whale-ls:');
+        for (const line of packageDrift(text, want)) {
+            console.error(`  ${line}`);
+        }
+        console.error('Run `npm run sync` and commit package.json.');
         process.exit(1);
     }
     fs.writeFileSync(file, want);
-    console.log('package.json updated from the whale-ls catalog');
+    console.log('package.json updated from the whale-ls catalog and settings');
 }
 
 main();

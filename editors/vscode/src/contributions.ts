@@ -1,6 +1,7 @@
-// The package.json contributions that come from the server's catalog
-// (`whale-ls tools --json`) and from the settings table below. Pure: used by
-// scripts/sync-package.ts, by the unit tests and by the extension itself.
+// The package.json contributions that come from the server: the catalog
+// (`whale-ls tools --json`) and the settings (`whale-ls settings --json`),
+// plus the extension's own settings. Pure: used by scripts/sync-package.ts,
+// by the unit tests and by the extension itself.
 import type { ToolInfo } from './requests';
 
 /** The name of a catalog tool as a VS Code language-model tool. */
@@ -68,30 +69,24 @@ export function languageModelTools(catalog: ToolInfo[]): LanguageModelToolContri
         });
 }
 
-/** One server setting, contributed as `whale.<key>`. */
+/** One server setting as `whale-ls settings --json` lists it (toolbridge.SettingSpec). */
 export interface ServerSetting {
+    /** Dotted key, e.g. `shell.yieldTimeMs`; contributed as `whale.<key>`. */
     key: string;
+    /** JSON schema with default and markdownDescription, used as the property as it is. */
     schema: Record<string, unknown>;
 }
 
-/**
- * The server's settings (ARCHITECTURE.md "Settings"; toolbridge/settings.go).
- * Defaults here are documentation: only values the user set are sent, so the
- * server's own defaults apply otherwise.
- */
-export const serverSettings: ServerSetting[] = [
-    { key: 'shell.program', schema: { type: 'string', default: '', markdownDescription: 'Shell that runs `shell_run` commands (empty: `$SHELL`, else `/bin/sh`).' } },
-    { key: 'shell.yieldTimeMs', schema: { type: 'integer', default: 15000, minimum: 0, markdownDescription: 'How long `shell_run` waits in the foreground before a task continues in the background and the model gets its `task_id`.' } },
-    { key: 'shell.outputLimitBytes', schema: { type: 'integer', default: 0, minimum: 0, markdownDescription: 'Most output bytes of one task kept for the model (0: the server default, 1 MiB). The terminal always shows everything.' } },
-    { key: 'execBoundary.mode', schema: { type: 'string', enum: ['enforce', 'best-effort', 'off'], enumDescriptions: ['Refuse to run commands when the exec boundary cannot be installed.', 'Run commands unchecked (and say so) when the exec boundary cannot be installed.', 'Do not check programs.'], default: 'enforce', markdownDescription: 'The exec boundary stops every program a shell task executes until the policy (`whale.execBoundary.rules`) allows it, asking you when a rule says `ask`. This says what happens where it cannot be installed.' } },
-    { key: 'execBoundary.rules', schema: { type: 'array', items: { type: 'object', properties: { program: { type: 'string' }, argsPrefix: { type: 'array', items: { type: 'string' } }, argsAny: { type: 'array', items: { type: 'string' } }, decision: { type: 'string', enum: ['allow', 'ask', 'deny'] } }, required: ['program', 'decision'] }, markdownDescription: 'Exec policy rules `{program, argsPrefix?, argsAny?, decision: allow|ask|deny}`, matched on the resolved program, its name and (for ask/deny) copies of it; the strictest rule wins. When set, they replace the shipped defaults (ask before `sudo`, `dd`, `mkfs*`, `rm -r/-f`, `git push`, `npm publish`, power changes); an empty list allows everything.' } },
-    { key: 'execBoundary.approvalTimeoutMs', schema: { type: 'integer', default: 0, minimum: 0, markdownDescription: 'How long an approval question waits for an answer before the program is denied (0: the server default, 120 s).' } },
-    { key: 'read.approvedPaths', schema: { type: 'array', default: [], items: { type: 'string' }, markdownDescription: 'Folders outside the workspace that the read tools may read.' } },
-    { key: 'skills.paths', schema: { type: 'array', default: [], items: { type: 'string' }, markdownDescription: 'Folders with skills for `load_skill`.' } },
-    { key: 'edits.saveAfterApply', schema: { type: 'boolean', default: true, markdownDescription: 'Save documents after whale edited them in the editor, so that the next shell command sees the change on disk.' } },
-    { key: 'web.search', schema: { type: 'object', default: {}, markdownDescription: 'Web search provider settings for the web tools.' } },
-    { key: 'mcp.servers', schema: { type: 'object', default: {}, markdownDescription: 'MCP servers whose tools whale offers on demand (deferred tools).' } },
-];
+/** The output of `whale-ls settings --json`. */
+export interface SettingsResult {
+    settings: ServerSetting[];
+}
+
+// ---------------------------------------------------------------------------
+// Extension-only settings: hand-written here and nowhere else. Every other
+// `whale.*` setting is the server's and is generated from
+// `whale-ls settings --json` (toolbridge/settings.go) by `npm run sync`.
+// ---------------------------------------------------------------------------
 
 /** Settings of the extension itself, never sent to the server. */
 export const clientSettings: Record<string, Record<string, unknown>> = {
@@ -102,16 +97,54 @@ export const clientSettings: Record<string, Record<string, unknown>> = {
     registerMcpServer: { type: 'boolean', default: true, markdownDescription: 'Publish `whale-ls mcp` as an MCP server definition for chats that use MCP (VS Code 1.101 and later).' },
 };
 
-/** The `contributes.configuration` block. */
-export function configuration(): Record<string, unknown> {
-    const properties: Record<string, unknown> = {};
+// ---------------------------------------------------------------------------
+
+/**
+ * The configuration properties of the server's settings, `whale.<key>` →
+ * the schema from `whale-ls settings --json`, in the server's order. Throws
+ * on a key that is not `section.field`, is listed twice, or collides with an
+ * extension setting.
+ */
+export function serverSettingProperties(settings: ServerSetting[]): Record<string, Record<string, unknown>> {
+    const properties: Record<string, Record<string, unknown>> = {};
+    for (const s of settings) {
+        if (!/^[A-Za-z][\w-]*\.[A-Za-z][\w-]*$/.test(s.key)) {
+            throw new Error(`server setting ${JSON.stringify(s.key)} is not a section.field key; fix the entry in toolbridge/settings.go`);
+        }
+        if (s.key in clientSettings) {
+            throw new Error(`server setting ${s.key} has the name of an extension setting; rename one of them`);
+        }
+        const name = `whale.${s.key}`;
+        if (name in properties) {
+            throw new Error(`server setting ${s.key} is listed twice by \`whale-ls settings --json\`; remove one entry in toolbridge/settings.go`);
+        }
+        if (typeof s.schema?.type !== 'string' || typeof s.schema.markdownDescription !== 'string') {
+            throw new Error(`server setting ${s.key} has no type or markdownDescription; complete its entry in toolbridge/settings.go`);
+        }
+        properties[name] = { ...s.schema };
+    }
+    return properties;
+}
+
+/** The `contributes.configuration` block: the extension's settings, then the server's. */
+export function configuration(settings: ServerSetting[]): { title: string; properties: Record<string, Record<string, unknown>> } {
+    const properties: Record<string, Record<string, unknown>> = {};
     for (const [k, schema] of Object.entries(clientSettings)) {
         properties[`whale.${k}`] = schema;
     }
-    for (const s of serverSettings) {
-        properties[`whale.${s.key}`] = { ...s.schema };
-    }
-    return { title: 'Whale', properties };
+    return { title: 'Whale', properties: { ...properties, ...serverSettingProperties(settings) } };
+}
+
+/**
+ * The server's setting keys (`shell.yieldTimeMs`, …) among package.json's
+ * configuration properties: every `whale.*` property that is not an
+ * extension setting.
+ */
+export function serverSettingKeys(properties: Record<string, unknown> | undefined): string[] {
+    return Object.keys(properties ?? {})
+        .filter((name) => name.startsWith('whale.'))
+        .map((name) => name.slice('whale.'.length))
+        .filter((key) => !(key in clientSettings));
 }
 
 /**
@@ -119,23 +152,23 @@ export function configuration(): Record<string, unknown> {
  * didChangeConfiguration: nested (`{shell:{yieldTimeMs:…}}`), with only the
  * keys for which `isSet` is true.
  */
-export function serverSettingsObject(get: (key: string) => unknown, isSet: (key: string) => boolean): Record<string, Record<string, unknown>> {
+export function serverSettingsObject(keys: string[], get: (key: string) => unknown, isSet: (key: string) => boolean): Record<string, Record<string, unknown>> {
     const out: Record<string, Record<string, unknown>> = {};
-    for (const s of serverSettings) {
-        if (!isSet(s.key)) {
+    for (const key of keys) {
+        if (!isSet(key)) {
             continue;
         }
-        const value = get(s.key);
+        const value = get(key);
         if (value === undefined || value === null) {
             continue;
         }
-        const [section, field] = s.key.split('.', 2);
+        const [section, field] = key.split('.', 2);
         (out[section] ??= {})[field] = value;
     }
     return out;
 }
 
 /** The whole generated part of package.json's `contributes`. */
-export function generatedContributes(catalog: ToolInfo[]): Record<string, unknown> {
-    return { languageModelTools: languageModelTools(catalog), configuration: configuration() };
+export function generatedContributes(catalog: ToolInfo[], settings: ServerSetting[]): Record<string, unknown> {
+    return { languageModelTools: languageModelTools(catalog), configuration: configuration(settings) };
 }

@@ -22,11 +22,11 @@ import {
     type TextDocumentEdit,
 } from 'vscode-languageclient/node';
 import { failureReason } from './applyEditReason';
-import { serverSettingsObject } from './contributions';
+import { serverSettingKeys, serverSettingsObject } from './contributions';
 import { registerMcpProvider } from './mcp';
 import { Prompts } from './prompts';
 import * as req from './requests';
-import { binaryName, CrashLimit, resolveServerPath } from './serverPath';
+import { binaryName, CrashLimit, crashLimitMessage, crashWindowMs, maxRestarts, resolveServerPath } from './serverPath';
 import { WhaleTerminals } from './terminals';
 import { registerTools } from './tools';
 import { WhaleView } from './view';
@@ -91,10 +91,10 @@ function isSet(cfg: vscode.WorkspaceConfiguration, key: string): boolean {
     return !!i && (i.globalValue !== undefined || i.workspaceValue !== undefined || i.workspaceFolderValue !== undefined);
 }
 
-/** The server's settings as the user set them. */
-export function currentServerSettings(): Record<string, unknown> {
+/** The server's settings among `keys` as the user set them. */
+function currentServerSettings(keys: string[]): Record<string, unknown> {
     const cfg = config();
-    return serverSettingsObject((k) => cfg.get(k), (k) => isSet(cfg, k));
+    return serverSettingsObject(keys, (k) => cfg.get(k), (k) => isSet(cfg, k));
 }
 
 export class Ctx implements vscode.Disposable {
@@ -105,15 +105,18 @@ export class Ctx implements vscode.Disposable {
     private client: LanguageClient | undefined;
     private terminals: WhaleTerminals | undefined;
     private readonly view = new WhaleView();
-    private readonly crashes = new CrashLimit(4, 3 * 60_000);
+    private readonly crashes = new CrashLimit(maxRestarts, crashWindowMs);
     private readOnly = new Map<string, boolean>();
     private starting: Promise<void> | undefined;
     private stopping = false;
+    /** The server's setting keys: package.json's, generated from `whale-ls settings --json`. */
+    private readonly serverKeys: string[];
     readonly api: WhaleApi;
 
     constructor(private readonly extension: vscode.ExtensionContext) {
         this.log = vscode.window.createOutputChannel('Whale', { log: true });
         this.traceOutput = vscode.window.createOutputChannel('Whale Trace', { log: true });
+        this.serverKeys = serverSettingKeys(extension.extension.packageJSON?.contributes?.configuration?.properties);
         this.subscriptions.push(this.log, this.traceOutput, this.view);
         this.subscriptions.push(vscode.window.registerTreeDataProvider('whale.view', this.view));
         this.api = {
@@ -177,7 +180,7 @@ export class Ctx implements vscode.Disposable {
             documentSelector: [{ scheme: 'file' }],
             outputChannel: this.log,
             traceOutputChannel: this.traceOutput,
-            initializationOptions: () => currentServerSettings(),
+            initializationOptions: () => currentServerSettings(this.serverKeys),
             errorHandler: {
                 error: () => ({ action: ErrorAction.Continue, handled: true }),
                 closed: () => this.closed(),
@@ -240,7 +243,7 @@ export class Ctx implements vscode.Disposable {
             this.log.warn('whale-ls stopped unexpectedly; restarting it');
             return { action: CloseAction.Restart, handled: true };
         }
-        const msg = 'whale-ls stopped 5 times in 3 minutes and will not be restarted. The output channel "Whale" has its log.';
+        const msg = crashLimitMessage(this.crashes);
         this.log.error(msg);
         void vscode.window.showErrorMessage(msg, 'Show Output', 'Restart').then((pick) => {
             if (pick === 'Show Output') {
@@ -306,7 +309,7 @@ export class Ctx implements vscode.Disposable {
         }
         const c = this.client;
         if (c?.isRunning()) {
-            void c.sendNotification(DidChangeConfigurationNotification.type, { settings: { whale: currentServerSettings() } });
+            void c.sendNotification(DidChangeConfigurationNotification.type, { settings: { whale: currentServerSettings(this.serverKeys) } });
         }
     }
 

@@ -49,19 +49,39 @@ export function resolveServerPath(env: ResolveEnv): Resolved {
     };
 }
 
-/** Decides whether a server that stopped should be restarted: at most `limit` crashes in `windowMs`. */
+/** How many times a crashed server is restarted within `crashWindowMs` before the extension gives up. */
+export const maxRestarts = 4;
+/** The window `maxRestarts` counts crashes in. */
+export const crashWindowMs = 3 * 60_000;
+
+/**
+ * Decides whether a server that stopped should be restarted: the first
+ * `restarts` crashes within any `windowMs` are restarted, the next one is not
+ * (until `reset`).
+ */
 export class CrashLimit {
     private times: number[] = [];
-    constructor(private readonly limit: number, private readonly windowMs: number) {}
+    constructor(
+        readonly restarts: number,
+        readonly windowMs: number,
+    ) {}
 
-    /** Records a crash at `now`; true when a restart is still allowed. */
+    /** Records a crash at `now` (ms); true when a restart is still allowed. */
     crashed(now: number): boolean {
         this.times = this.times.filter((t) => now - t < this.windowMs);
         this.times.push(now);
-        return this.times.length <= this.limit;
+        return this.times.length <= this.restarts;
     }
 
+    /** Forgets the crashes, as after a restart the user asked for. */
     reset(): void {
         this.times = [];
     }
+}
+
+/** The notification when `limit` stopped a server: what happened, where the log is, and what to do. */
+export function crashLimitMessage(limit: CrashLimit): string {
+    const minutes = limit.windowMs / 60_000;
+    const span = Number.isInteger(minutes) ? `${minutes} minute${minutes === 1 ? '' : 's'}` : `${Math.round(limit.windowMs / 1000)} seconds`;
+    return `whale-ls stopped ${limit.restarts + 1} times in ${span} and will not be restarted. Its log is in the output channel "Whale"; fix the cause, then run "Whale: Restart Server".`;
 }

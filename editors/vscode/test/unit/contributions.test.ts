@@ -2,11 +2,15 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { readCatalog, syncedPackageJson } from '../../scripts/catalog';
-import { catalogToolName, configuration, displayName, firstSentence, languageModelTools, lmToolName, serverSettingsObject } from '../../src/contributions';
+import { readCatalog, readSettings, syncedPackageJson } from '../../scripts/catalog';
+import { catalogToolName, displayName, firstSentence, languageModelTools, lmToolName, type SettingsResult } from '../../src/contributions';
 import type { ToolInfo } from '../../src/requests';
 
 const root = path.resolve(__dirname, '../../..');
+
+const settings: SettingsResult = {
+    settings: [{ key: 'shell.yieldTimeMs', schema: { type: 'integer', default: 15000, markdownDescription: 'How long shell_run waits.' } }],
+};
 
 const catalog: ToolInfo[] = [
     { name: 'read_file', description: 'Reads a file. Returns numbered lines.', inputSchema: { type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'] }, readOnly: true, group: 'files' },
@@ -52,35 +56,16 @@ test('displayName and firstSentence', () => {
     assert.equal(firstSentence('Version 1.2 is fine. Next.'), 'Version 1.2 is fine.');
 });
 
-test('configuration has descriptions for every setting', () => {
-    const props = configuration().properties as Record<string, Record<string, unknown>>;
-    assert.ok(props['whale.serverPath']);
-    assert.ok(props['whale.shell.yieldTimeMs']);
-    assert.ok(props['whale.execBoundary.mode']);
-    for (const [k, v] of Object.entries(props)) {
-        assert.ok(typeof v.markdownDescription === 'string' && v.markdownDescription.length > 10, `${k} has no description`);
-    }
-});
-
-test('serverSettingsObject sends only what is set, nested', () => {
-    const values: Record<string, unknown> = { 'shell.yieldTimeMs': 500, 'execBoundary.mode': 'enforce', 'edits.saveAfterApply': true };
-    const set = new Set(['shell.yieldTimeMs', 'execBoundary.mode']);
-    assert.deepEqual(
-        serverSettingsObject((k) => values[k], (k) => set.has(k)),
-        { shell: { yieldTimeMs: 500 }, execBoundary: { mode: 'enforce' } },
-    );
-    assert.deepEqual(serverSettingsObject(() => undefined, () => true), {});
-});
-
 test('syncedPackageJson puts tools and settings into contributes and keeps the rest', () => {
     const text = JSON.stringify({ name: 'x', contributes: { commands: [{ command: 'a' }] } });
-    const pkg = JSON.parse(syncedPackageJson(text, { tools: catalog }));
+    const pkg = JSON.parse(syncedPackageJson(text, { tools: catalog }, settings));
     assert.deepEqual(pkg.contributes.commands, [{ command: 'a' }]);
     assert.equal(pkg.contributes.languageModelTools.length, 2);
     assert.ok(pkg.contributes.configuration.properties['whale.serverPath']);
+    assert.deepEqual(pkg.contributes.configuration.properties['whale.shell.yieldTimeMs'], settings.settings[0].schema);
 });
 
-test('package.json is in sync with `whale-ls tools --json`', (t) => {
+test('package.json is in sync with `whale-ls tools --json` and `whale-ls settings --json`', (t) => {
     const server = process.env.WHALE_LS_PATH || path.join(root, 'bin', 'whale-ls');
     if (!existsSync(server)) {
         if (process.env.WHALE_SKIP_CATALOG === '1') {
@@ -91,5 +76,5 @@ test('package.json is in sync with `whale-ls tools --json`', (t) => {
     }
     const file = path.join(root, 'package.json');
     const text = readFileSync(file, 'utf8');
-    assert.equal(syncedPackageJson(text, readCatalog(server)), text, 'package.json is out of date; run `npm run sync`');
+    assert.equal(syncedPackageJson(text, readCatalog(server), readSettings(server)), text, 'package.json is out of date; run `npm run sync`');
 });

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
 import { test } from 'node:test';
 import { failureReason, shortName } from '../../src/applyEditReason';
 import { confirmation, invocationMessage, patchFiles } from '../../src/invocation';
-import { CrashLimit, resolveServerPath, type ResolveEnv } from '../../src/serverPath';
+import { CrashLimit, crashLimitMessage, crashWindowMs, maxRestarts, resolveServerPath, type ResolveEnv } from '../../src/serverPath';
 
 test('invocation messages', () => {
     const rel = (p: string) => p.replace('/w/', '');
@@ -67,4 +69,63 @@ test('CrashLimit allows a few crashes per window', () => {
     assert.equal(c.crashed(2000), true, 'old crashes leave the window');
     c.reset();
     assert.equal(c.crashed(2001), true);
+});
+
+test('CrashLimit: the extension restarts maxRestarts times within the window, then stops', () => {
+    const c = new CrashLimit(maxRestarts, crashWindowMs);
+    const step = Math.floor(crashWindowMs / (maxRestarts + 2));
+    for (let i = 0; i < maxRestarts; i++) {
+        assert.equal(c.crashed(i * step), true, `crash ${i + 1} of ${maxRestarts} is restarted`);
+    }
+    assert.equal(c.crashed(maxRestarts * step), false, `crash ${maxRestarts + 1} within the window stops the server`);
+    assert.equal(c.crashed(maxRestarts * step + 1), false, 'and it stays stopped while the crashes are in the window');
+    c.reset();
+    assert.equal(c.crashed(maxRestarts * step + 2), true, 'a restart by the user starts counting afresh');
+});
+
+test('CrashLimit: a crash exactly one window later no longer counts', () => {
+    const c = new CrashLimit(1, 1000);
+    assert.equal(c.crashed(0), true);
+    assert.equal(c.crashed(999), false, 'two crashes within the window');
+    const d = new CrashLimit(1, 1000);
+    assert.equal(d.crashed(0), true);
+    assert.equal(d.crashed(1000), true, 'the first crash has left the window');
+    assert.equal(d.crashed(1500), false);
+});
+
+test('crashLimitMessage counts the crashes that stopped the server and names the fix', () => {
+    const msg = crashLimitMessage(new CrashLimit(maxRestarts, crashWindowMs));
+    assert.equal(
+        msg,
+        `whale-ls stopped ${maxRestarts + 1} times in 3 minutes and will not be restarted. Its log is in the output channel "Whale"; fix the cause, then run "Whale: Restart Server".`,
+    );
+    assert.match(crashLimitMessage(new CrashLimit(1, 60_000)), /stopped 2 times in 1 minute and/);
+    assert.match(crashLimitMessage(new CrashLimit(2, 90_000)), /stopped 3 times in 90 seconds/);
+    const readme = readFileSync(path.resolve(__dirname, '../../../README.md'), 'utf8');
+    assert.ok(readme.includes(`(${maxRestarts + 1} times in ${crashWindowMs / 60_000} minutes)`), 'README states the crash limit the extension uses');
+});
+
+test('resolveServerPath: what the messages tell the user to do', () => {
+    const base: ResolveEnv = { setting: '', extensionPath: '/ext', home: '/home/u', pathVar: '/usr/bin', platform: 'linux', isExecutable: () => false };
+    const bad = resolveServerPath({ ...base, setting: '  /opt/whale-ls  ' });
+    assert.ok(!bad.ok);
+    assert.equal(bad.message, 'whale.serverPath is "/opt/whale-ls", but no executable file is there. Fix the setting, or clear it to use the bundled whale-ls or the one on PATH.');
+
+    const goMod = readFileSync(path.resolve(__dirname, '../../../../../go.mod'), 'utf8');
+    const module = /^module (\S+)/m.exec(goMod)?.[1];
+    assert.ok(module, 'go.mod names the module');
+    const none = resolveServerPath(base);
+    assert.ok(!none.ok);
+    assert.ok(none.message.includes(`go install ${module}/cmd/whale-ls@latest`), `the install command names the module of go.mod: ${none.message}`);
+    assert.match(none.message, /or set whale\.serverPath\.$/);
+});
+
+test('resolveServerPath: PATH lookup', () => {
+    const base: ResolveEnv = { setting: '', extensionPath: '/ext', home: '/home/u', pathVar: '', platform: 'linux', isExecutable: () => false };
+    const relative = resolveServerPath({ ...base, pathVar: ':/opt/bin', isExecutable: (f) => f === 'whale-ls' });
+    assert.ok(!relative.ok, 'an empty PATH entry does not find whale-ls in the current folder');
+    const win = resolveServerPath({ ...base, platform: 'win32', pathVar: 'C:\\bin;D:\\tools', isExecutable: (f) => f.endsWith('whale-ls.exe') && f.startsWith('D:') });
+    assert.ok(win.ok && win.source === 'PATH' && win.path.startsWith('D:\\tools'), `Windows PATH is split at ; and the binary is whale-ls.exe: ${JSON.stringify(win)}`);
+    const home = resolveServerPath({ ...base, setting: '~/go/bin/whale-ls', isExecutable: (f) => f === '/home/u/go/bin/whale-ls' });
+    assert.deepEqual(home, { ok: true, path: '/home/u/go/bin/whale-ls', source: 'setting' });
 });

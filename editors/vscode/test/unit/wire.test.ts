@@ -101,8 +101,9 @@ test('shell_run streams whale/terminal/open, output and exit', { skip }, async (
     const o: req.TerminalOpenParams = open.params;
     assert.equal(o.pty, false);
     assert.match(o.command, /echo wire-ok/);
-    const out = events.filter((e) => e.method === req.terminalOutput.method && e.params.taskId === o.taskId).map((e) => (e.params as req.TerminalOutputParams).data).join('');
-    assert.match(out, /wire-ok/);
+    // Output notifications may arrive after the executeCommand response.
+    const outputOf = () => events.filter((e) => e.method === req.terminalOutput.method && e.params.taskId === o.taskId).map((e) => (e.params as req.TerminalOutputParams).data).join('');
+    await waitFor(() => (/wire-ok/.test(outputOf()) ? true : undefined), 5000, 'terminal/output with wire-ok');
     const exit = await waitFor(() => events.find((e) => e.method === req.terminalExit.method && e.params.taskId === o.taskId), 5000, 'terminal/exit');
     assert.equal((exit.params as req.TerminalExitParams).exitCode, 4);
     const list = await conn.sendRequest(req.terminalList);
