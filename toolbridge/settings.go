@@ -87,7 +87,15 @@ type SettingSchema struct {
 	// AdditionalProperties is false (no other keys) or a *SettingSchema
 	// (the schema of every other key's value); nil says nothing.
 	AdditionalProperties any `json:"additionalProperties,omitempty"`
+	// Scope is VS Code's configuration scope. ScopeUserOnly marks the
+	// settings that start programs, relax a guard or send a secret: a
+	// cloned repository's workspace settings must not be able to set them.
+	Scope string `json:"scope,omitempty"`
 }
+
+// ScopeUserOnly is VS Code's "machine" scope: the setting is read from user
+// (and remote) settings only, never from a workspace's settings file.
+const ScopeUserOnly = "machine"
 
 // DefaultText is the default as the README and `whale-ls settings` show it:
 // DefaultShown when set, "none" when there is no default or it is empty, a
@@ -121,6 +129,7 @@ var SettingsTable = []SettingSpec{
 		Key:          "shell.program",
 		DefaultShown: "`/bin/bash`, else `/bin/sh`",
 		Schema: SettingSchema{
+			Scope:   ScopeUserOnly,
 			Type:    "string",
 			Default: "",
 			MarkdownDescription: "Shell that runs each `shell_run` command as `<shell> -c <command>`. " +
@@ -154,6 +163,7 @@ var SettingsTable = []SettingSpec{
 	{
 		Key: "execBoundary.mode",
 		Schema: SettingSchema{
+			Scope:   ScopeUserOnly,
 			Type:    "string",
 			Default: string(execboundary.ModeEnforce),
 			Enum:    []string{string(execboundary.ModeEnforce), string(execboundary.ModeBestEffort), string(execboundary.ModeOff)},
@@ -171,6 +181,7 @@ var SettingsTable = []SettingSpec{
 		Key:          "execBoundary.rules",
 		DefaultShown: "the default set",
 		Schema: SettingSchema{
+			Scope:   ScopeUserOnly,
 			Type:    "array",
 			Default: execboundary.DefaultRules(),
 			Items: &SettingSchema{
@@ -207,6 +218,7 @@ var SettingsTable = []SettingSpec{
 	{
 		Key: "read.approvedPaths",
 		Schema: SettingSchema{
+			Scope:   ScopeUserOnly,
 			Type:    "array",
 			Default: []string{},
 			Items:   &SettingSchema{Type: "string"},
@@ -217,6 +229,7 @@ var SettingsTable = []SettingSpec{
 	{
 		Key: "skills.paths",
 		Schema: SettingSchema{
+			Scope:   ScopeUserOnly,
 			Type:    "array",
 			Default: []string{},
 			Items:   &SettingSchema{Type: "string"},
@@ -236,6 +249,7 @@ var SettingsTable = []SettingSpec{
 	{
 		Key: "web.allowPrivate",
 		Schema: SettingSchema{
+			Scope:   ScopeUserOnly,
 			Type:    "boolean",
 			Default: false,
 			MarkdownDescription: "Let `fetch` and `web_fetch` reach `localhost`, loopback, private, link-local (cloud metadata) " +
@@ -246,7 +260,8 @@ var SettingsTable = []SettingSpec{
 	{
 		Key: "web.search",
 		Schema: SettingSchema{
-			Type: "object",
+			Scope: ScopeUserOnly,
+			Type:  "object",
 			Properties: map[string]*SettingSchema{
 				"provider": {Type: "string", Enum: []string{"searxng", "brave"},
 					EnumDescriptions: []string{"A SearXNG instance with the JSON format enabled.", "The Brave Search API."}},
@@ -264,6 +279,7 @@ var SettingsTable = []SettingSpec{
 	{
 		Key: "mcp.servers",
 		Schema: SettingSchema{
+			Scope:   ScopeUserOnly,
 			Type:    "object",
 			Default: map[string]any{},
 			AdditionalProperties: &SettingSchema{

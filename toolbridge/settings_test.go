@@ -285,3 +285,24 @@ func TestSettingSpecDefaultText(t *testing.T) {
 		}
 	}
 }
+
+// TestSettingsThatRunOrWidenAreUserOnly: a setting that starts a program,
+// relaxes a guard or sends a secret must not be settable from a workspace's
+// settings file, which comes with whatever repository the user opened.
+func TestSettingsThatRunOrWidenAreUserOnly(t *testing.T) {
+	userOnly := map[string]bool{
+		"shell.program":      true, // the program every command runs in
+		"execBoundary.mode":  true, // "off" drops every exec check
+		"execBoundary.rules": true, // [] lets everything run
+		"read.approvedPaths": true, // reads outside the workspace
+		"skills.paths":       true, // makes more folders readable
+		"web.allowPrivate":   true, // reaches loopback and metadata addresses
+		"web.search":         true, // where the API key is sent
+		"mcp.servers":        true, // programs started by the server
+	}
+	for _, s := range SettingsTable {
+		if got, want := s.Schema.Scope == ScopeUserOnly, userOnly[s.Key]; got != want {
+			t.Errorf("%s: user-only scope = %v, want %v", s.Key, got, want)
+		}
+	}
+}

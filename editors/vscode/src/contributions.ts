@@ -88,10 +88,14 @@ export interface SettingsResult {
 // `whale-ls settings --json` (toolbridge/settings.go) by `npm run sync`.
 // ---------------------------------------------------------------------------
 
-/** Settings of the extension itself, never sent to the server. */
+/**
+ * Settings of the extension itself, never sent to the server. The two that
+ * choose the program to start and its environment are user-only (`machine`
+ * scope): a repository's `.vscode/settings.json` must not pick them.
+ */
 export const clientSettings: Record<string, Record<string, unknown>> = {
-    serverPath: { type: 'string', default: '', scope: 'machine-overridable', markdownDescription: 'Path of the `whale-ls` binary. Empty: the binary shipped in the extension, else `whale-ls` on `PATH`.' },
-    'server.extraEnv': { type: 'object', default: {}, additionalProperties: { type: 'string' }, markdownDescription: 'Extra environment variables for the `whale-ls` process.' },
+    serverPath: { type: 'string', default: '', scope: 'machine', markdownDescription: 'Path of the `whale-ls` binary. Empty: the binary shipped in the extension, else `whale-ls` on `PATH`.' },
+    'server.extraEnv': { type: 'object', default: {}, additionalProperties: { type: 'string' }, scope: 'machine', markdownDescription: 'Extra environment variables for the `whale-ls` process.' },
     'trace.server': { type: 'string', enum: ['off', 'messages', 'verbose'], default: 'off', markdownDescription: 'Trace the JSON-RPC traffic with whale-ls in the output channel **Whale Trace**.' },
     'terminals.reveal': { type: 'boolean', default: false, markdownDescription: 'Show a whale terminal as soon as its task starts (otherwise it opens in the background).' },
     registerMcpServer: { type: 'boolean', default: true, markdownDescription: 'Publish `whale-ls mcp` as an MCP server definition for chats that use MCP (VS Code 1.101 and later).' },

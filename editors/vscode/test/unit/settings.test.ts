@@ -2,6 +2,8 @@
 // package.json's configuration properties, back to the object sent to the
 // server, and the --check report that names what is out of date.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { packageDrift, syncedPackageJson } from '../../scripts/catalog';
 import { clientSettings, configuration, serverSettingKeys, serverSettingProperties, serverSettingsObject, type ServerSetting } from '../../src/contributions';
@@ -102,4 +104,18 @@ test('packageDrift names each out-of-date setting and tool', () => {
     assert.match(packageDrift(reordered, good).join('\n'), /another order/);
 
     assert.match(packageDrift(good.replace(/\n {4}/g, '\n  '), good).join('\n'), /formatting/);
+});
+
+test('package.json: settings that start programs or relax a guard are user-only', () => {
+    // Read the shipped package.json: the scope must survive generation.
+    const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'package.json'), 'utf8'));
+    const properties: Record<string, { scope?: string }> = pkg.contributes.configuration.properties;
+    for (const name of [
+        'whale.serverPath', 'whale.server.extraEnv', 'whale.shell.program', 'whale.execBoundary.mode',
+        'whale.execBoundary.rules', 'whale.read.approvedPaths', 'whale.skills.paths', 'whale.web.allowPrivate',
+        'whale.web.search', 'whale.mcp.servers',
+    ]) {
+        assert.equal(properties[name]?.scope, 'machine', `${name} must have scope "machine" so that a workspace cannot set it`);
+    }
+    assert.equal(properties['whale.shell.yieldTimeMs']?.scope, undefined, 'harmless settings stay settable per workspace');
 });
