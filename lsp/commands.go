@@ -16,6 +16,9 @@ const progressDelay = time.Second
 
 // executeCommand runs whale.<tool> with its single input argument and
 // answers the Envelope. Tool failures are Envelopes, never JSON-RPC errors.
+// The command need not be among those advertised: a deferred MCP tool
+// called by its exact name is activated by Dispatch, and watchTools then
+// tells the client about it.
 func (s *Server) executeCommand(ctx context.Context, raw json.RawMessage) (any, error) {
 	var p struct {
 		Command       string            `json:"command"`

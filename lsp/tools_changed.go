@@ -17,8 +17,9 @@ const registrationTimeout = 10 * time.Second
 var registrationSeq atomic.Int64
 
 // toolsChangedParams is the payload of whale/toolsChanged: the specs of the
-// tools that joined the catalog (MCP tools a tool_search activated). Specs
-// already sent never change, so a client adds these to what it has.
+// tools that joined the catalog (MCP tools that a tool_search or a call by
+// exact name activated). Specs already sent never change, so a client adds
+// these to what it has.
 type toolsChangedParams struct {
 	Added []toolbridge.Spec `json:"added"`
 	// Count is the number of tools in the catalog now.

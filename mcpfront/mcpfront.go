@@ -5,6 +5,12 @@
 // Backend, and its result is the Envelope's text, with isError for a failed
 // call and the whole Envelope as structured content.
 //
+// A call of a name the server does not list yet still goes to the Backend,
+// which may activate the tool (a deferred MCP tool called by its exact
+// name) or answer unknown_tool with the closest names; after an activation
+// the list is refreshed, so that clients get tools/list_changed before the
+// call's result. The SDK's own "unknown tool" protocol error is never sent.
+//
 // The Backend is either this process's own registry (standalone: disk edits,
 // approvals by rule) or a running language server reached through package
 // attach (edits land in the editor's buffers). The package does not decide
@@ -63,10 +69,38 @@ func New(ctx context.Context, b Backend, version, instructions string, log *slog
 			Instructions: instructions,
 		}),
 	}
+	s.mcp.AddReceivingMiddleware(s.unlistedCalls)
 	if err := s.Refresh(ctx); err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// unlistedCalls sends tools/call requests for names not served yet to the
+// Backend instead of the SDK (which would answer a protocol error), and
+// refreshes the list when the Backend knew the name, so that a tool it
+// activated on demand is listed, and announced, before the result returns.
+func (s *Server) unlistedCalls(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		call, ok := req.(*mcp.CallToolRequest)
+		if method != "tools/call" || !ok || call.Params == nil || s.served(call.Params.Name) {
+			return next(ctx, method, req)
+		}
+		res, env := s.run(ctx, call.Params.Name, call)
+		if env.Code != toolbridge.CodeUnknownTool {
+			if err := s.Refresh(ctx); err != nil {
+				s.log.Warn("tools not refreshed after a call activated one", "tool", call.Params.Name, "err", err)
+			}
+		}
+		return res, nil
+	}
+}
+
+// served reports whether a tool of this name was added to the MCP server.
+func (s *Server) served(name string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.known[name]
 }
 
 // Refresh adds the backend's tools that are not served yet; the SDK then
@@ -96,13 +130,16 @@ func (s *Server) Refresh(ctx context.Context) error {
 		}
 		name := spec.Name
 		s.mcp.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return s.call(ctx, name, req)
+			res, _ := s.run(ctx, name, req)
+			return res, nil
 		})
 	}
 	return nil
 }
 
-func (s *Server) call(ctx context.Context, name string, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+// run calls the tool through the Backend and returns the MCP result and
+// the Envelope it carries.
+func (s *Server) run(ctx context.Context, name string, req *mcp.CallToolRequest) (*mcp.CallToolResult, toolbridge.Envelope) {
 	var input json.RawMessage
 	if req.Params != nil {
 		input = req.Params.Arguments
@@ -119,7 +156,7 @@ func (s *Server) call(ctx context.Context, name string, req *mcp.CallToolRequest
 		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
 		IsError:           !env.OK,
 		StructuredContent: env,
-	}, nil
+	}, env
 }
 
 // Run serves the MCP protocol on t until the client leaves or ctx ends.

@@ -39,7 +39,8 @@ type ServerConfig struct {
 	Env     map[string]string `json:"env,omitempty"`
 	// Dir is the working folder of the server (the host's default if empty).
 	Dir string `json:"cwd,omitempty"`
-	// Deferred servers' tools stay hidden until a search finds them.
+	// Deferred servers' tools stay hidden until a search finds them or a
+	// call names one exactly.
 	Deferred bool `json:"deferred,omitempty"`
 }
 

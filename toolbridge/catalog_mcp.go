@@ -30,7 +30,8 @@ const (
 
 // mcpTools is the MCP group: the tools of every non-deferred server in
 // mcp.servers (started now, so that their tools join the catalog), and
-// tool_search when at least one server is deferred. Servers stop when the
+// tool_search when at least one server is deferred (a call by a deferred
+// tool's exact name activates it too: findDeferred). Servers stop when the
 // session closes (Deps.Close). Changes to mcp.servers take effect in the
 // next session.
 func mcpTools(d *Deps) []Tool {
@@ -285,7 +286,7 @@ func (g *mcpGroup) searchTool() Tool {
 			"max_results": Int(fmt.Sprintf("Most tools to activate (default %d, at most %d).", mcpDefaultResults, mcpMaxResults), 1),
 		}),
 	}
-	return Define(spec, func(ctx context.Context, in toolSearchInput) (Result, error) {
+	t := Define(spec, func(ctx context.Context, in toolSearchInput) (Result, error) {
 		q := strings.TrimSpace(in.Query)
 		if q == "" {
 			return Result{}, Fail(CodeInvalidInput, "query is empty; describe the tool you need, e.g. \"create github issue\"")
@@ -309,6 +310,9 @@ func (g *mcpGroup) searchTool() Tool {
 			}
 			for _, t := range l.tools {
 				full := mcpToolName(t.Server, t.Name)
+				if _, dup := byName[full]; dup {
+					continue // two names that read the same here: the first wins, as in findDeferred
+				}
 				byName[full] = t
 				docs = append(docs, mcphost.Document{ID: full, Name: t.Server + " " + t.Name, Description: t.Description})
 			}
@@ -371,6 +375,76 @@ func (g *mcpGroup) searchTool() Tool {
 		b.WriteString(note)
 		return Result{Text: strings.TrimRight(b.String(), "\n"), Data: map[string]any{"tools": found, "activated": activated}}, nil
 	})
+	t.FindDeferred = g.findDeferred
+	return t
+}
+
+// findDeferred finds a deferred server's tool by its exact catalog name,
+// mcp__<server>__<tool>, starting the server if needed, so that a call by
+// that name activates the tool as a search would have (Tool.FindDeferred).
+// A name that no deferred server's prefix fits is not its business; a
+// known server without such a tool is unknown_tool with that server's
+// closest names; a server that cannot start is network_error.
+func (g *mcpGroup) findDeferred(ctx context.Context, name string) (Tool, bool, error) {
+	var owners []string
+	for _, server := range g.deferred {
+		if strings.HasPrefix(name, mcpToolPrefix+server+"__") {
+			owners = append(owners, server) // several only when names overlap, as a and a__b do
+		}
+	}
+	if len(owners) == 0 {
+		return Tool{}, false, nil
+	}
+	var names, near, problems []string
+	for _, l := range g.listTools(ctx, owners) {
+		if l.err != nil {
+			problems = append(problems, l.err.Error())
+			continue
+		}
+		// Closeness is judged on the part after mcp__<server>__, which the
+		// candidates share with the name.
+		prefix := mcpToolPrefix + l.server + "__"
+		var bare []string
+		for _, info := range l.tools {
+			full := mcpToolName(info.Server, info.Name)
+			if full == name {
+				return g.tool(info), true, nil
+			}
+			names = append(names, full)
+			bare = append(bare, strings.TrimPrefix(full, prefix))
+		}
+		sort.Strings(bare)
+		for _, b := range closest(strings.TrimPrefix(name, prefix), bare, 3) {
+			near = append(near, prefix+b)
+		}
+	}
+	if ctx.Err() != nil {
+		return Tool{}, false, ctx.Err()
+	}
+	server := strings.Join(owners, " or ")
+	if len(problems) > 0 && len(names) == 0 {
+		return Tool{}, false, Fail(CodeNetworkError, "%s belongs to the deferred MCP server %s, which is not available (%s); use other tools, and tell the user the server needs fixing", name, server, strings.Join(problems, "; "))
+	}
+	sort.Strings(names)
+	near = near[:min(len(near), 3)]
+	text := fmt.Sprintf("there is no tool named %q: the deferred MCP server %s has no such tool", name, server)
+	switch {
+	case len(near) > 0:
+		text += fmt.Sprintf("; did you mean %s? Call it by that exact name, or ", strings.Join(quoteAll(near), " or "))
+	case len(names) > 0:
+		listed := names
+		if len(listed) > mcpMaxListedCandidate {
+			listed = append(listed[:mcpMaxListedCandidate:mcpMaxListedCandidate], fmt.Sprintf("and %d more", len(names)-mcpMaxListedCandidate))
+		}
+		text += "; its tools are " + strings.Join(listed, ", ") + ". Call one by its exact name, or "
+	default:
+		text += " (it lists no tools); "
+	}
+	text += "use tool_search to find a tool by what it does"
+	if len(problems) > 0 {
+		text += " (not available: " + strings.Join(problems, "; ") + ")"
+	}
+	return Tool{}, false, &Failure{Code: CodeUnknownTool, Text: text, Data: map[string]any{"closest": near, "server": server}}
 }
 
 // exactTools returns the tools named exactly in a comma-separated query,

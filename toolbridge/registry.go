@@ -26,6 +26,9 @@ type Registry struct {
 	textLimit int
 	log       *slog.Logger
 	dynamic   dynamicTools // tools added after start (registry_dynamic.go)
+	// finders are the FindDeferred functions of the tools given to
+	// NewRegistry, asked in catalog order about names not in the registry.
+	finders []func(ctx context.Context, name string) (Tool, bool, error)
 }
 
 // NewRegistry freezes the specs of tools. A duplicate name or a tool without
@@ -45,6 +48,9 @@ func NewRegistry(log *slog.Logger, tools []Tool) (*Registry, error) {
 		t.Spec.InputSchema = t.Spec.InputSchema.clone()
 		r.tools[t.Spec.Name] = t
 		r.order = append(r.order, t.Spec.Name)
+		if t.FindDeferred != nil {
+			r.finders = append(r.finders, t.FindDeferred)
+		}
 	}
 	return r, nil
 }
@@ -71,28 +77,69 @@ func (r *Registry) Names() []string {
 }
 
 // Dispatch finds the tool, repairs and validates the input, runs the tool
-// and normalises the outcome into an Envelope. It never panics.
+// and normalises the outcome into an Envelope. A name the registry does not
+// know yet but a tool's FindDeferred owns is activated first (added as Add
+// does, listeners told) and then run. It never panics.
 func (r *Registry) Dispatch(ctx context.Context, call Call) (env Envelope) {
-	tool, ok := r.lookup(call.Name)
-	if !ok {
-		return r.unknownTool(call.Name)
-	}
-	ctx = withRegistry(ctx, r)
-	input, repairs, failure := prepareInput(tool.Spec, call.Input)
-	if failure != nil {
-		return r.envelope(Result{}, failure, nil)
-	}
+	var repairs []string
 	defer func() {
 		if p := recover(); p != nil {
 			r.log.Error("tool panicked", "tool", call.Name, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 			env = r.envelope(Result{}, Fail(CodeInternal, "%s failed with an internal error (%v); this is a whale-ls bug — try again, or use another tool for this step", call.Name, p), repairs)
 		}
 	}()
+	ctx = withRegistry(ctx, r)
+	tool, ok := r.lookup(call.Name)
+	if !ok {
+		var failed *Envelope
+		if tool, failed = r.activate(ctx, call.Name); failed != nil {
+			return *failed
+		}
+	}
+	input, repairs, failure := prepareInput(tool.Spec, call.Input)
+	if failure != nil {
+		return r.envelope(Result{}, failure, nil)
+	}
 	res, err := tool.Run(ctx, input)
 	if err != nil && ctx.Err() != nil && !isFailure(err) {
 		err = Fail(CodeCanceled, "%s was canceled before it finished; call it again if the result is still needed", call.Name)
 	}
 	return r.envelope(res, err, append(repairs, res.Repairs...))
+}
+
+// activate asks the finders about a name the registry does not know. The
+// first that owns it decides: its tool is added (when two calls activate
+// the same tool at once, the first Add wins and both run that tool) or its
+// failure is the answer. No owner: the usual unknown_tool.
+func (r *Registry) activate(ctx context.Context, name string) (Tool, *Envelope) {
+	fail := func(err error) (Tool, *Envelope) {
+		if ctx.Err() != nil && !isFailure(err) {
+			err = Fail(CodeCanceled, "activating %s was canceled before it finished; call it again if the result is still needed", name)
+		}
+		env := r.envelope(Result{}, err, nil)
+		return Tool{}, &env
+	}
+	for _, find := range r.finders {
+		tool, ok, err := find(ctx, name)
+		if err != nil {
+			return fail(err)
+		}
+		if !ok {
+			continue
+		}
+		if tool.Spec.Name != name {
+			return fail(fmt.Errorf("activating %q found a tool named %q", name, tool.Spec.Name))
+		}
+		if _, err := r.Add(tool); err != nil {
+			return fail(err)
+		}
+		if added, ok := r.lookup(name); ok {
+			return added, nil
+		}
+		return fail(fmt.Errorf("tool %q is not dispatchable after it was added", name))
+	}
+	env := r.unknownTool(name)
+	return Tool{}, &env
 }
 
 func isFailure(err error) bool {

@@ -7,7 +7,7 @@ import (
 )
 
 // dynamicTools are the tools added to a Registry after it was built (MCP
-// tools that a search activated). Like the built-in ones, their specs are
+// tools that a search, or a call by exact name, activated). Like the built-in ones, their specs are
 // frozen when added and never change; a name is added at most once.
 type dynamicTools struct {
 	mu        sync.RWMutex

@@ -108,3 +108,70 @@ func TestDepsClose(t *testing.T) {
 		t.Errorf("closers ran %v, want [2 1] once", order)
 	}
 }
+
+// TestDispatchActivatesDeferredTools: Dispatch asks FindDeferred about
+// names it does not know, adds what it finds and runs it; a finder's
+// failure is the answer; names no finder owns get the usual unknown_tool.
+func TestDispatchActivatesDeferredTools(t *testing.T) {
+	finder := echoTool("finder")
+	var asked []string
+	var mu sync.Mutex
+	finder.FindDeferred = func(ctx context.Context, name string) (Tool, bool, error) {
+		mu.Lock()
+		asked = append(asked, name)
+		mu.Unlock()
+		switch name {
+		case "late":
+			return echoTool("late"), true, nil
+		case "misnamed":
+			return echoTool("other"), true, nil
+		case "refused":
+			return Tool{}, false, Fail(CodeUnknownTool, "no refused here; use tool_search")
+		case "slow":
+			<-ctx.Done()
+			return Tool{}, false, ctx.Err()
+		case "boom":
+			panic("finder broke")
+		}
+		return Tool{}, false, nil
+	}
+	r, err := NewRegistry(nil, []Tool{finder})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var added []string
+	r.OnToolsAdded(func(specs []Spec) {
+		for _, s := range specs {
+			added = append(added, s.Name)
+		}
+	})
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, tc := range []struct {
+		ctx        context.Context
+		name, code string
+		text       string
+	}{
+		{context.Background(), "late", CodeOK, "late: hi"},
+		{context.Background(), "late", CodeOK, "late: hi"}, // now registered: not asked again
+		{context.Background(), "misnamed", CodeInternal, `found a tool named "other"`},
+		{context.Background(), "refused", CodeUnknownTool, "no refused here; use tool_search"},
+		{context.Background(), "nothing", CodeUnknownTool, `there is no tool named "nothing"`},
+		{canceled, "slow", CodeCanceled, "activating slow was canceled"},
+		{context.Background(), "boom", CodeInternal, "finder broke"},
+	} {
+		env := r.Dispatch(tc.ctx, Call{Name: tc.name, Input: json.RawMessage(`{"text":"hi"}`)})
+		if env.Code != tc.code || !strings.Contains(env.Text, tc.text) {
+			t.Errorf("Dispatch(%q) = %s %q, want %s with %q", tc.name, env.Code, env.Text, tc.code, tc.text)
+		}
+	}
+	if got := strings.Join(added, ","); got != "late" {
+		t.Errorf("listeners told %q, want only late", got)
+	}
+	if got := strings.Join(asked, ","); got != "late,misnamed,refused,nothing,slow,boom" {
+		t.Errorf("finder asked about %s", got)
+	}
+	if got := strings.Join(r.Names(), ","); got != "finder,late" {
+		t.Errorf("Names = %s", got)
+	}
+}

@@ -49,6 +49,14 @@ type Schema struct {
 type Tool struct {
 	Spec Spec
 	Run  func(ctx context.Context, input json.RawMessage) (Result, error)
+	// FindDeferred, when set, finds a tool that this one keeps out of the
+	// catalog until it is needed (tool_search: the deferred MCP servers'
+	// tools) by its exact name. Dispatch asks it about names it does not
+	// know, adds what it returns as Add does, and runs it. ok is false for
+	// a name it does not own; an error (a *Failure, for the model) ends the
+	// call. It must return a tool named name, and the same spec every time.
+	// Only tools given to NewRegistry are asked.
+	FindDeferred func(ctx context.Context, name string) (tool Tool, ok bool, err error)
 }
 
 // Define builds a Tool whose input decodes into In. The run function returns a

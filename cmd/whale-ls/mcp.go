@@ -47,7 +47,7 @@ func mcpCommand(args []string, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 
-	b := &mcpBackend{open: func() (*session, error) { return newSession(*root, *config, *approve, log) }}
+	b := &mcpBackend{open: func() (*session, error) { return newSession(*root, *config, *approve, log) }, localChanged: make(chan struct{}, 1)}
 	defer b.close()
 	instructions := "whale-ls runs in standalone mode: no whale-ls language server is running for " + *root +
 		", so edits are written to disk, shell tasks are not shown in an editor, and approvals are answered by the --approve rule (" + *approve + ")."
@@ -63,22 +63,28 @@ func mcpCommand(args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "whale-ls mcp:", err)
 		return exitFailure
 	}
-	if b.attached != nil {
-		go func() {
-			for {
-				select {
-				case <-b.attached.Changed():
-					if err := srv.Refresh(ctx); err != nil {
-						log.Warn("refresh tools", "err", err)
-					}
-				case <-b.attached.Done():
-					return
-				case <-ctx.Done():
-					return
-				}
+	// Tools that join the catalog later (tool_search, a deferred tool called
+	// by name) are served too; the SDK tells clients tools/list_changed.
+	go func() {
+		var changed, done <-chan struct{} // nil (never ready) when standalone
+		if b.attached != nil {
+			changed, done = b.attached.Changed(), b.attached.Done()
+		}
+		for {
+			select {
+			case <-changed:
+			case <-b.localChanged:
+			case <-done:
+				changed, done = nil, nil // calls go to a standalone session now
+				continue
+			case <-ctx.Done():
+				return
 			}
-		}()
-	}
+			if err := srv.Refresh(ctx); err != nil {
+				log.Warn("refresh tools", "err", err)
+			}
+		}
+	}()
 	if err := srv.Run(ctx, &mcp.StdioTransport{}); err != nil && ctx.Err() == nil {
 		log.Info("mcp session ended", "err", err)
 	}
@@ -90,6 +96,8 @@ func mcpCommand(args []string, stderr io.Writer) int {
 type mcpBackend struct {
 	attached *attach.Client
 	open     func() (*session, error)
+	// localChanged is signalled when the standalone session's catalog grows.
+	localChanged chan struct{}
 
 	mu    sync.Mutex
 	local *session
@@ -104,6 +112,12 @@ func (b *mcpBackend) standalone() (mcpfront.Local, error) {
 			return mcpfront.Local{}, err
 		}
 		b.local = s
+		s.registry.OnToolsAdded(func([]toolbridge.Spec) {
+			select {
+			case b.localChanged <- struct{}{}:
+			default: // a refresh is pending; it will see these tools too
+			}
+		})
 	}
 	return mcpfront.Local{Registry: b.local.registry}, nil
 }
