@@ -267,9 +267,16 @@ func (s *server) ensureLocked(ctx context.Context) error {
 		return fmt.Errorf("%w: %s stopped and was restarted once already (last error: %v)", ErrUnavailable, s.name, s.lastErr)
 	}
 	s.starts++
+	caller := ctx
 	ctx, cancel := context.WithTimeout(ctx, s.host.opts.StartTimeout)
 	defer cancel()
 	sess, tools, err := s.start(ctx)
+	if err != nil && caller.Err() != nil {
+		// The caller gave up (a cancelled call or search): that says
+		// nothing about the server, so the start does not count.
+		s.starts--
+		return fmt.Errorf("start MCP server %s: %w", s.name, caller.Err())
+	}
 	if err != nil {
 		s.lastErr = err
 		if s.starts >= maxStarts {

@@ -109,6 +109,28 @@ func TestHostRestartsOnceThenGivesUp(t *testing.T) {
 	}
 }
 
+// TestHostCanceledStartDoesNotCount: a start the caller cancels is no
+// failure of the server, so it keeps its restart.
+func TestHostCanceledStartDoesNotCount(t *testing.T) {
+	h := New(map[string]ServerConfig{"tracker": {Command: mcptest.Server(t)}}, Options{})
+	defer h.Close()
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	for range maxStarts + 1 {
+		if _, err := h.Tools(canceled, "tracker"); !errors.Is(err, context.Canceled) {
+			t.Fatalf("Tools with a canceled context = %v, want context.Canceled", err)
+		}
+	}
+	if _, err := h.Tools(ctxT(t), "tracker"); err != nil {
+		t.Fatalf("start after canceled starts = %v", err)
+	}
+	_, err := h.Call(ctxT(t), "tracker", "crash", []byte(`{}`))
+	var se *StoppedError
+	if !errors.As(err, &se) || !se.Restarted {
+		t.Fatalf("first crash = %v, want a StoppedError with Restarted: the canceled starts used up the restart", err)
+	}
+}
+
 func TestHostBadCommand(t *testing.T) {
 	h := New(map[string]ServerConfig{"gone": {Command: filepath.Join(t.TempDir(), "no-such-program")}}, Options{})
 	defer h.Close()

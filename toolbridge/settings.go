@@ -289,14 +289,14 @@ var SettingsTable = []SettingSpec{
 					"args":     {Type: "array", Items: &SettingSchema{Type: "string"}, MarkdownDescription: "Its arguments."},
 					"env":      {Type: "object", AdditionalProperties: &SettingSchema{Type: "string"}, MarkdownDescription: "More environment variables; `$VAR` in a value is expanded."},
 					"cwd":      {Type: "string", MarkdownDescription: "Its working folder (default: the first workspace folder)."},
-					"deferred": {Type: "boolean", MarkdownDescription: "Keep its tools out of the catalog until `tool_search` finds them."},
+					"deferred": {Type: "boolean", MarkdownDescription: "Keep its tools out of the catalog until `tool_search` finds them or a call names one exactly."},
 				},
 				Required:             []string{"command"},
 				AdditionalProperties: false,
 			},
 			MarkdownDescription: "MCP servers (stdio) whose tools join the catalog as `mcp__<name>__<tool>`: " +
 				"`{\"<name>\": {\"command\", \"args\"?, \"env\"?, \"cwd\"?, \"deferred\"?}}`, names of letters, digits, `-` and `_`. " +
-				"A deferred server's tools are found and activated with `tool_search`. Changes take effect when the server restarts.",
+				"A deferred server's tools are activated when `tool_search` finds them or a call names one exactly (`mcp__<name>__<tool>`). Changes take effect when the server restarts.",
 		},
 	},
 }
