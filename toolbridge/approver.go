@@ -53,7 +53,7 @@ func (a promptApprover) Approve(ctx context.Context, ap execboundary.Approval) (
 	switch {
 	case errors.Is(err, ErrPromptTimeout) || errors.Is(err, context.DeadlineExceeded):
 		return execboundary.DenyOnce, execboundary.ErrApprovalTimeout
-	case errors.Is(err, ErrCannotPrompt):
+	case errors.Is(err, ErrCannotPrompt) || errors.Is(err, ErrNoOneToAsk):
 		return execboundary.DenyOnce, execboundary.ErrNoApprover
 	case err != nil:
 		return execboundary.DenyOnce, err

@@ -144,7 +144,7 @@ func dismissed() *Failure {
 // the model reads.
 func promptFailure(err error, kind string, timeout time.Duration) error {
 	switch {
-	case errors.Is(err, ErrCannotPrompt) && kind == PromptChoice:
+	case errors.Is(err, ErrNoOneToAsk) || (errors.Is(err, ErrCannotPrompt) && kind == PromptChoice):
 		return cannotAsk()
 	case errors.Is(err, ErrPromptTimeout):
 		return Fail(CodeTimeout, "the user did not answer within %s; they may be away — carry on with a reasonable default and say which one you chose, or ask again later", timeout.Round(time.Second))

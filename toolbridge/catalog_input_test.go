@@ -65,6 +65,8 @@ func TestRequestUserInput(t *testing.T) {
 			[]func(Prompt) (PromptAnswer, error){failWith(ErrPromptTimeout)}, CodeTimeout, "did not answer within 1s", "text"},
 		{"cannot show", map[string]any{"question": "Name?"},
 			[]func(Prompt) (PromptAnswer, error){failWith(ErrCannotPrompt)}, CodeNotConfigured, "cannot show", "text"},
+		{"no one to ask", map[string]any{"question": "Name?"},
+			[]func(Prompt) (PromptAnswer, error){failWith(ErrNoOneToAsk)}, CodeNotConfigured, "no one can answer questions here", "text"},
 		{"duplicate options", map[string]any{"question": "Q?", "options": []string{"a", "A"}},
 			nil, CodeInvalidInput, "listed twice", ""},
 		{"empty question", map[string]any{"question": "  "},

@@ -52,6 +52,9 @@ var (
 	ErrPromptTimeout = errors.New("no answer before the timeout")
 	// ErrCannotPrompt: the client has no way to show this kind of prompt.
 	ErrCannotPrompt = errors.New("the editor cannot show this question")
+	// ErrNoOneToAsk: there is no person behind this front end at all (the
+	// command line), so no kind of prompt can be answered.
+	ErrNoOneToAsk = errors.New("no one is there to answer")
 )
 
 // Prompter asks the user a question through the editor and waits for the

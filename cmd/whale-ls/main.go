@@ -195,18 +195,16 @@ type session struct {
 	registry *toolbridge.Registry
 }
 
-// cliPrompter answers approvals with the --approve flag; it cannot ask
-// anything else, since no one is there to answer.
+// cliPrompter answers approvals with the --approve flag. No one is there to
+// answer anything, so a question, or an approval under --approve deny, says
+// so (ErrNoOneToAsk) rather than passing for the user's own answer.
 type cliPrompter struct{ approve string }
 
 func (c cliPrompter) Prompt(_ context.Context, p toolbridge.Prompt) (toolbridge.PromptAnswer, error) {
-	if p.Kind != toolbridge.PromptApproval {
-		return toolbridge.PromptAnswer{}, toolbridge.ErrCannotPrompt
-	}
-	if c.approve == "allow" {
+	if p.Kind == toolbridge.PromptApproval && c.approve == "allow" {
 		return toolbridge.PromptAnswer{OptionID: toolbridge.ApproveOnce}, nil
 	}
-	return toolbridge.PromptAnswer{OptionID: toolbridge.ApproveDeny}, nil
+	return toolbridge.PromptAnswer{}, toolbridge.ErrNoOneToAsk
 }
 
 func newSession(root, config, approve string, log *slog.Logger) (*session, error) {

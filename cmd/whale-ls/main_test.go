@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,6 +49,7 @@ func TestCall(t *testing.T) {
 		{[]string{"call", "--config", filepath.Join(dir, "nope.json"), "read_file"}, "", exitUsage, ""},
 		{[]string{"frobnicate"}, "", exitUsage, ""},
 		{[]string{"version"}, "", exitOK, "whale-ls "},
+		{[]string{"call", "request_user_input", `{"question":"Name?"}`}, "", exitFailure, "not_configured: no one can answer questions here"},
 	} {
 		code, out, errOut := runCLI(t, dir, tc.stdin, tc.args...)
 		if code != tc.code || !strings.Contains(out, tc.out) {
@@ -133,5 +136,23 @@ func TestSettings(t *testing.T) {
 	}
 	if code, _, errOut := runCLI(t, t.TempDir(), "", "settings", "extra"); code != exitUsage || !strings.Contains(errOut, "whale-ls settings --json") {
 		t.Errorf("settings extra = exit %d, err %q; want a usage error naming the right call", code, errOut)
+	}
+}
+
+// TestCLIPrompter: the command line lets --approve allow run approvals; every
+// other prompt, and an approval under --approve deny, says no one is there
+// rather than passing for the user's answer.
+func TestCLIPrompter(t *testing.T) {
+	ctx := context.Background()
+	ans, err := cliPrompter{"allow"}.Prompt(ctx, toolbridge.Prompt{Kind: toolbridge.PromptApproval})
+	if err != nil || ans.OptionID != toolbridge.ApproveOnce {
+		t.Errorf("approval under --approve allow = %+v, %v; want allow_once", ans, err)
+	}
+	for _, tc := range []struct {
+		approve, kind string
+	}{{"deny", toolbridge.PromptApproval}, {"allow", toolbridge.PromptChoice}, {"allow", toolbridge.PromptText}} {
+		if _, err := (cliPrompter{tc.approve}).Prompt(ctx, toolbridge.Prompt{Kind: tc.kind}); !errors.Is(err, toolbridge.ErrNoOneToAsk) {
+			t.Errorf("%s prompt under --approve %s = %v, want ErrNoOneToAsk", tc.kind, tc.approve, err)
+		}
 	}
 }
