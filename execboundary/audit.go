@@ -16,6 +16,7 @@ const (
 	ByTimeout = "timeout" // no answer before execBoundary.approvalTimeoutMs
 	ByNoOne   = "no-one"  // nobody could be asked: denied
 	ByVerify  = "verify"  // the image check after the exec killed the task
+	ByGone    = "gone"    // the process, or its whole task, ended before the prompt was answered; nothing ran
 )
 
 // AuditEntry is one line of the audit log.
@@ -28,6 +29,10 @@ type AuditEntry struct {
 	Decision  string    `json:"decision"`
 	Rule      string    `json:"rule"`
 	DecidedBy string    `json:"decidedBy"`
+	// Shared marks an exec that did not prompt itself: it waited for the
+	// prompt of an identical exec (same program file, arguments and folder)
+	// of the same task, and DecidedBy is that prompt's source.
+	Shared bool `json:"shared,omitempty"`
 }
 
 // AuditLog appends decisions as JSON lines to a 0600 file in a 0700 folder.

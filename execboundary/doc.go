@@ -22,7 +22,13 @@
 // and multi-call binaries are judged as the programs they run. Programs
 // without an identity (memfd, deleted files) are asked about. After an
 // allowed exec the new image is checked against the decided program; a
-// mismatch kills the task.
+// mismatch kills the task. A decision is reused within the task only for
+// the same program file, arguments and folder, and only while the
+// interpreter or loaded program it rested on is unchanged. Identical execs
+// of a task that need the user's answer at the same time share one prompt
+// and each gets an audit line; a prompt that no exec waits for any more
+// (their processes or the whole task ended) is withdrawn, and the approval
+// timeout ends it as it ends a single one.
 //
 // What it does not guarantee: it is an approval layer, not a sandbox. An
 // allowed interpreter (python3, perl, node, a shell) can do anything its user

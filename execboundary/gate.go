@@ -160,6 +160,10 @@ type Gate struct {
 	session map[string]bool // program+rule allowed for this session
 	probed  bool
 	probe   error // why the gate cannot be installed; nil when it can
+
+	// onJoin, set by tests only, is called after an exec joined a pending
+	// prompt, with the number of execs now waiting for its answer.
+	onJoin func(waiting int)
 }
 
 // NewGate makes a gate with the default rules and mode.
@@ -274,23 +278,34 @@ func (g *Gate) remember(key string) {
 	g.session[key] = true
 }
 
+// errGone is the cause with which a pending prompt is withdrawn: every
+// exec waiting for it ended (its process died, or its whole task did).
+var errGone = errors.New("every exec waiting for the approval ended")
+
 // ask puts an "ask" verdict to the user, holding the task's yield timer
-// meanwhile, and returns whether the exec may run and who decided.
-func (g *Gate) ask(task Task, a Approval, sessionKey string) (bool, string) {
+// meanwhile, and returns whether the exec may run and who decided. The
+// prompt is withdrawn when ctx ends (ByGone); it ends by itself after the
+// approval timeout (ByTimeout).
+func (g *Gate) ask(ctx context.Context, task Task, a Approval, sessionKey string) (bool, string) {
 	if g.remembered(sessionKey) {
 		return true, BySession
 	}
 	if g.approver == nil {
 		return false, ByNoOne
 	}
+	if ctx.Err() != nil {
+		return false, ByGone
+	}
 	release := task.Hold()
 	defer release()
 	a.Timeout = g.approvalTimeout()
-	ctx, cancel := context.WithTimeout(context.Background(), a.Timeout)
+	tctx, cancel := context.WithTimeout(ctx, a.Timeout)
 	defer cancel()
-	ans, err := g.approver.Approve(ctx, a)
+	ans, err := g.approver.Approve(tctx, a)
 	switch {
-	case errors.Is(err, ErrApprovalTimeout) || (err != nil && ctx.Err() != nil):
+	case err != nil && ctx.Err() != nil:
+		return false, ByGone
+	case errors.Is(err, ErrApprovalTimeout) || (err != nil && tctx.Err() != nil):
 		return false, ByTimeout
 	case errors.Is(err, ErrNoApprover):
 		return false, ByNoOne

@@ -4,6 +4,7 @@ package execboundary
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -133,7 +134,8 @@ func (g *Gate) Start(cmd *exec.Cmd, task Task) (stop func(), err error) {
 		return nil, errors.New("the exec gate helper sent no listener; this is a bug in whale-ls, report it")
 	}
 	unix.CloseOnExec(listener)
-	tg := &taskGate{g: g, task: task, command: commandOf(origArgs), session: cmd.Process.Pid, cache: map[string]cached{}, listener: listener}
+	tg := &taskGate{g: g, task: task, command: commandOf(origArgs), session: cmd.Process.Pid, cache: map[string]cached{}, pending: map[string]*sharedPrompt{}, listener: listener}
+	tg.ctx, tg.end = context.WithCancelCause(context.Background())
 	go tg.loop()
 	if _, _, err := uc.WriteMsgUnix([]byte(msgGo), nil, nil); err != nil {
 		abort()
@@ -177,6 +179,7 @@ type cached struct {
 	allow   bool
 	verdict Verdict
 	final   [2]uint64
+	deps    []dependency
 }
 
 // taskGate answers the execs of one task.
@@ -186,14 +189,53 @@ type taskGate struct {
 	command  string
 	session  int // the task's session id (the helper's pid)
 	listener int
+	// ctx ends (end) when the loop does: no process of the task is left,
+	// and every pending prompt is withdrawn.
+	ctx context.Context
+	end context.CancelCauseFunc
+	// prompts counts the goroutines that answer prompts; the loop closes
+	// the listener only after the last one returned.
+	prompts sync.WaitGroup
 
 	mu    sync.Mutex
 	cache map[string]cached
-	done  bool
+	// pending holds the unanswered prompts by cache key and dependencies,
+	// so that an identical exec waits for the answer instead of prompting
+	// again.
+	pending map[string]*sharedPrompt
+	done    bool
 	// gens counts the execs seen per thread group, so that a check after
 	// one exec ignores images loaded by later (separately checked) ones.
 	gens map[int]uint64
 }
+
+// sharedPrompt is one prompt and the identical execs of a task waiting for
+// its answer.
+type sharedPrompt struct {
+	// key is the cache key the answer is remembered under; pendingKey adds
+	// the decision's dependencies (an exec joins only when they match).
+	key, pendingKey string
+	// withdraw ends the prompt's context; errGone as the cause says that
+	// nobody waits for the answer any more.
+	withdraw context.CancelCauseFunc
+	// waiting (guarded by taskGate.mu) are the execs the answer is for, the
+	// one that prompted first. Once p has left taskGate.pending, no exec
+	// joins any more.
+	waiting []waitingExec
+}
+
+// waitingExec is an exec stopped until a prompt is answered.
+type waitingExec struct {
+	id      uint64
+	ex      *execRequest
+	verdict Verdict
+	final   [2]uint64
+	deps    []dependency
+}
+
+// watchInterval is how often a pending prompt checks that an exec still
+// waits for it.
+const watchInterval = 250 * time.Millisecond
 
 // bump records a new exec of tgid and returns its generation.
 func (tg *taskGate) bump(tgid int) uint64 {
@@ -222,7 +264,11 @@ func (tg *taskGate) stop() {
 }
 
 func (tg *taskGate) loop() {
-	defer unix.Close(tg.listener)
+	defer func() {
+		tg.end(errGone)
+		tg.prompts.Wait()
+		unix.Close(tg.listener)
+	}()
 	for {
 		pfd := []unix.PollFd{{Fd: int32(tg.listener), Events: unix.POLLIN}}
 		_, err := unix.Poll(pfd, -1)
@@ -307,59 +353,163 @@ func (tg *taskGate) handle(req seccompNotif) {
 		tg.mu.Lock()
 		c, hit := tg.cache[key]
 		tg.mu.Unlock()
-		if hit {
+		if hit && unchanged(c.deps) {
 			ex.close()
-			if c.allow {
-				tg.allow(req.id, ex, c.final)
-			} else {
-				tg.deny(req.id, ex, c.verdict, "")
-			}
+			tg.answerCached(req.id, ex, c)
 			return
 		}
 	}
 	pol := tg.g.Policy()
-	v, final := judge(pol, ex.prog, ex.file, ex.argv, ex.cwd, 0)
+	v, final, deps := judge(pol, ex.prog, ex.file, ex.argv, ex.cwd, 0)
 	ex.close()
 	ex.final = final
 	switch v.Decision {
 	case Allow:
-		tg.remember(key, cached{allow: true, verdict: v, final: final})
+		tg.remember(key, cached{allow: true, verdict: v, final: final, deps: deps})
 		tg.audit(ex, v, "allow", ByPolicy)
 		tg.allow(req.id, ex, final)
 	case Deny:
-		tg.remember(key, cached{verdict: v})
+		tg.remember(key, cached{verdict: v, deps: deps})
 		tg.audit(ex, v, "deny", ByPolicy)
 		tg.deny(req.id, ex, v, ByPolicy)
 	default:
-		go func() {
-			a := Approval{TaskID: tg.task.ID(), Command: tg.command, Program: ex.prog.Path, Argv: ex.argv, Cwd: ex.cwd, Rule: v.RuleText()}
-			ok, by := tg.g.ask(tg.task, a, ex.prog.Path+"\x00"+v.RuleText())
-			if ex.prog.Anonymous() {
-				key = ""
+		tg.ask(waitingExec{id: req.id, ex: ex, verdict: v, final: final, deps: deps}, key)
+	}
+}
+
+func (tg *taskGate) answerCached(id uint64, ex *execRequest, c cached) {
+	if c.allow {
+		tg.allow(id, ex, c.final)
+	} else {
+		tg.deny(id, ex, c.verdict, "")
+	}
+}
+
+// ask answers an exec the policy asks about. While a prompt for an
+// identical exec of the task (same cache key, same dependencies) is
+// pending, the exec joins it and takes its answer; otherwise it prompts,
+// from its own goroutine so that the task's other processes go on
+// meanwhile.
+func (tg *taskGate) ask(w waitingExec, key string) {
+	pendingKey := ""
+	if key != "" {
+		pendingKey = key + depsKey(w.deps)
+	}
+	tg.mu.Lock()
+	if key != "" {
+		// Answered since handle looked?
+		if c, hit := tg.cache[key]; hit && depsKey(c.deps) == depsKey(w.deps) {
+			tg.mu.Unlock()
+			tg.answerCached(w.id, w.ex, c)
+			return
+		}
+		if p := tg.pending[pendingKey]; p != nil {
+			p.waiting = append(p.waiting, w)
+			n := len(p.waiting)
+			tg.mu.Unlock()
+			if tg.g.onJoin != nil {
+				tg.g.onJoin(n)
 			}
-			if ok {
-				tg.remember(key, cached{allow: true, verdict: v, final: final})
-				tg.audit(ex, v, "allow", by)
-				if tg.valid(req.id) {
-					tg.allow(req.id, ex, final)
-				}
-				return
+			return
+		}
+	}
+	ctx, withdraw := context.WithCancelCause(tg.ctx)
+	p := &sharedPrompt{key: key, pendingKey: pendingKey, withdraw: withdraw, waiting: []waitingExec{w}}
+	if pendingKey != "" {
+		tg.pending[pendingKey] = p
+	}
+	tg.prompts.Add(1)
+	tg.mu.Unlock()
+	go tg.prompt(ctx, p, w)
+}
+
+// prompt asks the user about first on behalf of the execs waiting for p
+// and answers each of them. The prompt is withdrawn when none of them waits
+// any more (watch) or the task ends; the approval timeout applies as for
+// one exec.
+func (tg *taskGate) prompt(ctx context.Context, p *sharedPrompt, first waitingExec) {
+	defer tg.prompts.Done()
+	ex, v := first.ex, first.verdict
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		tg.watch(ctx, p)
+	}()
+	a := Approval{TaskID: tg.task.ID(), Command: tg.command, Program: ex.prog.Path, Argv: ex.argv, Cwd: ex.cwd, Rule: v.RuleText()}
+	ok, by := tg.g.ask(ctx, tg.task, a, ex.prog.Path+"\x00"+v.RuleText())
+	p.withdraw(nil)
+	<-watched
+
+	tg.mu.Lock()
+	if p.pendingKey != "" && tg.pending[p.pendingKey] == p {
+		delete(tg.pending, p.pendingKey)
+	}
+	if by != ByGone {
+		tg.rememberLocked(p.key, cached{allow: ok, verdict: v, final: first.final, deps: first.deps})
+	}
+	waiting := p.waiting
+	tg.mu.Unlock()
+
+	for i, w := range waiting {
+		decision := "deny"
+		if ok {
+			decision = "allow"
+		}
+		tg.auditEntry(w.ex, w.verdict, decision, by, i > 0)
+		if !tg.valid(w.id) {
+			continue
+		}
+		if ok {
+			tg.allow(w.id, w.ex, w.final)
+		} else {
+			tg.deny(w.id, w.ex, w.verdict, by)
+		}
+	}
+}
+
+// watch withdraws p once no exec waits for it any more (their processes
+// died), and returns when ctx ends.
+func (tg *taskGate) watch(ctx context.Context, p *sharedPrompt) {
+	t := time.NewTicker(watchInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		tg.mu.Lock()
+		alive := false
+		for _, w := range p.waiting {
+			if tg.valid(w.id) {
+				alive = true
+				break
 			}
-			tg.remember(key, cached{verdict: v})
-			tg.audit(ex, v, "deny", by)
-			if tg.valid(req.id) {
-				tg.deny(req.id, ex, v, by)
+		}
+		if !alive {
+			// An identical exec arriving from now on prompts anew.
+			if p.pendingKey != "" && tg.pending[p.pendingKey] == p {
+				delete(tg.pending, p.pendingKey)
 			}
-		}()
+		}
+		tg.mu.Unlock()
+		if !alive {
+			p.withdraw(errGone)
+			return
+		}
 	}
 }
 
 func (tg *taskGate) remember(key string, c cached) {
+	tg.mu.Lock()
+	defer tg.mu.Unlock()
+	tg.rememberLocked(key, c)
+}
+
+func (tg *taskGate) rememberLocked(key string, c cached) {
 	if key == "" {
 		return
 	}
-	tg.mu.Lock()
-	defer tg.mu.Unlock()
 	if len(tg.cache) > 4096 {
 		clear(tg.cache)
 	}
@@ -367,7 +517,13 @@ func (tg *taskGate) remember(key string, c cached) {
 }
 
 func (tg *taskGate) audit(ex *execRequest, v Verdict, decision, by string) {
-	if err := tg.g.audit.Write(AuditEntry{Task: tg.task.ID(), Program: ex.prog.Path, Argv: ex.argv, Cwd: ex.cwd, Decision: decision, Rule: v.RuleText(), DecidedBy: by}); err != nil {
+	tg.auditEntry(ex, v, decision, by, false)
+}
+
+// auditEntry records a decision; shared: the exec took the answer to an
+// identical exec's prompt.
+func (tg *taskGate) auditEntry(ex *execRequest, v Verdict, decision, by string, shared bool) {
+	if err := tg.g.audit.Write(AuditEntry{Task: tg.task.ID(), Program: ex.prog.Path, Argv: ex.argv, Cwd: ex.cwd, Decision: decision, Rule: v.RuleText(), DecidedBy: by, Shared: shared}); err != nil {
 		tg.g.log.Warn("exec decisions are not audited", "err", err)
 	}
 }

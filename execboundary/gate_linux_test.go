@@ -195,6 +195,12 @@ func int80Elf(victim string) []byte {
 	return img
 }
 
+func needLoader(t *testing.T, dir string) {
+	if _, err := os.Stat("/lib64/ld-linux-x86-64.so.2"); err != nil {
+		t.Skip("no /lib64/ld-linux-x86-64.so.2")
+	}
+}
+
 // TestBypassSuite tries many ways to run a denied program; each must leave
 // its victim file in place, while the controls must run.
 func TestBypassSuite(t *testing.T) {
@@ -251,6 +257,11 @@ func TestBypassSuite(t *testing.T) {
 				t.Skip("no /lib64/ld-linux-x86-64.so.2")
 			}
 		}, script: `/lib64/ld-linux-x86-64.so.2 /usr/bin/rm -f victim`},
+		// The next three first make the task's decision cache allow the
+		// same program and arguments, then change what they run.
+		{name: "dynamic loader, allowed in another folder", setup: needLoader, script: `mkdir A && cp /usr/bin/true A/x && cp /usr/bin/rm x && (cd A && /lib64/ld-linux-x86-64.so.2 ./x -f victim); /lib64/ld-linux-x86-64.so.2 ./x -f victim`},
+		{name: "dynamic loader, target rewritten", setup: needLoader, script: `cp /usr/bin/true x && /lib64/ld-linux-x86-64.so.2 ./x victim; cat /usr/bin/rm > x; /lib64/ld-linux-x86-64.so.2 ./x victim`},
+		{name: "shebang interpreter rewritten", script: `cp /usr/bin/true interp && printf '#!%s/interp\n' "$PWD" > s && chmod +x s && ./s victim; cat /usr/bin/rm > interp; ./s victim`},
 		{name: "memfd", needs: "python3", script: `python3 -c '
 import os
 fd = os.memfd_create("x", 0)
@@ -495,4 +506,368 @@ func nestedInner(t *testing.T) {
 		t.Errorf("best-effort notes %q events %+v", task.text(), task.events)
 	}
 	fmt.Println("nested: ok")
+}
+
+// sharedRig is the approver of the shared-prompt tests: it counts prompts,
+// reports each one on asked and answers what answer receives, or fails
+// the exec when its context ends (recording the cause).
+type sharedRig struct {
+	prompts atomic.Int32
+	asked   chan Approval
+	answer  chan Answer
+	// ended receives the cause of a prompt whose context ended.
+	ended chan error
+}
+
+func newSharedRig() *sharedRig {
+	return &sharedRig{asked: make(chan Approval, 8), answer: make(chan Answer, 8), ended: make(chan error, 8)}
+}
+
+func (r *sharedRig) Approve(ctx context.Context, a Approval) (Answer, error) {
+	r.prompts.Add(1)
+	r.asked <- a
+	select {
+	case ans := <-r.answer:
+		return ans, nil
+	case <-ctx.Done():
+		r.ended <- context.Cause(ctx)
+		return DenyOnce, ctx.Err()
+	}
+}
+
+// sharedGate is testGate with rm -rf asking, and a channel that receives
+// the number of execs waiting for a prompt each time one joins it.
+func sharedGate(t *testing.T, rig *sharedRig) (*Gate, string, chan int) {
+	t.Helper()
+	g, state := testGate(t, `[{"program":"rm","argsAny":["-*r*"],"decision":"ask"}]`, rig)
+	joined := make(chan int, 8)
+	g.onJoin = func(n int) { joined <- n }
+	return g, state, joined
+}
+
+// receive receives from ch, reporting an error after a generous timeout.
+func receive[T any](t *testing.T, ch <-chan T, what string) (T, bool) {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v, true
+	case <-time.After(30 * time.Second):
+		t.Errorf("timed out waiting for %s", what)
+		var zero T
+		return zero, false
+	}
+}
+
+// within is receive that ends the test on a timeout.
+func within[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	v, ok := receive(t, ch, what)
+	if !ok {
+		t.FailNow()
+	}
+	return v
+}
+
+// alongside runs f in a goroutine that the test waits for when it ends; f
+// must not call FailNow.
+func alongside(t *testing.T, f func()) {
+	done := make(chan struct{})
+	t.Cleanup(func() { <-done })
+	go func() {
+		defer close(done)
+		f()
+	}()
+}
+
+// rmEntries returns "decision/decidedBy[/shared]" of the audit entries for
+// rm, waiting until there are n of them.
+func rmEntries(t *testing.T, state string, n int) []string {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var got []string
+		raw, _ := os.ReadFile(filepath.Join(state, "audit.jsonl"))
+		for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+			var e AuditEntry
+			if json.Unmarshal([]byte(line), &e) != nil || filepath.Base(e.Program) != "rm" {
+				continue
+			}
+			s := e.Decision + "/" + e.DecidedBy
+			if e.Shared {
+				s += "/shared"
+			}
+			got = append(got, s)
+		}
+		if len(got) >= n || time.Now().After(deadline) {
+			return got
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// promptsLeft waits until no goroutine answers or watches a prompt, and
+// reports the stacks of those left after a generous timeout.
+func promptsLeft(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		buf := make([]byte, 1<<20)
+		stacks := string(buf[:runtime.Stack(buf, true)])
+		var left []string
+		for _, g := range strings.Split(stacks, "\n\n") {
+			if strings.Contains(g, "(*taskGate).prompt") || strings.Contains(g, "(*taskGate).watch") {
+				left = append(left, g)
+			}
+		}
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("goroutines of a prompt are left:\n%s", strings.Join(left, "\n\n"))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// startGated starts script behind g in dir without waiting for it; the
+// returned function kills what is left of the task and waits for it.
+func startGated(t *testing.T, g *Gate, dir, script string) (task *fakeTask, done <-chan error, kill func()) {
+	t.Helper()
+	cmd := exec.Command("/bin/bash", "-c", script)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), helperEnv+"=1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	task = &fakeTask{id: "t1"}
+	stop, err := g.Start(cmd, task)
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	ch := make(chan error, 1)
+	go func() { ch <- cmd.Wait() }()
+	kill = func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		within(t, ch, "the killed task to end")
+		if stop != nil {
+			stop()
+		}
+	}
+	return task, ch, kill
+}
+
+// TestConcurrentIdenticalAsksShareOnePrompt: two identical execs of one
+// task that both need "ask" get one prompt; both run after allow, both are
+// refused after deny, and each has its audit line.
+func TestConcurrentIdenticalAsksShareOnePrompt(t *testing.T) {
+	for _, tc := range []struct {
+		answer  Answer
+		wantRan bool
+		wantRC  string
+		audit   string
+	}{
+		{answer: AllowOnce, wantRan: true, wantRC: "rc1=0 rc2=0", audit: "allow/user allow/user/shared"},
+		{answer: DenyOnce, wantRan: false, wantRC: "rc1=126 rc2=126", audit: "deny/user deny/user/shared"},
+	} {
+		t.Run(string(tc.answer), func(t *testing.T) {
+			rig := newSharedRig()
+			g, state, joined := sharedGate(t, rig)
+			dir := t.TempDir()
+			victim := filepath.Join(dir, "victim")
+			if err := os.WriteFile(victim, []byte("keep me\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			alongside(t, func() {
+				if _, ok := receive(t, rig.asked, "the prompt"); !ok {
+					return
+				}
+				if n, ok := receive(t, joined, "the second exec to join the prompt"); ok && n != 2 {
+					t.Errorf("execs waiting for the prompt = %d, want 2", n)
+				}
+				rig.answer <- tc.answer
+			})
+			res := runGated(t, g, dir, `rm -rf victim & a=$!; rm -rf victim & b=$!; wait $a; echo rc1=$?; wait $b; echo rc2=$?`)
+			if n := rig.prompts.Load(); n != 1 {
+				t.Errorf("prompts = %d, want 1", n)
+			}
+			if _, err := os.Stat(victim); (err == nil) == tc.wantRan {
+				t.Errorf("victim exists = %v after %s, want %v; output %q notes %q", err == nil, tc.answer, !tc.wantRan, res.out, res.task.text())
+			}
+			if got := strings.Join(strings.Fields(res.out), " "); !strings.Contains(got, tc.wantRC) {
+				t.Errorf("output = %q, want %q", got, tc.wantRC)
+			}
+			if n := strings.Count(res.task.text(), "whale: policy denied"); !tc.wantRan && n != 2 {
+				t.Errorf("denial lines = %d, want 2; notes %q", n, res.task.text())
+			}
+			if got := strings.Join(rmEntries(t, state, 2), " "); got != tc.audit {
+				t.Errorf("audit for rm = %q, want %q", got, tc.audit)
+			}
+		})
+	}
+}
+
+// TestDifferentAsksPromptSeparately: two different execs that need "ask"
+// at the same time get a prompt each, and neither waits for the other's.
+func TestDifferentAsksPromptSeparately(t *testing.T) {
+	rig := newSharedRig()
+	g, state, joined := sharedGate(t, rig)
+	dir := t.TempDir()
+	for _, name := range []string{"v1", "v2"} {
+		os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o644)
+	}
+	alongside(t, func() {
+		// Both prompts are pending before either is answered.
+		if _, ok := receive(t, rig.asked, "the first prompt"); !ok {
+			return
+		}
+		receive(t, rig.asked, "the second prompt")
+		rig.answer <- AllowOnce
+		rig.answer <- AllowOnce
+	})
+	res := runGated(t, g, dir, `rm -rf v1 & rm -rf v2 & wait`)
+	if n := rig.prompts.Load(); n != 2 {
+		t.Errorf("prompts = %d, want 2", n)
+	}
+	for _, name := range []string{"v1", "v2"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			t.Errorf("%s survived an allowed rm; output %q notes %q", name, res.out, res.task.text())
+		}
+	}
+	if got := strings.Join(rmEntries(t, state, 2), " "); got != "allow/user allow/user" {
+		t.Errorf("audit for rm = %q, want two unshared user decisions", got)
+	}
+	select {
+	case n := <-joined:
+		t.Errorf("an exec joined another's prompt (%d waiting)", n)
+	default:
+	}
+}
+
+// TestCancelledTaskWithdrawsSharedPrompt: killing the task while two execs
+// wait for one prompt withdraws the prompt (the approver's context ends)
+// and records both execs as gone.
+func TestCancelledTaskWithdrawsSharedPrompt(t *testing.T) {
+	rig := newSharedRig()
+	g, state, joined := sharedGate(t, rig)
+	dir := t.TempDir()
+	victim := filepath.Join(dir, "victim")
+	os.WriteFile(victim, []byte("keep me\n"), 0o644)
+	_, _, kill := startGated(t, g, dir, `rm -rf victim & rm -rf victim & wait`)
+	within(t, rig.asked, "the prompt")
+	within(t, joined, "the second exec to join the prompt")
+	kill()
+	if cause := within(t, rig.ended, "the prompt to be withdrawn"); cause != errGone {
+		t.Errorf("the prompt ended with %v, want %v", cause, errGone)
+	}
+	if got := strings.Join(rmEntries(t, state, 2), " "); got != "deny/gone deny/gone/shared" {
+		t.Errorf("audit for rm = %q, want both execs gone", got)
+	}
+	promptsLeft(t)
+	if _, err := os.Stat(victim); err != nil {
+		t.Errorf("the victim was removed")
+	}
+	if n := rig.prompts.Load(); n != 1 {
+		t.Errorf("prompts = %d, want 1", n)
+	}
+}
+
+// TestDeadExecsOfASharedPrompt: while the task runs on, a shared prompt
+// stays for the exec still waiting when the other's process dies, and is
+// withdrawn once no waiting exec is left.
+func TestDeadExecsOfASharedPrompt(t *testing.T) {
+	const two = `sh -c 'echo $$ > p1; exec rm -rf victim' & sh -c 'echo $$ > p2; exec rm -rf victim' & wait; echo waited > marker; exec sleep 600`
+	setup := func(t *testing.T) (g *Gate, state, dir string, rig *sharedRig, kill func()) {
+		rig = newSharedRig()
+		g, state, joined := sharedGate(t, rig)
+		dir = t.TempDir()
+		os.WriteFile(filepath.Join(dir, "victim"), []byte("keep me\n"), 0o644)
+		_, _, kill = startGated(t, g, dir, two)
+		t.Cleanup(kill)
+		within(t, rig.asked, "the prompt")
+		within(t, joined, "the second exec to join the prompt")
+		return g, state, dir, rig, kill
+	}
+	killPid := func(t *testing.T, dir, name string) {
+		raw, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pid int
+		fmt.Sscan(string(raw), &pid)
+		if pid <= 1 {
+			t.Fatalf("%s holds %q", name, raw)
+		}
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+			t.Fatalf("kill %s: %v", name, err)
+		}
+	}
+
+	t.Run("one of two died", func(t *testing.T) {
+		_, state, dir, rig, _ := setup(t)
+		killPid(t, dir, "p1")
+		// Give the prompt's watch a few rounds to see the dead exec; the
+		// answer must still reach the other one.
+		<-time.After(3 * watchInterval)
+		rig.answer <- AllowOnce
+		waitForFile(t, filepath.Join(dir, "marker"))
+		if _, err := os.Stat(filepath.Join(dir, "victim")); err == nil {
+			t.Errorf("the surviving exec did not run after allow")
+		}
+		if got := strings.Join(rmEntries(t, state, 2), " "); got != "allow/user allow/user/shared" {
+			t.Errorf("audit for rm = %q", got)
+		}
+		if n := rig.prompts.Load(); n != 1 {
+			t.Errorf("prompts = %d, want 1", n)
+		}
+	})
+	t.Run("both died", func(t *testing.T) {
+		_, state, dir, rig, _ := setup(t)
+		killPid(t, dir, "p1")
+		killPid(t, dir, "p2")
+		if cause := within(t, rig.ended, "the prompt to be withdrawn"); cause != errGone {
+			t.Errorf("the prompt ended with %v, want %v", cause, errGone)
+		}
+		waitForFile(t, filepath.Join(dir, "marker"))
+		if got := strings.Join(rmEntries(t, state, 2), " "); got != "deny/gone deny/gone/shared" {
+			t.Errorf("audit for rm = %q, want both execs gone", got)
+		}
+		promptsLeft(t)
+		if _, err := os.Stat(filepath.Join(dir, "victim")); err != nil {
+			t.Errorf("the victim was removed")
+		}
+	})
+}
+
+// TestSharedPromptTimesOut: the approval timeout ends a shared prompt as it
+// ends a single one, denying every exec waiting for it.
+func TestSharedPromptTimesOut(t *testing.T) {
+	joined := make(chan int, 8)
+	var prompts atomic.Int32
+	approver := approverFunc(func(ctx context.Context, a Approval) (Answer, error) {
+		prompts.Add(1)
+		// Not before the second exec joined: the timeout must end both.
+		receive(t, joined, "the second exec to join the prompt")
+		<-ctx.Done()
+		return DenyOnce, ErrApprovalTimeout
+	})
+	rules := `[{"program":"rm","argsAny":["-*r*"],"decision":"ask"}]`
+	g, state := testGate(t, rules, approver)
+	if err := g.Configure("enforce", json.RawMessage(rules), 300); err != nil {
+		t.Fatal(err)
+	}
+	g.onJoin = func(n int) { joined <- n }
+	dir := t.TempDir()
+	victim := filepath.Join(dir, "victim")
+	os.WriteFile(victim, []byte("keep me\n"), 0o644)
+	res := runGated(t, g, dir, `rm -rf victim & rm -rf victim & wait`)
+	if _, err := os.Stat(victim); err != nil {
+		t.Fatalf("the victim was removed without an answer")
+	}
+	if n := strings.Count(res.task.text(), "nobody answered the approval in time"); n != 2 {
+		t.Errorf("timeout denial lines = %d, want 2; notes %q", n, res.task.text())
+	}
+	if got := strings.Join(rmEntries(t, state, 2), " "); got != "deny/timeout deny/timeout/shared" {
+		t.Errorf("audit for rm = %q", got)
+	}
+	if n := prompts.Load(); n != 1 {
+		t.Errorf("prompts = %d, want 1", n)
+	}
 }

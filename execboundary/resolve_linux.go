@@ -48,12 +48,61 @@ func (ex *execRequest) close() {
 	}
 }
 
+// cacheKey keys the task's decision cache: the program file as it is now,
+// the folder (relative paths in a #! line or a loader's argument depend on
+// it, and a prompt shows it) and the arguments. The other files a decision
+// rests on are checked on a hit (see dependency).
 func (ex *execRequest) cacheKey() string {
 	p := ex.prog
 	if p.Ino == 0 || p.Anonymous() {
 		return ""
 	}
-	return fmt.Sprintf("%d:%d:%d:%d:%d\x00%s", p.Dev, p.Ino, p.Size, p.ModNs, p.ChangeNs, strings.Join(ex.argv, "\x00"))
+	return fmt.Sprintf("%d:%d:%d:%d:%d\x00%s\x00%s", p.Dev, p.Ino, p.Size, p.ModNs, p.ChangeNs, ex.cwd, strings.Join(ex.argv, "\x00"))
+}
+
+// fileID identifies a file and its content's version; zero for a path the
+// kernel would not execute (missing, not a regular file, not executable).
+type fileID struct {
+	dev, ino            uint64
+	size, modNs, change int64
+}
+
+// dependency is a file besides the program that a decision rests on: a #!
+// interpreter, or the program the dynamic loader is asked to load. A
+// decision is reused only while each names the same, unchanged file.
+type dependency struct {
+	path string // as judge opened it (relative names joined to the folder)
+	id   fileID
+}
+
+func idOf(p Program) fileID { return fileID{p.Dev, p.Ino, p.Size, p.ModNs, p.ChangeNs} }
+
+// executableID is the fileID of path now, as openProgram would see it.
+func executableID(path string) fileID {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Mode&0o111 == 0 {
+		return fileID{}
+	}
+	return fileID{st.Dev, st.Ino, st.Size, st.Mtim.Nano(), st.Ctim.Nano()}
+}
+
+// unchanged reports whether every dependency still names the file it named.
+func unchanged(deps []dependency) bool {
+	for _, d := range deps {
+		if executableID(d.path) != d.id {
+			return false
+		}
+	}
+	return true
+}
+
+// depsKey is the text of deps for a map key.
+func depsKey(deps []dependency) string {
+	var b strings.Builder
+	for _, d := range deps {
+		fmt.Fprintf(&b, "\x00%s\x00%v", d.path, d.id)
+	}
+	return b.String()
 }
 
 // readExec reads the path, argv and working folder of a waiting exec and
@@ -162,15 +211,16 @@ func openProgram(target, given string) (Program, *os.File, bool) {
 // judge decides a program and what it makes the kernel or the loader run
 // without another exec: a script's #! interpreter (the whole chain), and
 // the program the dynamic loader is asked to load. final is the identity
-// of the image the exec ends up with.
-func judge(pol *Policy, prog Program, f *os.File, argv []string, cwd string, depth int) (Verdict, [2]uint64) {
+// of the image the exec ends up with; deps are the files besides prog that
+// the verdict rests on.
+func judge(pol *Policy, prog Program, f *os.File, argv []string, cwd string, depth int) (Verdict, [2]uint64, []dependency) {
 	v := pol.Decide(prog, argv)
 	final := [2]uint64{prog.Dev, prog.Ino}
 	if prog.Anonymous() {
 		v = stricter(v, Verdict{Decision: Ask, Reason: "it runs from a memfd or a deleted file, which cannot be identified"})
 	}
 	if f == nil || depth >= maxDepth {
-		return v, final
+		return v, final, nil
 	}
 	head := make([]byte, 256)
 	n := 0
@@ -186,9 +236,10 @@ func judge(pol *Policy, prog Program, f *os.File, argv []string, cwd string, dep
 		}
 		iprog, ifile, ok := openProgram(target, interp)
 		if !ok {
-			return v, final // the kernel fails the exec
+			return v, final, []dependency{{path: target}} // the kernel fails the exec
 		}
 		defer ifile.Close()
+		dep := dependency{path: target, id: idOf(iprog)}
 		iargv := []string{interp}
 		if arg != "" {
 			iargv = append(iargv, arg)
@@ -197,13 +248,13 @@ func judge(pol *Policy, prog Program, f *os.File, argv []string, cwd string, dep
 		if len(argv) > 1 {
 			iargv = append(iargv, argv[1:]...)
 		}
-		iv, ifinal := judge(pol, iprog, ifile, iargv, cwd, depth+1)
-		return stricter(v, iv), ifinal
+		iv, ifinal, ideps := judge(pol, iprog, ifile, iargv, cwd, depth+1)
+		return stricter(v, iv), ifinal, append([]dependency{dep}, ideps...)
 	}
 	if isLoader(prog.Path) {
 		name, largv := loaderTarget(argv)
 		if name == "" {
-			return v, final
+			return v, final, nil
 		}
 		target := name
 		if !filepath.IsAbs(name) && cwd != "" {
@@ -211,13 +262,13 @@ func judge(pol *Policy, prog Program, f *os.File, argv []string, cwd string, dep
 		}
 		lprog, lfile, ok := openProgram(target, name)
 		if !ok {
-			return stricter(v, Verdict{Decision: Ask, Reason: fmt.Sprintf("the dynamic loader was asked to load %q, which cannot be identified", name)}), final
+			return stricter(v, Verdict{Decision: Ask, Reason: fmt.Sprintf("the dynamic loader was asked to load %q, which cannot be identified", name)}), final, []dependency{{path: target}}
 		}
 		defer lfile.Close()
-		lv, _ := judge(pol, lprog, lfile, largv, cwd, depth+1)
-		return stricter(v, lv), final
+		lv, _, ldeps := judge(pol, lprog, lfile, largv, cwd, depth+1)
+		return stricter(v, lv), final, append([]dependency{{path: target, id: idOf(lprog)}}, ldeps...)
 	}
-	return v, final
+	return v, final, nil
 }
 
 // reopen opens an O_PATH file for reading.
