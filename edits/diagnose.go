@@ -18,10 +18,16 @@ const maxAnchorHits = 2000
 // file that agrees with the most following lines, and shows the first line
 // where they part.
 func notFound(text, search, subject string) *Error {
+	return notFoundAfter(text, 0, search, subject)
+}
+
+// notFoundAfter is notFound for a search confined to text[from:]: the
+// diagnosis looks only there but names lines of the whole text.
+func notFoundAfter(text string, from int, search, subject string) *Error {
 	sl := strings.Split(strings.TrimSuffix(search, "\n"), "\n")
 	var b strings.Builder
 	b.WriteString(subject + " was not found, not even ignoring whitespace, escapes, line-number prefixes or typographic quotes. ")
-	b.WriteString(divergence(text, sl))
+	b.WriteString(divergence(text[from:], sl, lineOf(text, from)-1))
 	if len(sl) > largeSearchLines {
 		fmt.Fprintf(&b, " The search has %d lines and one wrong line fails all of them: split it into smaller edits or use multi_edit.", len(sl))
 	}
@@ -29,8 +35,9 @@ func notFound(text, search, subject string) *Error {
 }
 
 // divergence explains where the closest region of text stops agreeing with
-// the search lines and ends with the next step.
-func divergence(text string, sl []string) string {
+// the search lines and ends with the next step. base is the number of lines
+// before text in the file, added to every line number it names.
+func divergence(text string, sl []string, base int) string {
 	first := -1
 	for j, l := range sl {
 		if strings.TrimSpace(l) != "" {
@@ -64,12 +71,12 @@ func divergence(text string, sl []string) string {
 			}
 			if hits := matchingLines(text, starts, t); len(hits) > 0 {
 				return fmt.Sprintf("Its first line %s is not in the file; its line %d, %s, is at line %d of the file. Read the file around line %d and copy the text exactly.",
-					visible(sl[first]), j+1, visible(sl[j]), hits[0]+1, hits[0]+1)
+					visible(sl[first]), j+1, visible(sl[j]), base+hits[0]+1, base+hits[0]+1)
 			}
 		}
 		return fmt.Sprintf("None of its lines is in the file (its first line is %s). Read the file again and copy the current text exactly.", visible(sl[first]))
 	}
-	start := bestLine + 1
+	start := base + bestLine + 1
 	j := first + bestAgree
 	if j >= len(sl) {
 		return fmt.Sprintf("Closest match starts at line %d and every line agrees once surrounding whitespace is ignored, yet the whole block does not; read the file from line %d and copy it exactly.", start, start)
@@ -84,7 +91,7 @@ func divergence(text string, sl []string) string {
 		agreeing = fmt.Sprintf("the first %d lines agree", bestAgree)
 	}
 	return fmt.Sprintf("Closest match starts at line %d; %s; at line %d the file has %s, you gave %s. Read the file from line %d and copy the text exactly.",
-		start, agreeing, m+1, has, visible(sl[j]), start)
+		start, agreeing, base+m+1, has, visible(sl[j]), start)
 }
 
 // indexLines splits text into lines without "\n" and records where each

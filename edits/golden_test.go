@@ -169,6 +169,13 @@ func (c goldenCase) run(t *testing.T) goldenOutcome {
 				return fail(err)
 			}
 			out.repairs = appendUnique(out.repairs, plan.Applied.Repairs...)
+			if !fp.Creates() && !fp.Deletes() && fp.OldPath != fp.NewPath {
+				// As the tool does: a rename never replaces a file.
+				if _, taken := next[fp.NewPath]; taken {
+					out.repairs = nil
+					return fail(newError(CodeWriteConflict, "%s: the patch renames %s onto a file that exists; delete or move that file first", fp.NewPath, fp.OldPath))
+				}
+			}
 			if !fp.Creates() {
 				delete(next, fp.OldPath)
 			}

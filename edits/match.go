@@ -59,8 +59,10 @@ type variant struct {
 }
 
 // locate runs the tiers in order of growing tolerance and stops at the first
-// one that finds any candidate.
-func locate(text string, search, replace string) location {
+// one that finds any candidate. With wholeLines, an exact match counts only
+// when it starts at the beginning of a line (a patch hunk's old side is whole
+// lines, never the tail of one).
+func locate(text string, search, replace string, wholeLines bool) location {
 	for _, v := range variants(search, replace) {
 		view, offsets := text, []int(nil)
 		if v.typography {
@@ -70,7 +72,7 @@ func locate(text string, search, replace string) location {
 				continue // neither side has look-alikes: nothing new to try
 			}
 		}
-		loc := locateIn(view, v.search, v.replace)
+		loc := locateIn(view, v.search, v.replace, wholeLines)
 		if len(loc.cands) == 0 {
 			continue
 		}
@@ -140,12 +142,24 @@ func variants(search, replace string) []variant {
 
 // locateIn runs the text-side tiers on one view of the text: exact, then
 // whole lines ignoring trailing blanks, then a uniform indentation shift,
-// then whole lines ignoring leading and trailing blanks.
-func locateIn(text, search, replace string) location {
+// then whole lines ignoring leading and trailing blanks. With wholeLines,
+// exact matches that start inside a line are dropped; the line tiers only
+// ever find whole lines.
+func locateIn(text, search, replace string, wholeLines bool) location {
 	if search == "" {
 		return location{}
 	}
-	if spans := findAll(text, search); len(spans) > 0 {
+	spans := findAll(text, search)
+	if wholeLines {
+		kept := spans[:0]
+		for _, s := range spans {
+			if s.start == 0 || text[s.start-1] == '\n' {
+				kept = append(kept, s)
+			}
+		}
+		spans = kept
+	}
+	if len(spans) > 0 {
 		cands := make([]candidate, len(spans))
 		for i, s := range spans {
 			cands[i] = candidate{s, replace}
@@ -348,7 +362,7 @@ func resolve(text string, e Edit, subject string) ([]candidate, location, error)
 	if e.Search == e.Replace {
 		return nil, location{}, newError(CodeNoChange, "search and replace are identical, so nothing would change; put the new text in replace")
 	}
-	loc := locate(text, e.Search, e.Replace)
+	loc := locate(text, e.Search, e.Replace, false)
 	if len(loc.cands) == 0 {
 		return nil, loc, notFound(text, e.Search, subject)
 	}
@@ -357,7 +371,7 @@ func resolve(text string, e Edit, subject string) ([]candidate, location, error)
 		return nonOverlapping(cands), loc, nil
 	}
 	if len(cands) > 1 {
-		return nil, loc, notUnique(text, cands, loc.how, subject)
+		return nil, loc, notUnique(text, cands, loc.how, subject, nextForEdit)
 	}
 	// A tolerant match must be the first occurrence of its real bytes, so
 	// that nothing can mistake one copy for another.
@@ -365,14 +379,19 @@ func resolve(text string, e Edit, subject string) ([]candidate, location, error)
 		c := cands[0]
 		if real := text[c.start:c.end]; real != "" {
 			if first := strings.Index(text, real); first >= 0 && first != c.start {
-				return nil, loc, notUnique(text, []candidate{{span: span{first, first + len(real)}}, c}, loc.how, subject)
+				return nil, loc, notUnique(text, []candidate{{span: span{first, first + len(real)}}, c}, loc.how, subject, nextForEdit)
 			}
 		}
 	}
 	return cands, loc, nil
 }
 
-func notUnique(text string, cands []candidate, how, subject string) *Error {
+// nextForEdit is the next step after an ambiguous edit search.
+const nextForEdit = "add surrounding lines to make it unique, or set all=true to replace every one"
+
+// notUnique builds the search_not_unique error: how many places, on which
+// lines, and next, the step that makes the search unique.
+func notUnique(text string, cands []candidate, how, subject, next string) *Error {
 	lines := linesOf(text, nonOverlappingSorted(cands))
 	where := subject + " matches"
 	if how != "" {
@@ -380,7 +399,7 @@ func notUnique(text string, cands []candidate, how, subject string) *Error {
 	}
 	return &Error{
 		Code:    CodeSearchNotUnique,
-		Message: fmt.Sprintf("%s %d places (lines %s); add surrounding lines to make it unique, or set all=true to replace every one", where, len(cands), formatLines(lines)),
+		Message: fmt.Sprintf("%s %d places (lines %s); %s", where, len(cands), formatLines(lines), next),
 		Lines:   lines,
 	}
 }

@@ -12,14 +12,23 @@ import (
 const (
 	RepairCodeFenceRemoved  = "code_fence_removed"
 	RepairHunkHeaderRebuilt = "hunk_header_rebuilt"
+	// RepairBeginPatchAdded: a "*** Begin Patch" patch started directly with
+	// its first file header.
+	RepairBeginPatchAdded = "begin_patch_added"
+	// RepairEndPatchAdded: a "*** Begin Patch" patch had no "*** End Patch".
+	RepairEndPatchAdded = "end_patch_added"
 )
 
-// FilePatch is one file's part of a unified diff. OldPath is "" when the
-// patch creates the file and NewPath is "" when it deletes it; they differ
-// for a rename.
+// FilePatch is one file's part of a patch. OldPath is "" when the patch
+// creates the file and NewPath is "" when it deletes it; they differ for a
+// rename.
 type FilePatch struct {
 	OldPath, NewPath string
 	hunks            []patchHunk
+	// envelope marks a part read from the "*** Begin Patch" format: its
+	// hunks are chunks located in order (see applyChunks), and messages name
+	// that format's lines.
+	envelope bool
 }
 
 // patchHunk is a hunk as text: old is its context and removed lines, new its
@@ -29,6 +38,12 @@ type patchHunk struct {
 	old, new string
 	hint     int
 	header   string
+	// The fields below belong to "*** Begin Patch" chunks: the texts of
+	// their @@ lines, whether "*** End of File" closed them, and the patch
+	// line they start on.
+	anchors []string
+	eof     bool
+	line    int
 }
 
 // Creates reports whether the patch creates the file.
@@ -40,22 +55,28 @@ func (fp FilePatch) Deletes() bool { return fp.NewPath == "" }
 // Hunks returns the number of hunks.
 func (fp FilePatch) Hunks() int { return len(fp.hunks) }
 
-var hunkHeaderRE = regexp.MustCompile(`^@@ -\d+(,\d+)? \+\d+(,\d+)? @@`)
+var hunkHeaderRE = regexp.MustCompile(`^@@ -(\d+)(,\d+)? \+\d+(,\d+)? @@`)
 
-// ParsePatch reads a unified diff of one or more files, as git diff or a
-// model writes it. It tolerates a surrounding Markdown code fence, CRLF, and
-// hunk headers without line numbers ("@@" alone); line numbers are kept only
-// as hints. Paths lose git's a/ and b/ prefixes.
+// ParsePatch reads a patch of one or more files in either of two formats,
+// because models are trained on both: a unified diff as git diff writes it,
+// or the "*** Begin Patch" envelope (see parseEnvelope). Both give the same
+// FilePatch values, so the same matcher places them. It tolerates a
+// surrounding Markdown code fence, CRLF and trailing blank lines; for unified
+// diffs also hunk headers without line numbers ("@@" alone), whose line
+// numbers are kept only as hints, and paths lose git's a/ and b/ prefixes.
+// Repairs lists what was tolerated.
 func ParsePatch(patch string) ([]FilePatch, []string, error) {
 	var repairs []string
-	text := normalizeInput(patch)
-	lines := strings.Split(text, "\n")
-	// Drop a Markdown fence around the whole patch.
+	lines := strings.Split(normalizeInput(patch), "\n")
+	first := 1 // the patch line lines[0] is
 	for len(lines) > 0 && strings.TrimSpace(lines[0]) == "" {
 		lines = lines[1:]
+		first++
 	}
+	// Drop a Markdown fence around the whole patch.
 	if len(lines) > 0 && strings.HasPrefix(lines[0], "```") {
 		lines = lines[1:]
+		first++
 		for k := len(lines) - 1; k >= 0; k-- {
 			if strings.TrimSpace(lines[k]) == "" {
 				continue
@@ -66,12 +87,16 @@ func ParsePatch(patch string) ([]FilePatch, []string, error) {
 			break
 		}
 		repairs = append(repairs, RepairCodeFenceRemoved)
+		for len(lines) > 0 && strings.TrimSpace(lines[0]) == "" {
+			lines = lines[1:]
+			first++
+		}
 	}
 	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
 		lines = lines[:len(lines)-1]
 	}
-	if len(lines) > 0 && strings.HasPrefix(lines[0], "*** Begin Patch") {
-		return nil, repairs, newError(CodeInvalidInput, "the patch is in the '*** Begin Patch' format; give a unified diff instead (--- a/path, +++ b/path, @@ hunks with ' ', '-', '+' lines)")
+	if len(lines) > 0 && isEnvelopeStart(lines[0]) {
+		return parseEnvelope(lines, first, repairs)
 	}
 	rebuilt := false
 	for i, l := range lines {
@@ -88,7 +113,7 @@ func ParsePatch(patch string) ([]FilePatch, []string, error) {
 		repairs = append(repairs, RepairHunkHeaderRebuilt)
 	}
 	if len(lines) == 0 {
-		return nil, repairs, newError(CodeInvalidInput, "the patch is empty; give a unified diff with --- a/path and +++ b/path headers and @@ hunks")
+		return nil, repairs, newError(CodeInvalidInput, "the patch is empty; give a unified diff with --- a/path and +++ b/path headers and @@ hunks, or a *** Begin Patch … *** End Patch envelope")
 	}
 	fds, err := diff.ParseMultiFileDiff([]byte(strings.Join(lines, "\n") + "\n"))
 	if err != nil {
@@ -178,10 +203,15 @@ func readHunk(h *diff.Hunk) patchHunk {
 
 // Apply applies the file's hunks in order to text (its LF text; "" for a
 // file the patch creates). Each hunk is located by its context and removed
-// lines through the same tiers as Apply; the line number in its header only
-// chooses among several equal candidates. A deletion must remove the whole
-// text.
+// lines through the same tiers as Apply, except that an exact match must
+// start a line; the line number in its header only chooses among several
+// equal candidates. A deletion with hunks must remove the whole text. Parts
+// of a "*** Begin Patch" patch are located chunk after chunk instead (see
+// applyChunks).
 func (fp FilePatch) Apply(text string) (Applied, error) {
+	if fp.envelope {
+		return fp.applyChunks(text)
+	}
 	res := Applied{Text: text}
 	delta := 0
 	for i, h := range fp.hunks {
@@ -202,7 +232,7 @@ func (fp FilePatch) Apply(text string) (Applied, error) {
 			delta += strings.Count(h.new, "\n")
 			continue
 		}
-		loc := locate(res.Text, h.old, h.new)
+		loc := locate(res.Text, h.old, h.new, true)
 		var pick []candidate
 		switch {
 		case len(loc.cands) == 0:
@@ -218,7 +248,7 @@ func (fp FilePatch) Apply(text string) (Applied, error) {
 				}
 			}
 			if pick == nil {
-				return Applied{}, where(notUnique(res.Text, loc.cands, loc.how, "the hunk's old side"))
+				return Applied{}, where(notUnique(res.Text, loc.cands, loc.how, "the hunk's old side", "add context lines to the hunk until it matches one place, or give the line numbers in its @@ header to choose one"))
 			}
 		}
 		res.Lines = append(res.Lines, lineOf(res.Text, pick[0].start))

@@ -9,7 +9,6 @@ func TestParsePatchRefusals(t *testing.T) {
 		name, patch string
 	}{
 		{"empty", "\n\n"},
-		{"begin patch format", "*** Begin Patch\n*** Update File: a.go\n@@\n-x\n+y\n*** End Patch\n"},
 		{"no file header", "@@ -1 +1 @@\n-a\n+b\n"},
 		{"both sides dev null", "--- /dev/null\n+++ /dev/null\n@@ -0,0 +1 @@\n+a\n"},
 		{"binary", "diff --git a/x.png b/x.png\nindex 1..2 100644\nGIT binary patch\nliteral 1\n"},
@@ -38,13 +37,18 @@ func TestPatchHunksApplyInOrder(t *testing.T) {
 	}
 }
 
-// FuzzParsePatch feeds arbitrary patches and file texts through the parser
-// and the hunk matcher: they may refuse, but never panic, and an error is
-// always an *Error with a code.
+// FuzzParsePatch feeds arbitrary patches, unified diffs and "*** Begin Patch"
+// envelopes alike, and file texts through the parser, the hunk matcher and
+// the planner: they may refuse, but never panic, and an error is always an
+// *Error with a code.
 func FuzzParsePatch(f *testing.F) {
 	f.Add("--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n", "a\nb\n")
 	f.Add("```diff\n--- /dev/null\n+++ b/n\n@@\n+x\n```\n", "")
 	f.Add("--- a/f\n+++ /dev/null\n@@ -1 +0,0 @@\n-a\n\\ No newline at end of file\n", "a")
+	f.Add("*** Begin Patch\n*** Update File: f\n@@ func f() {\n \tx := 1\n-\ty := 2\n+\ty := 3\n@@\n-z\n+Z\n*** End of File\n*** End Patch\n", "func f() {\n\tx := 1\n\ty := 2\n}\nz")
+	f.Add("```\r\n*** Begin Patch\r\n*** Add File: n\r\n+a\r\n\r\n+b\r\n*** Delete File: d\r\n*** Update File: m\r\n*** Move to: m2\r\n```", "")
+	f.Add("*** Update File: f\n@@ class A\n@@ -3,1 +3,2 @@ def g\n+x\n", "class A:\n  def g():\n    pass\n")
+	f.Add("*** Begin Patch\n*** Update File: f\n@@\n-a\n+b\n*** End of File\n-c\n*** End Patch", "a\nc\n")
 	f.Fuzz(func(t *testing.T, patch, text string) {
 		fps, _, err := ParsePatch(patch)
 		if err != nil {
@@ -57,6 +61,35 @@ func FuzzParsePatch(f *testing.F) {
 			if _, err := fp.Apply(normalizeInput(text)); err != nil && CodeOf(err) == "" {
 				t.Fatalf("Apply error without code: %v", err)
 			}
+			if _, err := PlanPatch(fp, []byte(text), !fp.Creates()); err != nil && CodeOf(err) == "" {
+				t.Fatalf("PlanPatch error without code: %v", err)
+			}
 		}
 	})
+}
+
+// TestPatchHunkMatchesWholeLines: a hunk's old side is whole lines, so an
+// exact match that starts inside a line is no candidate; a line that only
+// ends the same way is never rewritten.
+func TestPatchHunkMatchesWholeLines(t *testing.T) {
+	for _, tc := range []struct {
+		name, text, patch, want, code string
+	}{
+		{"the whole line wins", "total = 1\n1\n", "--- a/f\n+++ b/f\n@@\n-1\n+2\n", "total = 1\n2\n", ""},
+		{"a line tail is not the line", "maxcount = 0\n", "--- a/f\n+++ b/f\n@@\n-count = 0\n+count = 1\n", "", CodeSearchNotFound},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fps, _, err := ParsePatch(tc.patch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := fps[0].Apply(tc.text)
+			if CodeOf(err) != tc.code {
+				t.Fatalf("Apply(%q) error = %v, want code %q", tc.text, err, tc.code)
+			}
+			if err == nil && got.Text != tc.want {
+				t.Errorf("Apply(%q) = %q, want %q", tc.text, got.Text, tc.want)
+			}
+		})
+	}
 }

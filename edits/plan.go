@@ -46,18 +46,28 @@ func PlanWrite(name string, raw []byte, exists bool, content string) (Plan, erro
 
 // PlanPatch applies one file's part of a patch to the file's bytes (raw is
 // ignored when the patch creates the file). A created file gets
-// NewFileFormat of its path.
+// NewFileFormat of its path. A deletion without hunks removes the file
+// whatever it holds, so its bytes need not decode.
 func PlanPatch(fp FilePatch, raw []byte, exists bool) (Plan, error) {
 	switch {
+	case fp.Creates() && exists && fp.envelope:
+		return Plan{}, newError(CodeWriteConflict, "%s already exists, but the patch creates it with *** Add File; read it and change it with *** Update File, or use write to replace it", fp.NewPath)
 	case fp.Creates() && exists:
 		return Plan{}, newError(CodeWriteConflict, "%s already exists, but the patch creates it from /dev/null; read it and patch its current content, or use write to replace it", fp.NewPath)
+	case !fp.Creates() && !exists && fp.envelope && fp.Deletes():
+		return Plan{}, newError(CodeNotFound, "%s does not exist, so *** Delete File has nothing to delete; check the path, or remove that section", fp.OldPath)
+	case !fp.Creates() && !exists && fp.envelope:
+		return Plan{}, newError(CodeNotFound, "%s does not exist; check the path in the *** Update File line, or create the file with *** Add File", fp.OldPath)
 	case !fp.Creates() && !exists:
 		return Plan{}, newError(CodeNotFound, "%s does not exist; check the path in the --- line, or create the file with --- /dev/null", fp.OldPath)
 	}
 	f, old := NewFileFormat(fp.NewPath), ""
 	if exists {
 		d, err := Decode(raw)
-		if err != nil {
+		switch {
+		case err != nil && fp.Deletes() && len(fp.hunks) == 0:
+			return Plan{}, nil
+		case err != nil:
 			return Plan{}, err
 		}
 		f, old = d.Format, d.Text

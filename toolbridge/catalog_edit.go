@@ -143,7 +143,7 @@ func applyPatchTool(d *Deps) Tool {
 		Description: applyPatchDoc,
 		Group:       GroupEdit,
 		InputSchema: Object([]string{"patch"}, map[string]*Schema{
-			"patch": Str("A unified diff of one or more files (--- a/path, +++ b/path, @@ hunks); /dev/null creates or deletes a file."),
+			"patch": Str("A unified diff of one or more files (--- a/path, +++ b/path, @@ hunks; /dev/null creates or deletes a file), or a *** Begin Patch … *** End Patch envelope (*** Add File:, *** Delete File:, *** Update File: with @@ chunks)."),
 		}),
 	}
 	return Define(spec, func(ctx context.Context, in applyPatchInput) (Result, error) {
@@ -422,6 +422,8 @@ func (ch *fileChange) result(note string, a edits.Applied) Result {
 	switch {
 	case ch.created:
 		fmt.Fprintf(&b, "Created %s (%d %s, %s).", name, st.Added, editPlural(st.Added, "line", "lines"), ch.plan.Format.Describe())
+	case ch.delete && editUndecodable(ch.src.raw):
+		fmt.Fprintf(&b, "Deleted %s (%d bytes, not text).", name, len(ch.src.raw))
 	case ch.delete:
 		fmt.Fprintf(&b, "Deleted %s (%d %s).", name, st.Removed, editPlural(st.Removed, "line", "lines"))
 	case ch.dst != nil:
@@ -551,9 +553,13 @@ func (d *Deps) applyPatch(ctx context.Context, patch string) (Result, error) {
 				s.ch = s.src.change(plan)
 				order = append(order, s.ch)
 			} else {
+				// A later part for the same file, or one that creates it
+				// again after an earlier part deleted it: the file is then
+				// rewritten, not deleted.
 				old := s.ch.plan.OldText
 				s.ch.plan = plan
 				s.ch.plan.OldText = old
+				s.ch.delete = false
 			}
 			s.ch.applied.Replacements += plan.Applied.Replacements
 			s.ch.applied.Lines = append(s.ch.applied.Lines, plan.Applied.Lines...)
@@ -588,12 +594,19 @@ func (d *Deps) applyPatch(ctx context.Context, patch string) (Result, error) {
 	}, nil
 }
 
-// decodedOr returns the LF text of raw, or "" when it does not decode.
+// editDecodedText returns the LF text of raw, or "" when it does not decode.
 func editDecodedText(raw []byte) string {
 	if d, err := edits.Decode(raw); err == nil {
 		return d.Text
 	}
 	return ""
+}
+
+// editUndecodable reports whether raw is not text the edits package reads
+// (a deleted binary file, for one).
+func editUndecodable(raw []byte) bool {
+	_, err := edits.Decode(raw)
+	return err != nil
 }
 
 func editAppendNew(list []string, items ...string) []string {

@@ -171,6 +171,70 @@ func TestApplyPatchToolAllOrNone(t *testing.T) {
 	}
 }
 
+// TestApplyPatchToolEnvelope sends the "*** Begin Patch" format through the
+// tool: every operation lands in one commit, the result shows each diff, and
+// refusals leave every file as it was.
+func TestApplyPatchToolEnvelope(t *testing.T) {
+	_, r, root := testWorkspace(t, map[string]string{
+		"main.go":  "package main\n\nfunc setup() {\n\tdebug := false\n}\n\nfunc main() {\n\tdebug := false\n}\n",
+		"old.txt":  "one\x00two",
+		"src/a.py": "def greet():\n    print(\"Hi\")\n",
+		"taken.py": "x = 1\n",
+		"redo.txt": "before\r\n",
+	}, editTools, fileTools)
+	patch := "*** Begin Patch\n" +
+		"*** Update File: main.go\n@@ func main() {\n-\tdebug := false\n+\tdebug := true\n" +
+		"*** Add File: docs/new.md\n+# New\n" +
+		"*** Delete File: old.txt\n" +
+		"*** Update File: src/a.py\n*** Move to: src/b.py\n@@\n-    print(\"Hi\")\n+    print(\"Hello\")\n" +
+		"*** Delete File: redo.txt\n*** Add File: redo.txt\n+after\n" +
+		"*** End Patch\n"
+	env := call(t, r, "apply_patch", map[string]any{"patch": patch})
+	if !env.OK {
+		t.Fatalf("apply_patch failed: %s %s", env.Code, env.Text)
+	}
+	for name, want := range map[string]string{
+		"main.go":     "package main\n\nfunc setup() {\n\tdebug := false\n}\n\nfunc main() {\n\tdebug := true\n}\n",
+		"docs/new.md": "# New\n",
+		"src/b.py":    "def greet():\n    print(\"Hello\")\n",
+		"redo.txt":    "after\n",
+	} {
+		if got := readTestFile(t, root, name); got != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
+	}
+	for _, gone := range []string{"old.txt", "src/a.py"} {
+		if _, err := os.Stat(filepath.Join(root, gone)); !os.IsNotExist(err) {
+			t.Errorf("%s still exists: %v", gone, err)
+		}
+	}
+	for _, want := range []string{"Applied the patch to 5 files", "Edited main.go", "Created docs/new.md", "Deleted old.txt (7 bytes, not text)", "Moved src/a.py to src/b.py", "+\tdebug := true"} {
+		if !strings.Contains(env.Text, want) {
+			t.Errorf("result lacks %q:\n%s", want, env.Text)
+		}
+	}
+
+	for _, tc := range []struct {
+		name, patch, code, text string
+	}{
+		{"move onto an existing file", "*** Begin Patch\n*** Update File: main.go\n*** Move to: taken.py\n@@\n-package main\n+package app\n*** End Patch\n", CodeWriteConflict, "onto a file that exists"},
+		{"delete a missing file", "*** Begin Patch\n*** Update File: main.go\n@@\n-package main\n+package app\n*** Delete File: nope.txt\n*** End Patch\n", CodeNotFound, "nope.txt does not exist"},
+		{"add an existing file", "*** Begin Patch\n*** Add File: taken.py\n+y = 2\n*** End Patch\n", CodeWriteConflict, "taken.py already exists"},
+		{"ambiguous chunk", "*** Begin Patch\n*** Update File: main.go\n@@\n-}\n+} // end\n*** End Patch\n", CodeSearchNotUnique, "lines 5, 9"},
+		{"malformed", "*** Begin Patch\n*** Update File: main.go\n@@\nfunc main() {\n*** End Patch\n", CodeInvalidInput, "patch line 4"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := call(t, r, "apply_patch", map[string]any{"patch": tc.patch})
+			if env.OK || env.Code != tc.code || !strings.Contains(env.Text, tc.text) {
+				t.Fatalf("apply_patch = %s %q, want %s containing %q", env.Code, env.Text, tc.code, tc.text)
+			}
+			if got := readTestFile(t, root, "main.go"); !strings.HasPrefix(got, "package main\n") {
+				t.Errorf("main.go = %q after a refused patch", got)
+			}
+		})
+	}
+}
+
 // TestEditConcurrentExternalWrite changes the file between the plan and
 // the commit: the edit must fail with write_conflict and the other writer's
 // content must survive.

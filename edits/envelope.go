@@ -1,0 +1,516 @@
+package edits
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// The "*** Begin Patch" envelope is the patch format OpenAI's coding models
+// write for a tool named apply_patch:
+//
+//	*** Begin Patch
+//	*** Add File: PATH        every following line is "+" and the new file's content
+//	*** Delete File: PATH     nothing follows; the file goes whatever it holds
+//	*** Update File: PATH     optionally followed by "*** Move to: NEWPATH"
+//	@@ ANCHOR                 a chunk; ANCHOR (optional) is a line it comes after
+//	 context
+//	-removed
+//	+added
+//	*** End of File           optional: the chunk ends at the end of the file
+//	*** End Patch
+//
+// Chunks of one file are located in order, each after the previous one.
+const (
+	envBegin  = "*** Begin Patch"
+	envEnd    = "*** End Patch"
+	envAdd    = "*** Add File:"
+	envDelete = "*** Delete File:"
+	envUpdate = "*** Update File:"
+	envMove   = "*** Move to:"
+	envEOF    = "*** End of File"
+)
+
+// isEnvelopeStart reports whether a patch's first line opens the envelope
+// format, with or without its "*** Begin Patch" line.
+func isEnvelopeStart(line string) bool {
+	t := strings.TrimSpace(line)
+	return t == envBegin || strings.HasPrefix(t, envAdd) || strings.HasPrefix(t, envDelete) || strings.HasPrefix(t, envUpdate)
+}
+
+// envelopeParser reads the envelope line by line; first is the patch line
+// number of lines[0], so that errors name the line the model wrote.
+type envelopeParser struct {
+	lines []string
+	first int
+	i     int
+}
+
+func (p *envelopeParser) lineNo(i int) int { return p.first + i }
+
+func (p *envelopeParser) fail(i int, format string, args ...any) *Error {
+	return newError(CodeInvalidInput, "patch line %d: %s", p.lineNo(i), fmt.Sprintf(format, args...))
+}
+
+// isMarker reports whether a line is one of the envelope's "*** " lines.
+// Inside a chunk a marker must start the line: " *** x" is context.
+func isMarker(line string) bool { return strings.HasPrefix(line, "***") }
+
+// headerPath returns the path after a file header such as "*** Add File:".
+func headerPath(line, marker string) string {
+	return strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), marker))
+}
+
+// parseEnvelope reads a "*** Begin Patch" patch (lines are LF lines without
+// fence or trailing blank lines). It is lenient where the meaning is plain: a
+// missing "*** Begin Patch" or "*** End Patch" (reported as repairs), blank
+// lines between sections, spaces around markers, and an empty line inside a
+// chunk or an added file, read as an empty line. Anything else it does not
+// understand is invalid_input naming the patch line.
+func parseEnvelope(lines []string, first int, repairs []string) ([]FilePatch, []string, error) {
+	p := &envelopeParser{lines: lines, first: first}
+	if strings.TrimSpace(lines[0]) == envBegin {
+		p.i = 1
+	} else {
+		repairs = append(repairs, RepairBeginPatchAdded)
+	}
+	if last := len(lines) - 1; last >= p.i && strings.TrimSpace(lines[last]) == envEnd {
+		p.lines = lines[:last]
+	} else {
+		repairs = append(repairs, RepairEndPatchAdded)
+	}
+	var out []FilePatch
+	for p.i < len(p.lines) {
+		line := p.lines[p.i]
+		t := strings.TrimSpace(line)
+		var (
+			fp  FilePatch
+			err *Error
+		)
+		switch {
+		case t == "":
+			p.i++
+			continue
+		case strings.HasPrefix(t, envAdd):
+			fp, err = p.addFile()
+		case strings.HasPrefix(t, envDelete):
+			fp, err = p.deleteFile()
+		case strings.HasPrefix(t, envUpdate):
+			fp, err = p.updateFile()
+		case t == envEnd:
+			err = p.fail(p.i, "*** End Patch comes before the end of the patch; put every file section between one *** Begin Patch and one *** End Patch, and nothing after it")
+		case t == envBegin:
+			err = p.fail(p.i, "a second *** Begin Patch; put every file section in one envelope, between one *** Begin Patch and one *** End Patch")
+		case strings.HasPrefix(t, envMove):
+			err = p.fail(p.i, "*** Move to: must come right after the *** Update File: line of the file it renames; move it there")
+		default:
+			err = p.fail(p.i, "%s is not a file header; start each file section with *** Add File: PATH, *** Delete File: PATH or *** Update File: PATH", visible(line))
+		}
+		if err != nil {
+			return nil, repairs, err
+		}
+		out = append(out, fp)
+	}
+	if len(out) == 0 {
+		return nil, repairs, newError(CodeInvalidInput, "the patch holds no file section; add *** Add File: PATH, *** Delete File: PATH or *** Update File: PATH between *** Begin Patch and *** End Patch")
+	}
+	return out, repairs, nil
+}
+
+// path reads the path of the file header at p.i.
+func (p *envelopeParser) path(marker string) (string, *Error) {
+	name := headerPath(p.lines[p.i], marker)
+	if name == "" {
+		return "", p.fail(p.i, "%s names no file; write the file's path after the colon", marker)
+	}
+	return name, nil
+}
+
+// addFile reads "*** Add File: PATH" and its "+" lines.
+func (p *envelopeParser) addFile() (FilePatch, *Error) {
+	name, err := p.path(envAdd)
+	if err != nil {
+		return FilePatch{}, err
+	}
+	start := p.i
+	p.i++
+	var b strings.Builder
+	blank := 0 // empty lines seen but not yet known to be content
+	for ; p.i < len(p.lines); p.i++ {
+		line := p.lines[p.i]
+		if strings.HasPrefix(line, "+") {
+			b.WriteString(strings.Repeat("\n", blank))
+			blank = 0
+			b.WriteString(line[1:] + "\n")
+			continue
+		}
+		if strings.TrimSpace(line) == "" {
+			blank++
+			continue
+		}
+		if isMarker(strings.TrimSpace(line)) {
+			break
+		}
+		return FilePatch{}, p.fail(p.i, "%s in *** Add File: %s does not start with '+'; start every line of the new file with '+' (a lone '+' for an empty line)", visible(line), name)
+	}
+	fp := FilePatch{NewPath: name, envelope: true}
+	if b.Len() > 0 {
+		fp.hunks = []patchHunk{{new: b.String(), header: "*** Add File", line: p.lineNo(start)}}
+	}
+	return fp, nil
+}
+
+// deleteFile reads "*** Delete File: PATH", which takes no lines.
+func (p *envelopeParser) deleteFile() (FilePatch, *Error) {
+	name, err := p.path(envDelete)
+	if err != nil {
+		return FilePatch{}, err
+	}
+	for p.i++; p.i < len(p.lines); p.i++ {
+		line := p.lines[p.i]
+		if isMarker(strings.TrimSpace(line)) {
+			break
+		}
+		if strings.TrimSpace(line) != "" {
+			return FilePatch{}, p.fail(p.i, "*** Delete File: %s takes no lines after it (the file is deleted whatever it holds); remove %s", name, visible(line))
+		}
+	}
+	return FilePatch{OldPath: name, envelope: true}, nil
+}
+
+// updateFile reads "*** Update File: PATH", an optional "*** Move to:" and
+// the chunks.
+func (p *envelopeParser) updateFile() (FilePatch, *Error) {
+	name, err := p.path(envUpdate)
+	if err != nil {
+		return FilePatch{}, err
+	}
+	header := p.i
+	fp := FilePatch{OldPath: name, NewPath: name, envelope: true}
+	p.i++
+	if p.i < len(p.lines) && strings.HasPrefix(strings.TrimSpace(p.lines[p.i]), envMove) {
+		to, err := p.path(envMove)
+		if err != nil {
+			return FilePatch{}, err
+		}
+		fp.NewPath = to
+		p.i++
+	}
+	var cur *envChunk
+	finish := func() *Error {
+		if cur == nil {
+			return nil
+		}
+		h, err := cur.hunk(p)
+		if err != nil {
+			return err
+		}
+		fp.hunks = append(fp.hunks, h)
+		cur = nil
+		return nil
+	}
+	for ; p.i < len(p.lines); p.i++ {
+		line := p.lines[p.i]
+		switch {
+		case strings.HasPrefix(line, "@@"):
+			if cur != nil && len(cur.body) > 0 {
+				if err := finish(); err != nil {
+					return FilePatch{}, err
+				}
+			}
+			if cur == nil {
+				cur = &envChunk{start: p.i}
+			}
+			cur.addAnchor(line)
+		case strings.TrimRight(line, " \t") == envEOF:
+			if cur == nil || len(cur.trimmedBody()) == 0 {
+				return FilePatch{}, p.fail(p.i, "*** End of File must follow the lines of a chunk; put it after the chunk's last line, or remove it")
+			}
+			cur.eof = true
+			if err := finish(); err != nil {
+				return FilePatch{}, err
+			}
+		case isMarker(line):
+			if err := finish(); err != nil {
+				return FilePatch{}, err
+			}
+			if len(fp.hunks) == 0 && fp.OldPath == fp.NewPath {
+				return FilePatch{}, p.fail(header, "*** Update File: %s has no chunk; add @@ followed by the lines to change (' ' context, '-' removed, '+' added), or remove the section", name)
+			}
+			return fp, nil
+		case line == "" || line[0] == ' ' || line[0] == '-' || line[0] == '+':
+			if cur == nil {
+				if line == "" {
+					continue // a blank line between chunks
+				}
+				if len(fp.hunks) > 0 {
+					return FilePatch{}, p.fail(p.i, "%s follows a chunk closed by *** End of File; start a new chunk with an @@ line", visible(line))
+				}
+				cur = &envChunk{start: p.i}
+			}
+			cur.body = append(cur.body, line)
+		default:
+			return FilePatch{}, p.fail(p.i, "%s in *** Update File: %s starts with neither ' ', '-' nor '+'; start context lines with a space, removed lines with '-' and added lines with '+'", visible(line), name)
+		}
+	}
+	if err := finish(); err != nil {
+		return FilePatch{}, err
+	}
+	if len(fp.hunks) == 0 && fp.OldPath == fp.NewPath {
+		return FilePatch{}, p.fail(header, "*** Update File: %s has no chunk; add @@ followed by the lines to change (' ' context, '-' removed, '+' added), or remove the section", name)
+	}
+	return fp, nil
+}
+
+// envChunk is a chunk being read: its @@ lines, body lines and whether
+// "*** End of File" closed it.
+type envChunk struct {
+	start   int // index of its first line
+	headers []string
+	anchors []string
+	hint    int
+	body    []string
+	eof     bool
+}
+
+// addAnchor reads one @@ line: "@@" alone, "@@ TEXT" (TEXT is an anchor),
+// or a unified header "@@ -12,7 +12,8 @@ TEXT" whose old line number becomes
+// a hint.
+func (c *envChunk) addAnchor(line string) {
+	line = strings.TrimRight(line, " \t")
+	c.headers = append(c.headers, line)
+	if m := hunkHeaderRE.FindStringSubmatch(line); m != nil {
+		c.hint, _ = strconv.Atoi(m[1])
+		line = "@@" + line[len(m[0]):]
+	}
+	text := strings.TrimSpace(strings.TrimPrefix(line, "@@"))
+	if rest, ok := strings.CutSuffix(text, "@@"); ok {
+		text = strings.TrimSpace(rest)
+	}
+	if text != "" {
+		c.anchors = append(c.anchors, text)
+	}
+}
+
+// trimmedBody drops the chunk's trailing empty lines: they separate it from
+// what follows.
+func (c *envChunk) trimmedBody() []string {
+	b := c.body
+	for len(b) > 0 && b[len(b)-1] == "" {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+func (c *envChunk) hunk(p *envelopeParser) (patchHunk, *Error) {
+	body := c.trimmedBody()
+	if len(body) == 0 {
+		return patchHunk{}, p.fail(c.start, "the chunk %s has no lines; follow it with the lines to change (' ' context, '-' removed, '+' added), or remove it", visible(strings.Join(c.headers, " ")))
+	}
+	var oldB, newB strings.Builder
+	for _, l := range body {
+		kind, text := byte(' '), ""
+		if l != "" {
+			kind, text = l[0], l[1:]
+		}
+		if kind != '+' {
+			oldB.WriteString(text + "\n")
+		}
+		if kind != '-' {
+			newB.WriteString(text + "\n")
+		}
+	}
+	header := strings.Join(c.headers, " ")
+	if header == "" {
+		header = "no @@ line"
+	}
+	return patchHunk{old: oldB.String(), new: newB.String(), hint: c.hint, header: header, anchors: c.anchors, eof: c.eof, line: p.lineNo(c.start)}, nil
+}
+
+// applyChunks applies an envelope part's chunks to text in order. Each chunk
+// is searched from where the previous one ended: first each anchor (the
+// first line at or after that point equal to it once blanks are ignored, or
+// else starting with it), then the chunk's old side, at or after the last
+// anchor's line, through the same tiers as unified hunks; it must match one
+// place there (a unified line number in its @@ line may choose), and at the
+// end of the text when "*** End of File" closed it. A chunk with only added
+// lines goes right after its anchor line, or at the end of the file when it
+// has none.
+func (fp FilePatch) applyChunks(text string) (Applied, error) {
+	res := Applied{Text: text}
+	from, delta := 0, 0
+	for i, h := range fp.hunks {
+		where := func(err *Error) *Error {
+			err.Step = i + 1
+			err.Message = fmt.Sprintf("%s, chunk %d of %d (patch line %d, %s): %s", fp.name(), i+1, len(fp.hunks), h.line, h.header, err.Message)
+			return err
+		}
+		if h.old == h.new {
+			continue
+		}
+		// Each anchor is searched after the previous anchor's line; the old
+		// side from the last anchor's line on, so that a chunk may repeat
+		// its anchor as its first context line.
+		start, afterAnchor := from, -1
+		for k, a := range h.anchors {
+			pos := from
+			if k > 0 {
+				pos = afterAnchor
+			}
+			ls, le, ok := findAnchorLine(res.Text, pos, a)
+			if !ok {
+				return Applied{}, where(anchorNotFound(res.Text, pos, a, k > 0))
+			}
+			start, afterAnchor = ls, le
+		}
+		if h.old == "" {
+			at := len(res.Text)
+			switch {
+			case afterAnchor >= 0 && !h.eof:
+				at = afterAnchor
+			case h.hint > 0 && !h.eof:
+				at = insertionOffset(res.Text, h.hint+delta)
+			}
+			ins := h.new
+			if at == len(res.Text) && at > 0 && res.Text[at-1] != '\n' {
+				// Keep the file's missing final line break missing.
+				ins = "\n" + strings.TrimSuffix(ins, "\n")
+			}
+			res.Text = res.Text[:at] + ins + res.Text[at:]
+			res.Replacements++
+			first := at
+			if strings.HasPrefix(ins, "\n") {
+				first++
+			}
+			res.Lines = append(res.Lines, lineOf(res.Text, first))
+			from = at + len(ins)
+			delta += strings.Count(h.new, "\n")
+			continue
+		}
+		subject := "the chunk's old side"
+		switch {
+		case afterAnchor >= 0:
+			subject = fmt.Sprintf("the chunk's old side (searched from line %d, its @@ line)", lineOf(res.Text, start))
+		case start > 0:
+			subject = fmt.Sprintf("the chunk's old side (searched after line %d, where the previous chunk ended)", lineOf(res.Text, start-1))
+		}
+		loc := locate(res.Text[start:], h.old, h.new, true)
+		cands := make([]candidate, len(loc.cands))
+		for k, c := range loc.cands {
+			c.start += start
+			c.end += start
+			cands[k] = c
+		}
+		if h.eof {
+			var atEnd []candidate
+			for _, c := range cands {
+				if strings.TrimSpace(res.Text[c.end:]) == "" {
+					atEnd = append(atEnd, c)
+				}
+			}
+			if len(atEnd) == 0 && len(cands) > 0 {
+				lines := linesOf(res.Text, nonOverlappingSorted(cands))
+				return Applied{}, where(&Error{Code: CodeSearchNotFound, Lines: lines, Message: fmt.Sprintf(
+					"the chunk ends with *** End of File, but %s matches only at %s %s, not at the end of the file (line %d is its last); remove *** End of File if the chunk is not at the end, or read the end of the file again",
+					subject, pluralLines(lines), formatLines(lines), strings.Count(strings.TrimSuffix(res.Text, "\n"), "\n")+1)})
+			}
+			cands = atEnd
+		}
+		var pick []candidate
+		switch {
+		case len(cands) == 0:
+			if before := locate(res.Text[:start], h.old, h.new, true); start > 0 && len(before.cands) > 0 {
+				lines := linesOf(res.Text, nonOverlappingSorted(before.cands))
+				return Applied{}, where(&Error{Code: CodeSearchNotFound, Lines: lines, Message: fmt.Sprintf(
+					"%s was not found there, only above, at %s %s; put a file's chunks in the order their lines appear in it, and check the chunk's @@ line",
+					subject, pluralLines(lines), formatLines(lines))})
+			}
+			return Applied{}, where(notFoundAfter(res.Text, start, h.old, subject))
+		case len(cands) == 1:
+			pick = cands
+		default:
+			sorted := nonOverlappingSorted(cands)
+			lines := linesOf(res.Text, sorted)
+			for k, c := range sorted {
+				if h.hint > 0 && lines[k] == h.hint+delta {
+					pick = []candidate{c}
+				}
+			}
+			if pick == nil {
+				return Applied{}, where(notUnique(res.Text, cands, loc.how, subject, "add context lines, or an @@ line naming the enclosing function or class, until it matches one place"))
+			}
+		}
+		res.Lines = append(res.Lines, lineOf(res.Text, pick[0].start))
+		res.Text = replaceSpans(res.Text, pick)
+		res.Replacements++
+		res.Repairs = appendUnique(res.Repairs, loc.repairs...)
+		from = pick[0].start + len(pick[0].replace)
+		delta += strings.Count(pick[0].replace, "\n") - strings.Count(h.old, "\n")
+	}
+	return res, nil
+}
+
+// findAnchorLine finds the first line starting at or after byte from whose
+// text equals anchor once surrounding blanks are ignored or, when no line
+// does, the first that starts with it (git's section headings are cut-off
+// lines). It returns the line's start and the offset just after its line
+// break.
+func findAnchorLine(text string, from int, anchor string) (ls, next int, ok bool) {
+	anchor = strings.TrimSpace(anchor)
+	for _, prefix := range []bool{false, true} {
+		for pos := lineStartAtOrAfter(text, from); pos < len(text); {
+			end := strings.IndexByte(text[pos:], '\n')
+			next := len(text)
+			if end < 0 {
+				end = len(text)
+			} else {
+				end += pos
+				next = end + 1
+			}
+			t := strings.TrimSpace(text[pos:end])
+			if t == anchor || prefix && strings.HasPrefix(t, anchor) {
+				return pos, next, true
+			}
+			pos = next
+		}
+	}
+	return 0, 0, false
+}
+
+// lineStartAtOrAfter returns the first line start at or after byte off.
+func lineStartAtOrAfter(text string, off int) int {
+	if off == 0 || off >= len(text) || text[off-1] == '\n' {
+		return off
+	}
+	if i := strings.IndexByte(text[off:], '\n'); i >= 0 {
+		return off + i + 1
+	}
+	return len(text)
+}
+
+// anchorNotFound is the search_not_found error of an @@ line that matches no
+// line at or after from; nested says from is the end of the chunk's previous
+// @@ line rather than of the previous chunk.
+func anchorNotFound(text string, from int, anchor string, nested bool) *Error {
+	scope := "no line of the file"
+	switch {
+	case nested:
+		scope = fmt.Sprintf("no line of the file after line %d, the chunk's previous @@ line", lineOf(text, from-1))
+	case from > 0:
+		scope = fmt.Sprintf("no line of the file after line %d, where the previous chunk ended", lineOf(text, from-1))
+	}
+	msg := fmt.Sprintf("the @@ line %s matches %s", visible(anchor), scope)
+	if from > 0 {
+		if ls, _, ok := findAnchorLine(text, 0, anchor); ok && ls < from {
+			msg += fmt.Sprintf(" (it matches line %d, before that: put @@ lines and chunks in the order their lines appear in the file)", lineOf(text, ls))
+		}
+	}
+	return newError(CodeSearchNotFound, "%s; copy that line exactly from the file, or leave the @@ line bare", msg)
+}
+
+func pluralLines(lines []int) string {
+	if len(lines) == 1 {
+		return "line"
+	}
+	return "lines"
+}
