@@ -137,6 +137,17 @@ func variants(search, replace string) []variant {
 		}
 		vs = append(vs, variant{search: s, replace: r, repair: RepairFinalNewlineAdjusted, how: "after dropping the final line break of the search"})
 	}
+	// A normalisation that leaves only blanks (a search of `\n`, or of a
+	// bare line-number prefix) would match any blank line: drop it.
+	if strings.TrimSpace(search) != "" {
+		kept := vs[:1]
+		for _, v := range vs[1:] {
+			if strings.TrimSpace(v.search) != "" {
+				kept = append(kept, v)
+			}
+		}
+		vs = kept
+	}
 	return vs
 }
 

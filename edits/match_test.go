@@ -143,3 +143,16 @@ func FuzzEditSpan(f *testing.F) {
 		}
 	})
 }
+
+// TestBlankAfterNormalisingNeverMatches: a search that only turns blank
+// after a normalisation (a literal `\n`, a bare line-number prefix) must not
+// match blank lines.
+func TestBlankAfterNormalisingNeverMatches(t *testing.T) {
+	for _, search := range []string{`\n`, `\n\n`, `\t`, "     3\t"} {
+		for _, all := range []bool{false, true} {
+			if got, err := Apply("a\n\n\tb\n", Edit{Search: search, Replace: "0", All: all}); err == nil {
+				t.Errorf("Apply(search %q, all %v) = %q, want an error", search, all, got.Text)
+			}
+		}
+	}
+}
