@@ -80,6 +80,12 @@ func TestParseEnvelope(t *testing.T) {
 			repairs: []string{RepairBeginPatchAdded, RepairEndPatchAdded},
 		},
 		{
+			name:    "inside a heredoc, as a shell command would feed it",
+			patch:   "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: a\n@@\n-x\n+y\n*** End Patch\nEOF\n",
+			want:    []file{{Old: "a", New: "a", Chunks: []chunk{{Old: "x\n", New: "y\n"}}}},
+			repairs: []string{RepairHeredocRemoved},
+		},
+		{
 			name:  "padded markers and blank lines between sections",
 			patch: "  *** Begin Patch  \n\n*** Update File:   a  \n\n@@\n-x\n+y\n\n\n*** Add File: b\n+1\n\n*** End Patch \n",
 			want: []file{

@@ -17,7 +17,14 @@ const (
 	RepairBeginPatchAdded = "begin_patch_added"
 	// RepairEndPatchAdded: a "*** Begin Patch" patch had no "*** End Patch".
 	RepairEndPatchAdded = "end_patch_added"
+	// RepairHeredocRemoved: the patch came wrapped in the shell command that
+	// would feed it to a patch program (`apply_patch <<'EOF'` … `EOF`).
+	RepairHeredocRemoved = "heredoc_removed"
 )
+
+// heredocRE is a first line like `apply_patch <<'EOF'` or `<<EOF`; the
+// delimiter is group 2.
+var heredocRE = regexp.MustCompile(`^\s*(?:apply_?patch\s*)?<<-?\s*(['"]?)([A-Za-z_][A-Za-z0-9_]*)(['"]?)\s*$`)
 
 // FilePatch is one file's part of a patch. OldPath is "" when the patch
 // creates the file and NewPath is "" when it deletes it; they differ for a
@@ -94,6 +101,15 @@ func ParsePatch(patch string) ([]FilePatch, []string, error) {
 	}
 	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
 		lines = lines[:len(lines)-1]
+	}
+	// Drop a heredoc around the whole patch: the command a model would run
+	// in a shell to apply it.
+	if len(lines) > 1 {
+		if m := heredocRE.FindStringSubmatch(lines[0]); m != nil && m[1] == m[3] && strings.TrimSpace(lines[len(lines)-1]) == m[2] {
+			lines = lines[1 : len(lines)-1]
+			first++
+			repairs = append(repairs, RepairHeredocRemoved)
+		}
 	}
 	if len(lines) > 0 && isEnvelopeStart(lines[0]) {
 		return parseEnvelope(lines, first, repairs)

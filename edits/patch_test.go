@@ -93,3 +93,15 @@ func TestPatchHunkMatchesWholeLines(t *testing.T) {
 		})
 	}
 }
+
+// TestParsePatchHeredoc: a unified diff in a heredoc loses the wrapper; a
+// heredoc whose closing delimiter differs is left alone (and then refused).
+func TestParsePatchHeredoc(t *testing.T) {
+	fps, repairs, err := ParsePatch("<<EOF\n--- a/x.go\n+++ b/x.go\n@@ -1 +1 @@\n-a\n+b\nEOF\n")
+	if err != nil || len(fps) != 1 || fps[0].NewPath != "x.go" || len(repairs) != 1 || repairs[0] != RepairHeredocRemoved {
+		t.Errorf("ParsePatch(heredoc) = %+v, %v, %v; want x.go with heredoc_removed", fps, repairs, err)
+	}
+	if _, repairs, _ := ParsePatch("apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: a\n+1\n*** End Patch\nEND\n"); len(repairs) != 0 && repairs[0] == RepairHeredocRemoved {
+		t.Errorf("a heredoc with a different closing line was removed: %v", repairs)
+	}
+}
