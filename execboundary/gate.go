@@ -158,8 +158,12 @@ type Gate struct {
 	policy  *Policy
 	timeout time.Duration
 	session map[string]bool // program+rule allowed for this session
-	probed  bool
-	probe   error // why the gate cannot be installed; nil when it can
+	// open holds, per session key, the prompts being asked now, so that
+	// "allow for this session" on one of them settles the others.
+	open   map[string]map[int]context.CancelCauseFunc
+	nextID int
+	probed bool
+	probe  error // why the gate cannot be installed; nil when it can
 
 	// onJoin, set by tests only, is called after an exec joined a pending
 	// prompt, with the number of execs now waiting for its answer.
@@ -168,7 +172,7 @@ type Gate struct {
 
 // NewGate makes a gate with the default rules and mode.
 func NewGate(o Options) *Gate {
-	g := &Gate{approver: o.Approver, audit: o.Audit, helper: o.Helper, log: o.Log, timeout: DefaultApprovalTimeout, session: map[string]bool{}}
+	g := &Gate{approver: o.Approver, audit: o.Audit, helper: o.Helper, log: o.Log, timeout: DefaultApprovalTimeout, session: map[string]bool{}, open: map[string]map[int]context.CancelCauseFunc{}}
 	if g.log == nil {
 		g.log = slog.New(slog.DiscardHandler)
 	}
@@ -272,11 +276,46 @@ func (g *Gate) remembered(key string) bool {
 	return g.session[key]
 }
 
+// remember allows key for the session and settles every other prompt open
+// for the same key: the user already said yes to it.
 func (g *Gate) remember(key string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.session[key] = true
+	for _, settle := range g.open[key] {
+		settle(errAllowedForSession)
+	}
 }
+
+// track registers a prompt about to be asked for key; it reports false,
+// registering nothing, when key was allowed for the session meanwhile.
+func (g *Gate) track(key string, settle context.CancelCauseFunc) (id int, ok bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.session[key] {
+		return 0, false
+	}
+	if g.open[key] == nil {
+		g.open[key] = map[int]context.CancelCauseFunc{}
+	}
+	g.nextID++
+	g.open[key][g.nextID] = settle
+	return g.nextID, true
+}
+
+func (g *Gate) untrack(key string, id int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	delete(g.open[key], id)
+	if len(g.open[key]) == 0 {
+		delete(g.open, key)
+	}
+}
+
+// errAllowedForSession is the cause with which an open prompt is withdrawn
+// when the user allowed the same program and rule for the session in
+// another one.
+var errAllowedForSession = errors.New("the user allowed this program for the session in another prompt")
 
 // errGone is the cause with which a pending prompt is withdrawn: every
 // exec waiting for it ended (its process died, or its whole task did).
@@ -284,8 +323,9 @@ var errGone = errors.New("every exec waiting for the approval ended")
 
 // ask puts an "ask" verdict to the user, holding the task's yield timer
 // meanwhile, and returns whether the exec may run and who decided. The
-// prompt is withdrawn when ctx ends (ByGone); it ends by itself after the
-// approval timeout (ByTimeout).
+// prompt is withdrawn when ctx ends (ByGone), or when the user allows the
+// same program and rule for the session in another prompt (BySession); it
+// ends by itself after the approval timeout (ByTimeout).
 func (g *Gate) ask(ctx context.Context, task Task, a Approval, sessionKey string) (bool, string) {
 	if g.remembered(sessionKey) {
 		return true, BySession
@@ -301,8 +341,17 @@ func (g *Gate) ask(ctx context.Context, task Task, a Approval, sessionKey string
 	a.Timeout = g.approvalTimeout()
 	tctx, cancel := context.WithTimeout(ctx, a.Timeout)
 	defer cancel()
-	ans, err := g.approver.Approve(tctx, a)
+	pctx, settle := context.WithCancelCause(tctx)
+	defer settle(nil)
+	id, ok := g.track(sessionKey, settle)
+	if !ok {
+		return true, BySession
+	}
+	ans, err := g.approver.Approve(pctx, a)
+	g.untrack(sessionKey, id)
 	switch {
+	case err != nil && errors.Is(context.Cause(pctx), errAllowedForSession):
+		return true, BySession
 	case err != nil && ctx.Err() != nil:
 		return false, ByGone
 	case errors.Is(err, ErrApprovalTimeout) || (err != nil && tctx.Err() != nil):

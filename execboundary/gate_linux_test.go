@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -741,6 +742,50 @@ func TestDifferentAsksPromptSeparately(t *testing.T) {
 	case n := <-joined:
 		t.Errorf("an exec joined another's prompt (%d waiting)", n)
 	default:
+	}
+}
+
+// TestAllowForSessionSettlesOtherPrompts: two different execs under the same
+// rule prompt separately; "allow for this session" on one withdraws the
+// other, which runs as allowed for the session.
+func TestAllowForSessionSettlesOtherPrompts(t *testing.T) {
+	rig := newSharedRig()
+	g, state, _ := sharedGate(t, rig)
+	dir := t.TempDir()
+	for _, name := range []string{"v1", "v2"} {
+		os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o644)
+	}
+	alongside(t, func() {
+		if _, ok := receive(t, rig.asked, "the first prompt"); !ok {
+			return
+		}
+		if _, ok := receive(t, rig.asked, "the second prompt"); !ok {
+			return
+		}
+		rig.answer <- AllowSession
+		if cause, ok := receive(t, rig.ended, "the other prompt to be withdrawn"); ok && cause != errAllowedForSession {
+			t.Errorf("the other prompt ended with %v, want errAllowedForSession", cause)
+		}
+	})
+	res := runGated(t, g, dir, `rm -rf v1 & rm -rf v2 & wait`)
+	if n := rig.prompts.Load(); n != 2 {
+		t.Errorf("prompts = %d, want 2", n)
+	}
+	for _, name := range []string{"v1", "v2"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			t.Errorf("%s survived; output %q notes %q", name, res.out, res.task.text())
+		}
+	}
+	entries := rmEntries(t, state, 2)
+	slices.Sort(entries) // the two answers are written in either order
+	if got := strings.Join(entries, " "); got != "allow/session allow/user" {
+		t.Errorf("audit for rm = %q, want one user answer and one session answer", got)
+	}
+	// A later exec under the same rule asks no one.
+	os.WriteFile(filepath.Join(dir, "v3"), []byte("x"), 0o644)
+	runGated(t, g, dir, `rm -rf v3`)
+	if n := rig.prompts.Load(); n != 2 {
+		t.Errorf("prompts after allow for this session = %d, want still 2", n)
 	}
 }
 
