@@ -48,16 +48,19 @@ func stripeOf(key string) int {
 	return int(h.Sum32() % stripeCount)
 }
 
-// lockPaths takes the stripe locks of every path in ascending order (so two
-// commits cannot deadlock) and returns the function that releases them.
-func lockPaths(root *os.Root, paths []string) func() {
+// lockPaths takes the stripe locks of every root's paths in ascending order
+// (so two commits cannot deadlock) and returns the function that releases
+// them.
+func lockPaths(commits []RootCommit) func() {
 	seen := map[int]bool{}
 	var idx []int
-	for _, p := range paths {
-		i := stripeOf(root.Name() + "\x00" + path.Clean(p))
-		if !seen[i] {
-			seen[i] = true
-			idx = append(idx, i)
+	for _, c := range commits {
+		for _, p := range c.Plans {
+			i := stripeOf(c.Root.Name() + "\x00" + path.Clean(p.Path))
+			if !seen[i] {
+				seen[i] = true
+				idx = append(idx, i)
+			}
 		}
 	}
 	sort.Ints(idx)
@@ -114,6 +117,7 @@ func resolveLinks(root *os.Root, name string) (string, error) {
 // prepared is a plan whose new bytes sit in a temporary file next to the
 // target, ready to be renamed over it.
 type prepared struct {
+	root   *os.Root
 	plan   FilePlan
 	target string
 	temp   string // "" for deletions
@@ -122,63 +126,59 @@ type prepared struct {
 	aside  string // where a deleted file was moved until the commit ends
 }
 
-// Commit writes every plan or none. Under the stripe locks of all paths it
-// re-reads each file and compares it with the bytes the plan was computed
-// from; any difference fails the whole commit with a write_conflict *Error
-// before anything is written. Then it writes each new content to a temporary
-// file in the same folder, syncs it, and renames it over the target, keeping
-// the target's mode. If a rename fails, the files already renamed are put
-// back. Deletions are moved aside first and removed only at the end.
+// RootCommit is the part of a commit that lands in one root.
+type RootCommit struct {
+	Root  *os.Root
+	Plans []FilePlan
+}
+
+// Commit writes every plan or none; it is CommitAll for one root.
+func Commit(root *os.Root, plans []FilePlan) error {
+	return CommitAll([]RootCommit{{Root: root, Plans: plans}})
+}
+
+// CommitAll writes every plan of every root or none. Under the stripe locks
+// of all paths it re-reads each file and compares it with the bytes the plan
+// was computed from; any difference fails the whole commit with a
+// write_conflict *Error before anything is written. Then it writes each new
+// content to a temporary file next to its target (fsynced) and renames the
+// temporaries over the targets, keeping the target's mode. If a rename
+// fails, the files already renamed, in any root, are put back. Deletions are
+// moved aside first and removed only at the end.
 //
 // Limits: a writer that does not take these locks can still change a file
 // between the comparison and the rename; and a crash in the middle of a
 // multi-file commit can leave some files new and some old.
-func Commit(root *os.Root, plans []FilePlan) error {
-	paths := make([]string, len(plans))
-	for i, p := range plans {
-		clean, err := cleanRel(p.Path)
-		if err != nil {
-			return err
+func CommitAll(commits []RootCommit) error {
+	for ci := range commits {
+		plans := append([]FilePlan(nil), commits[ci].Plans...)
+		for i, p := range plans {
+			clean, err := cleanRel(p.Path)
+			if err != nil {
+				return err
+			}
+			plans[i].Path = clean
 		}
-		plans[i].Path, paths[i] = clean, clean
+		commits[ci].Plans = plans
 	}
-	unlock := lockPaths(root, paths)
+	unlock := lockPaths(commits)
 	defer unlock()
 
-	preps := make([]*prepared, len(plans))
-	for i, p := range plans {
-		target, err := resolveLinks(root, p.Path)
-		if err != nil {
-			return err
-		}
-		pr := &prepared{plan: p, target: target, mode: 0o644}
-		cur, err := root.ReadFile(target)
-		exists := err == nil
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("re-read %s: %w", p.Path, err)
-		}
-		switch {
-		case exists && !p.Existed:
-			return conflict(p.Path, "the file was created since it was read")
-		case !exists && p.Existed:
-			return conflict(p.Path, "the file was deleted since it was read")
-		case exists && !bytes.Equal(cur, p.Expected):
-			return conflict(p.Path, "the file changed since it was read")
-		}
-		if exists {
-			fi, err := root.Stat(target)
+	var preps []*prepared
+	for _, c := range commits {
+		for _, p := range c.Plans {
+			pr, err := check(c.Root, p)
 			if err != nil {
-				return fmt.Errorf("stat %s: %w", p.Path, err)
+				return err
 			}
-			pr.mode = fi.Mode().Perm()
+			preps = append(preps, pr)
 		}
-		preps[i] = pr
 	}
 
 	cleanup := func() {
 		for _, pr := range preps {
-			if pr != nil && pr.temp != "" && !pr.done {
-				root.Remove(pr.temp)
+			if pr.temp != "" && !pr.done {
+				pr.root.Remove(pr.temp)
 			}
 		}
 	}
@@ -187,12 +187,12 @@ func Commit(root *os.Root, plans []FilePlan) error {
 			continue
 		}
 		if dir := path.Dir(pr.target); dir != "." {
-			if err := root.MkdirAll(dir, 0o755); err != nil {
+			if err := pr.root.MkdirAll(dir, 0o755); err != nil {
 				cleanup()
 				return fmt.Errorf("create folder %s: %w", dir, err)
 			}
 		}
-		temp, err := writeTemp(root, pr.target, pr.plan.New, pr.mode)
+		temp, err := writeTemp(pr.root, pr.target, pr.plan.New, pr.mode)
 		if err != nil {
 			cleanup()
 			return fmt.Errorf("write %s: %w", pr.plan.Path, err)
@@ -207,12 +207,12 @@ func Commit(root *os.Root, plans []FilePlan) error {
 		if err != nil {
 		} else if pr.plan.Delete {
 			pr.aside = tempName(pr.target, "deleted")
-			err = root.Rename(pr.target, pr.aside)
+			err = pr.root.Rename(pr.target, pr.aside)
 		} else {
-			err = root.Rename(pr.temp, pr.target)
+			err = pr.root.Rename(pr.temp, pr.target)
 		}
 		if err != nil {
-			rollback(root, preps[:i])
+			rollback(preps[:i])
 			cleanup()
 			return fmt.Errorf("replace %s: %w; no file was changed", pr.plan.Path, err)
 		}
@@ -220,11 +220,42 @@ func Commit(root *os.Root, plans []FilePlan) error {
 	}
 	for _, pr := range preps {
 		if pr.aside != "" {
-			root.Remove(pr.aside)
+			pr.root.Remove(pr.aside)
 		}
-		syncDir(root, path.Dir(pr.target))
+		syncDir(pr.root, path.Dir(pr.target))
 	}
 	return nil
+}
+
+// check re-reads a planned file under the locks and compares it with the
+// bytes the plan was computed from.
+func check(root *os.Root, p FilePlan) (*prepared, error) {
+	target, err := resolveLinks(root, p.Path)
+	if err != nil {
+		return nil, err
+	}
+	pr := &prepared{root: root, plan: p, target: target, mode: 0o644}
+	cur, err := root.ReadFile(target)
+	exists := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("re-read %s: %w", p.Path, err)
+	}
+	switch {
+	case exists && !p.Existed:
+		return nil, conflict(p.Path, "the file was created since it was read")
+	case !exists && p.Existed:
+		return nil, conflict(p.Path, "the file was deleted since it was read")
+	case exists && !bytes.Equal(cur, p.Expected):
+		return nil, conflict(p.Path, "the file changed since it was read")
+	}
+	if exists {
+		fi, err := root.Stat(target)
+		if err != nil {
+			return nil, fmt.Errorf("stat %s: %w", p.Path, err)
+		}
+		pr.mode = fi.Mode().Perm()
+	}
+	return pr, nil
 }
 
 func conflict(name, why string) *Error {
@@ -232,9 +263,9 @@ func conflict(name, why string) *Error {
 }
 
 // rollback undoes the renames of a failed commit, as far as it can.
-func rollback(root *os.Root, done []*prepared) {
+func rollback(done []*prepared) {
 	for k := len(done) - 1; k >= 0; k-- {
-		pr := done[k]
+		pr, root := done[k], done[k].root
 		switch {
 		case pr.plan.Delete:
 			root.Rename(pr.aside, pr.target)

@@ -146,6 +146,75 @@ func TestCommitRollsBackFailedRename(t *testing.T) {
 	}
 }
 
+// TestCommitAllAcrossRoots: a commit over two roots is one commit: a
+// conflict in the second root writes nothing in the first, and a failed
+// rename in the second puts the first root's files back.
+func TestCommitAllAcrossRoots(t *testing.T) {
+	rootA, dirA := openRoot(t)
+	rootB, dirB := openRoot(t)
+	reset := func() {
+		os.WriteFile(filepath.Join(dirA, "a"), []byte("a\n"), 0o644)
+		os.WriteFile(filepath.Join(dirA, "gone"), []byte("g\n"), 0o644)
+		os.WriteFile(filepath.Join(dirB, "b"), []byte("b\n"), 0o644)
+	}
+	commits := func(bExpected string) []RootCommit {
+		return []RootCommit{
+			{Root: rootA, Plans: []FilePlan{
+				{Path: "a", Existed: true, Expected: []byte("a\n"), New: []byte("A\n")},
+				{Path: "gone", Existed: true, Expected: []byte("g\n"), Delete: true},
+				{Path: "new", New: []byte("n\n")},
+			}},
+			{Root: rootB, Plans: []FilePlan{{Path: "b", Existed: true, Expected: []byte(bExpected), New: []byte("B\n")}}},
+		}
+	}
+	untouched := func(what string) {
+		t.Helper()
+		for file, want := range map[string]string{filepath.Join(dirA, "a"): "a\n", filepath.Join(dirA, "gone"): "g\n", filepath.Join(dirB, "b"): "b\n"} {
+			if got, _ := os.ReadFile(file); string(got) != want {
+				t.Errorf("%s: %s = %q, want %q", what, filepath.Base(file), got, want)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(dirA, "new")); !os.IsNotExist(err) {
+			t.Errorf("%s: the new file in the first root exists: %v", what, err)
+		}
+		if left := append(tempFiles(t, dirA), tempFiles(t, dirB)...); len(left) > 0 {
+			t.Errorf("%s: temporary files left behind: %v", what, left)
+		}
+	}
+
+	reset()
+	if err := CommitAll(commits("b was different\n")); CodeOf(err) != CodeWriteConflict {
+		t.Fatalf("conflict in the second root: error = %v, want write_conflict", err)
+	}
+	untouched("conflict in the second root")
+
+	reset()
+	beforeRename = func(target string) error {
+		if target == "b" {
+			return errors.New("disk full")
+		}
+		return nil
+	}
+	defer func() { beforeRename = nil }()
+	if err := CommitAll(commits("b\n")); err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("failed rename in the second root: error = %v, want the rename failure", err)
+	}
+	untouched("failed rename in the second root")
+
+	beforeRename = nil
+	if err := CommitAll(commits("b\n")); err != nil {
+		t.Fatalf("CommitAll = %v", err)
+	}
+	for file, want := range map[string]string{filepath.Join(dirA, "a"): "A\n", filepath.Join(dirA, "new"): "n\n", filepath.Join(dirB, "b"): "B\n"} {
+		if got, _ := os.ReadFile(file); string(got) != want {
+			t.Errorf("after the commit %s = %q, want %q", filepath.Base(file), got, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dirA, "gone")); !os.IsNotExist(err) {
+		t.Errorf("the deleted file is still there: %v", err)
+	}
+}
+
 func TestCommitThroughSymlink(t *testing.T) {
 	root, dir := openRoot(t)
 	os.WriteFile(filepath.Join(dir, "real.txt"), []byte("x\n"), 0o644)

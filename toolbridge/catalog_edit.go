@@ -331,12 +331,13 @@ func (d *Deps) commitChanges(ctx context.Context, chs []*fileChange) (string, er
 			return "", err
 		}
 	}
-	for i, r := range roots {
-		if err := edits.Commit(r.FS, diskPlans[r]); err != nil {
+	var commits []edits.RootCommit
+	for _, r := range roots {
+		commits = append(commits, edits.RootCommit{Root: r.FS, Plans: diskPlans[r]})
+	}
+	if len(commits) > 0 {
+		if err := edits.CommitAll(commits); err != nil {
 			d.revertDocuments(ctx, docs)
-			if i > 0 {
-				d.logger().Error("multi-root commit failed after an earlier root was written", "root", r.Path, "err", err)
-			}
 			var e *edits.Error
 			if errors.As(err, &e) {
 				return "", &Failure{Code: e.Code, Text: e.Message}
