@@ -159,7 +159,7 @@ export class Ctx implements vscode.Disposable {
     private async doStart(): Promise<void> {
         const resolved = this.resolve();
         if (!resolved.ok) {
-            this.log.error(resolved.message);
+            // The callers of start() log the thrown error; only notify here.
             void vscode.window.showErrorMessage(resolved.message, 'Open Settings', 'Show Output').then((pick) => {
                 if (pick === 'Open Settings') {
                     void vscode.commands.executeCommand('workbench.action.openSettings', 'whale.serverPath');
