@@ -178,6 +178,7 @@ type seccompResp struct {
 type cached struct {
 	allow   bool
 	verdict Verdict
+	by      string // who decided, so that a repeated denial says why
 	final   [2]uint64
 	deps    []dependency
 }
@@ -369,7 +370,7 @@ func (tg *taskGate) handle(req seccompNotif) {
 		tg.audit(ex, v, "allow", ByPolicy)
 		tg.allow(req.id, ex, final)
 	case Deny:
-		tg.remember(key, cached{verdict: v, deps: deps})
+		tg.remember(key, cached{verdict: v, by: ByPolicy, deps: deps})
 		tg.audit(ex, v, "deny", ByPolicy)
 		tg.deny(req.id, ex, v, ByPolicy)
 	default:
@@ -381,7 +382,7 @@ func (tg *taskGate) answerCached(id uint64, ex *execRequest, c cached) {
 	if c.allow {
 		tg.allow(id, ex, c.final)
 	} else {
-		tg.deny(id, ex, c.verdict, "")
+		tg.deny(id, ex, c.verdict, c.by)
 	}
 }
 
@@ -445,7 +446,7 @@ func (tg *taskGate) prompt(ctx context.Context, p *sharedPrompt, first waitingEx
 		delete(tg.pending, p.pendingKey)
 	}
 	if by != ByGone {
-		tg.rememberLocked(p.key, cached{allow: ok, verdict: v, final: first.final, deps: first.deps})
+		tg.rememberLocked(p.key, cached{allow: ok, verdict: v, by: by, final: first.final, deps: first.deps})
 	}
 	waiting := p.waiting
 	tg.mu.Unlock()
@@ -528,8 +529,8 @@ func (tg *taskGate) auditEntry(ex *execRequest, v Verdict, decision, by string, 
 	}
 }
 
-// deny answers EPERM and leaves a line in the task's output. by is empty
-// for a repeated (cached) denial.
+// deny answers EPERM and leaves a line in the task's output; by says who
+// decided (for a repeated denial, who decided the first time).
 func (tg *taskGate) deny(id uint64, ex *execRequest, v Verdict, by string) {
 	prog := ex.prog.Path
 	if prog == "" {

@@ -789,6 +789,32 @@ func TestAllowForSessionSettlesOtherPrompts(t *testing.T) {
 	}
 }
 
+// TestRepeatedDenialSaysWhy: an identical exec after a denial is refused
+// from the task's cache without a second prompt, and its line still says
+// who refused it.
+func TestRepeatedDenialSaysWhy(t *testing.T) {
+	rig := newSharedRig()
+	g, _, _ := sharedGate(t, rig)
+	dir := t.TempDir()
+	victim := filepath.Join(dir, "victim")
+	os.WriteFile(victim, []byte("keep me\n"), 0o644)
+	alongside(t, func() {
+		if _, ok := receive(t, rig.asked, "the prompt"); ok {
+			rig.answer <- DenyOnce
+		}
+	})
+	res := runGated(t, g, dir, `rm -rf victim; rm -rf victim; echo done`)
+	if n := rig.prompts.Load(); n != 1 {
+		t.Errorf("prompts = %d, want 1", n)
+	}
+	if _, err := os.Stat(victim); err != nil {
+		t.Fatalf("victim removed: %v; output %q", err, res.out)
+	}
+	if n := strings.Count(res.task.text(), "the user said no"); n != 2 {
+		t.Errorf("denial lines saying the user said no = %d, want 2; notes %q", n, res.task.text())
+	}
+}
+
 // TestCancelledTaskWithdrawsSharedPrompt: killing the task while two execs
 // wait for one prompt withdraws the prompt (the approver's context ends)
 // and records both execs as gone.
