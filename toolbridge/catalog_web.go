@@ -57,6 +57,10 @@ func webFailure(ctx context.Context, rawURL string, err error) error {
 	var dnsErr *net.DNSError
 	switch {
 	case errors.As(err, &denied):
+		var redirect *web.RedirectError
+		if errors.As(err, &redirect) {
+			rawURL += " (redirected to " + redirect.URL + ")"
+		}
 		return Fail(CodeDenied, "request to %s refused: %v; whale-ls does not reach loopback, private, link-local or cloud metadata addresses. Use a public URL; if the user wants local servers reachable, they can set %s to true in the whale settings", rawURL, denied, webAllowPrivateKey)
 	case errors.Is(err, web.ErrScheme):
 		return Fail(CodeInvalidInput, "%v; give an http:// or https:// URL (for workspace files use read_file)", err)

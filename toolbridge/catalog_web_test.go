@@ -1,7 +1,9 @@
 package toolbridge
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -9,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/whale-ls/whale-ls/web"
 )
 
 func webRegistry(t *testing.T, settings string) *Registry {
@@ -299,5 +303,16 @@ func TestWebToolsThroughProxy(t *testing.T) {
 				t.Errorf("%s: %s = %q, want it to say %q", tc.name, tc.tool, env.Text, w)
 			}
 		}
+	}
+}
+
+// TestWebFailureNamesTheRefusedRedirect: when a redirect is what was
+// refused, the text names where it led, not only the URL the model asked for.
+func TestWebFailureNamesTheRefusedRedirect(t *testing.T) {
+	err := &web.RedirectError{URL: "http://127.0.0.1/admin", Err: &web.DeniedError{Host: "127.0.0.1", Reason: "a loopback address"}}
+	var f *Failure
+	if !errors.As(webFailure(context.Background(), "https://example.org/", err), &f) || f.Code != CodeDenied ||
+		!strings.Contains(f.Text, "https://example.org/ (redirected to http://127.0.0.1/admin) refused: 127.0.0.1 is a loopback address") {
+		t.Errorf("webFailure = %+v, want denied naming the redirect", f)
 	}
 }

@@ -27,6 +27,20 @@ const (
 	HardMaxBytes = 10 << 20
 )
 
+// RedirectError is a redirect the client refused to follow; Err says why
+// (often a *DeniedError).
+type RedirectError struct {
+	URL string
+	Err error
+}
+
+func (e *RedirectError) Error() string {
+	return fmt.Sprintf("redirect to %s refused: %v", e.URL, e.Err)
+}
+
+// Unwrap returns why the redirect was refused.
+func (e *RedirectError) Unwrap() error { return e.Err }
+
 // Errors of Client.Do besides *DeniedError and network errors.
 var (
 	// ErrScheme: the URL is not http or https.
@@ -150,7 +164,7 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 				return fmt.Errorf("%w: more than %d", ErrTooManyRedirects, maxRedirects)
 			}
 			if _, err := c.CheckURL(next.URL.String()); err != nil {
-				return fmt.Errorf("redirect to %s refused: %w", next.URL, err)
+				return &RedirectError{URL: next.URL.String(), Err: err}
 			}
 			return nil
 		},
