@@ -87,15 +87,23 @@ type SettingSchema struct {
 	// AdditionalProperties is false (no other keys) or a *SettingSchema
 	// (the schema of every other key's value); nil says nothing.
 	AdditionalProperties any `json:"additionalProperties,omitempty"`
-	// Scope is VS Code's configuration scope. ScopeUserOnly marks the
-	// settings that start programs, relax a guard or send a secret: a
-	// cloned repository's workspace settings must not be able to set them.
+	// Scope is VS Code's configuration scope. The settings that start
+	// programs, relax a guard or send a secret have ScopeUser or
+	// ScopeMachine: a cloned repository's workspace settings must not be
+	// able to set them.
 	Scope string `json:"scope,omitempty"`
 }
 
-// ScopeUserOnly is VS Code's "machine" scope: the setting is read from user
-// (and remote) settings only, never from a workspace's settings file.
-const ScopeUserOnly = "machine"
+// VS Code configuration scopes of the settings a workspace must not set.
+const (
+	// ScopeUser ("application"): read from the user's settings only, in
+	// local and remote windows alike; for policy (exec rules, web guard).
+	ScopeUser = "application"
+	// ScopeMachine ("machine"): read from the user's settings, or in a
+	// remote window from that machine's remote settings; for paths and
+	// programs, which differ from machine to machine.
+	ScopeMachine = "machine"
+)
 
 // DefaultText is the default as the README and `whale-ls settings` show it:
 // DefaultShown when set, "none" when there is no default or it is empty, a
@@ -129,7 +137,7 @@ var SettingsTable = []SettingSpec{
 		Key:          "shell.program",
 		DefaultShown: "`/bin/bash`, else `/bin/sh`",
 		Schema: SettingSchema{
-			Scope:   ScopeUserOnly,
+			Scope:   ScopeMachine,
 			Type:    "string",
 			Default: "",
 			MarkdownDescription: "Shell that runs each `shell_run` command as `<shell> -c <command>`. " +
@@ -163,7 +171,7 @@ var SettingsTable = []SettingSpec{
 	{
 		Key: "execBoundary.mode",
 		Schema: SettingSchema{
-			Scope:   ScopeUserOnly,
+			Scope:   ScopeUser,
 			Type:    "string",
 			Default: string(execboundary.ModeEnforce),
 			Enum:    []string{string(execboundary.ModeEnforce), string(execboundary.ModeBestEffort), string(execboundary.ModeOff)},
@@ -181,7 +189,7 @@ var SettingsTable = []SettingSpec{
 		Key:          "execBoundary.rules",
 		DefaultShown: "the default set",
 		Schema: SettingSchema{
-			Scope:   ScopeUserOnly,
+			Scope:   ScopeUser,
 			Type:    "array",
 			Default: execboundary.DefaultRules(),
 			Items: &SettingSchema{
@@ -218,7 +226,7 @@ var SettingsTable = []SettingSpec{
 	{
 		Key: "read.approvedPaths",
 		Schema: SettingSchema{
-			Scope:   ScopeUserOnly,
+			Scope:   ScopeMachine,
 			Type:    "array",
 			Default: []string{},
 			Items:   &SettingSchema{Type: "string"},
@@ -229,7 +237,7 @@ var SettingsTable = []SettingSpec{
 	{
 		Key: "skills.paths",
 		Schema: SettingSchema{
-			Scope:   ScopeUserOnly,
+			Scope:   ScopeMachine,
 			Type:    "array",
 			Default: []string{},
 			Items:   &SettingSchema{Type: "string"},
@@ -249,7 +257,7 @@ var SettingsTable = []SettingSpec{
 	{
 		Key: "web.allowPrivate",
 		Schema: SettingSchema{
-			Scope:   ScopeUserOnly,
+			Scope:   ScopeUser,
 			Type:    "boolean",
 			Default: false,
 			MarkdownDescription: "Let `fetch` and `web_fetch` reach `localhost`, loopback, private, link-local (cloud metadata) " +
@@ -260,7 +268,7 @@ var SettingsTable = []SettingSpec{
 	{
 		Key: "web.search",
 		Schema: SettingSchema{
-			Scope: ScopeUserOnly,
+			Scope: ScopeUser,
 			Type:  "object",
 			Properties: map[string]*SettingSchema{
 				"provider": {Type: "string", Enum: []string{"searxng", "brave"},
@@ -279,7 +287,7 @@ var SettingsTable = []SettingSpec{
 	{
 		Key: "mcp.servers",
 		Schema: SettingSchema{
-			Scope:   ScopeUserOnly,
+			Scope:   ScopeMachine,
 			Type:    "object",
 			Default: map[string]any{},
 			AdditionalProperties: &SettingSchema{

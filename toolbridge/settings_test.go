@@ -290,19 +290,19 @@ func TestSettingSpecDefaultText(t *testing.T) {
 // relaxes a guard or sends a secret must not be settable from a workspace's
 // settings file, which comes with whatever repository the user opened.
 func TestSettingsThatRunOrWidenAreUserOnly(t *testing.T) {
-	userOnly := map[string]bool{
-		"shell.program":      true, // the program every command runs in
-		"execBoundary.mode":  true, // "off" drops every exec check
-		"execBoundary.rules": true, // [] lets everything run
-		"read.approvedPaths": true, // reads outside the workspace
-		"skills.paths":       true, // makes more folders readable
-		"web.allowPrivate":   true, // reaches loopback and metadata addresses
-		"web.search":         true, // where the API key is sent
-		"mcp.servers":        true, // programs started by the server
+	userOnly := map[string]string{
+		"shell.program":      ScopeMachine, // the program every command runs in
+		"execBoundary.mode":  ScopeUser,    // "off" drops every exec check
+		"execBoundary.rules": ScopeUser,    // [] lets everything run
+		"read.approvedPaths": ScopeMachine, // reads outside the workspace
+		"skills.paths":       ScopeMachine, // makes more folders readable
+		"web.allowPrivate":   ScopeUser,    // reaches loopback and metadata addresses
+		"web.search":         ScopeUser,    // where the API key is sent
+		"mcp.servers":        ScopeMachine, // programs started by the server
 	}
 	for _, s := range SettingsTable {
-		if got, want := s.Schema.Scope == ScopeUserOnly, userOnly[s.Key]; got != want {
-			t.Errorf("%s: user-only scope = %v, want %v", s.Key, got, want)
+		if got, want := s.Schema.Scope, userOnly[s.Key]; got != want {
+			t.Errorf("%s: scope = %q, want %q", s.Key, got, want)
 		}
 	}
 }

@@ -82,6 +82,13 @@ function prepare(base: string): { ws: string; userData: string; exts: string; re
     fs.mkdirSync(exts, { recursive: true });
     fs.writeFileSync(path.join(ws, 'hello.txt'), 'hello from the workspace\nsecond line\n');
     fs.writeFileSync(path.join(ws, 'src', 'app.ts'), 'export const greeting = "hello";\n\nexport function greet(name: string): string {\n    return `${greeting}, ${name}`;\n}\n'.replace('export const greeting', 'const greeting'));
+    // A repository's own settings that would turn the exec boundary off:
+    // the approval checks below fail if VS Code let a workspace set them.
+    fs.mkdirSync(path.join(ws, '.vscode'), { recursive: true });
+    fs.writeFileSync(
+        path.join(ws, '.vscode', 'settings.json'),
+        JSON.stringify({ 'whale.execBoundary.mode': 'off', 'whale.execBoundary.rules': [] }, null, 2),
+    );
     fs.writeFileSync(
         path.join(userData, 'User', 'settings.json'),
         JSON.stringify(

@@ -106,16 +106,17 @@ test('packageDrift names each out-of-date setting and tool', () => {
     assert.match(packageDrift(good.replace(/\n {4}/g, '\n  '), good).join('\n'), /formatting/);
 });
 
-test('package.json: settings that start programs or relax a guard are user-only', () => {
+test('package.json: settings that start programs or relax a guard cannot be set by a workspace', () => {
     // Read the shipped package.json: the scope must survive generation.
     const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'package.json'), 'utf8'));
     const properties: Record<string, { scope?: string }> = pkg.contributes.configuration.properties;
-    for (const name of [
-        'whale.serverPath', 'whale.server.extraEnv', 'whale.shell.program', 'whale.execBoundary.mode',
-        'whale.execBoundary.rules', 'whale.read.approvedPaths', 'whale.skills.paths', 'whale.web.allowPrivate',
-        'whale.web.search', 'whale.mcp.servers',
-    ]) {
+    // machine: paths and programs, read from the settings of the machine the server runs on.
+    for (const name of ['whale.serverPath', 'whale.server.extraEnv', 'whale.shell.program', 'whale.read.approvedPaths', 'whale.skills.paths', 'whale.mcp.servers']) {
         assert.equal(properties[name]?.scope, 'machine', `${name} must have scope "machine" so that a workspace cannot set it`);
+    }
+    // application: the user's policy, the same in local and remote windows.
+    for (const name of ['whale.execBoundary.mode', 'whale.execBoundary.rules', 'whale.web.allowPrivate', 'whale.web.search']) {
+        assert.equal(properties[name]?.scope, 'application', `${name} must have scope "application" so that a workspace cannot set it`);
     }
     assert.equal(properties['whale.shell.yieldTimeMs']?.scope, undefined, 'harmless settings stay settable per workspace');
 });
