@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -109,11 +110,12 @@ func depsKey(deps []dependency) string {
 // opens the file it names.
 func readExec(tid int, call execCall, args [6]uint64) (*execRequest, error) {
 	ex := &execRequest{tid: tid}
-	mem, err := os.Open(fmt.Sprintf("/proc/%d/mem", tid))
+	fd, err := unix.Open("/proc/"+strconv.Itoa(tid)+"/mem", unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return ex, fmt.Errorf("open the process's memory: %w", err)
 	}
-	defer mem.Close()
+	defer unix.Close(fd)
+	mem := procMem(fd)
 	pathPtr, argvPtr, dirfd, flags := args[0], args[1], int64(unix.AT_FDCWD), uint64(0)
 	if call.at {
 		dirfd, pathPtr, argvPtr, flags = int64(int32(args[0])), args[1], args[2], args[4]
@@ -348,9 +350,32 @@ func identityOf(path string) ([2]uint64, error) {
 	return [2]uint64{st.Dev, st.Ino}, nil
 }
 
+// procMem reads another process's memory through its /proc/PID/mem file
+// descriptor with plain pread calls: the gate reads a few strings for every
+// exec, and an *os.File's set-up and bookkeeping would cost as much again.
+type procMem int
+
+// ReadAt fills p from the process's address off, or says why it could not.
+func (m procMem) ReadAt(p []byte, off int64) (int, error) {
+	n := 0
+	for n < len(p) {
+		k, err := unix.Pread(int(m), p[n:], off+int64(n))
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return n, err
+		case k == 0:
+			return n, io.EOF
+		}
+		n += k
+	}
+	return n, nil
+}
+
 // readCString reads a NUL-terminated string of at most max bytes; a longer
 // one is cut and marked with "…".
-func readCString(mem *os.File, addr uint64, max int) (string, error) {
+func readCString(mem io.ReaderAt, addr uint64, max int) (string, error) {
 	if addr == 0 {
 		return "", errors.New("null pointer")
 	}
@@ -372,7 +397,7 @@ func readCString(mem *os.File, addr uint64, max int) (string, error) {
 }
 
 // readArgv reads a NULL-terminated array of string pointers.
-func readArgv(mem *os.File, addr uint64, ptr32 bool) ([]string, error) {
+func readArgv(mem io.ReaderAt, addr uint64, ptr32 bool) ([]string, error) {
 	if addr == 0 {
 		return nil, nil
 	}

@@ -3,8 +3,15 @@
 package execboundary
 
 import (
+	"bytes"
+	"os"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 func TestParseShebang(t *testing.T) {
@@ -34,5 +41,38 @@ func TestLoaderTarget(t *testing.T) {
 	}
 	if !isLoader("/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2") || isLoader("/usr/bin/ld") {
 		t.Error("isLoader misjudges the loader or the linker")
+	}
+}
+
+// TestProcReaders: the plain-syscall readers the gate uses on every exec
+// read what os.ReadFile and the process's own memory hold.
+func TestProcReaders(t *testing.T) {
+	var buf [4096]byte
+	raw, err := readProc("/proc/self/status", buf[:])
+	if err != nil || !bytes.Contains(raw, []byte("\nTgid:\t"+strconv.Itoa(os.Getpid())+"\n")) {
+		t.Errorf("readProc(/proc/self/status) = %q, %v; want this process's Tgid", raw, err)
+	}
+	if st := readStatus(os.Getpid()); st.tgid != os.Getpid() || st.threads < 1 {
+		t.Errorf("readStatus = %+v, want this process", st)
+	}
+	if small, err := readProc("/proc/self/status", buf[:8]); err != nil || len(small) != 8 {
+		t.Errorf("readProc into 8 bytes = %q, %v; want the first 8 bytes", small, err)
+	}
+
+	fd, err := unix.Open("/proc/self/mem", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Skipf("cannot open /proc/self/mem: %v", err)
+	}
+	defer unix.Close(fd)
+	text := []byte("whale\x00after")
+	argv := []uintptr{uintptr(unsafe.Pointer(&text[0])), uintptr(unsafe.Pointer(&text[0])), 0}
+	got, err := readArgv(procMem(fd), uint64(uintptr(unsafe.Pointer(&argv[0]))), false)
+	if err != nil || len(got) != 2 || got[0] != "whale" || got[1] != "whale" {
+		t.Errorf("readArgv through procMem = %q, %v; want [whale whale]", got, err)
+	}
+	runtime.KeepAlive(text)
+	runtime.KeepAlive(argv)
+	if _, err := procMem(fd).ReadAt(make([]byte, 8), 0); err == nil {
+		t.Error("reading address 0 succeeded")
 	}
 }
