@@ -291,11 +291,7 @@ func (g *mcpGroup) searchTool() Tool {
 		if q == "" {
 			return Result{}, Fail(CodeInvalidInput, "query is empty; describe the tool you need, e.g. \"create github issue\"")
 		}
-		n := in.MaxResults
-		if n <= 0 {
-			n = mcpDefaultResults
-		}
-		n = min(n, mcpMaxResults)
+		n := bounded(in.MaxResults, mcpDefaultResults, mcpMaxResults)
 		lists := g.listTools(ctx, g.deferred)
 		if ctx.Err() != nil {
 			return Result{}, ctx.Err()

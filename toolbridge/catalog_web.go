@@ -156,11 +156,7 @@ func fetchTool(d *Deps) Tool {
 		}),
 	}
 	return Define(spec, func(ctx context.Context, in fetchInput) (Result, error) {
-		limit := in.MaxBytes
-		if limit <= 0 {
-			limit = webDefaultMaxBytes
-		}
-		limit = min(limit, webMaxMaxBytes)
+		limit := bounded(in.MaxBytes, webDefaultMaxBytes, webMaxMaxBytes)
 		header := http.Header{}
 		for k, v := range in.Headers {
 			header.Set(k, v)
@@ -236,11 +232,7 @@ func webFetchTool(d *Deps) Tool {
 		}),
 	}
 	return Define(spec, func(ctx context.Context, in webFetchInput) (Result, error) {
-		limit := in.MaxBytes
-		if limit <= 0 {
-			limit = webDefaultMaxBytes
-		}
-		limit = min(limit, webMaxMaxBytes)
+		limit := bounded(in.MaxBytes, webDefaultMaxBytes, webMaxMaxBytes)
 		format := in.Format
 		if format == "" {
 			format = web.FormatMarkdown
@@ -373,11 +365,7 @@ func webSearchTool(d *Deps) Tool {
 		if q == "" {
 			return Result{}, Fail(CodeInvalidInput, "query is empty; say what to search for")
 		}
-		n := in.MaxResults
-		if n <= 0 {
-			n = webDefaultResults
-		}
-		n = min(n, webMaxResults)
+		n := bounded(in.MaxResults, webDefaultResults, webMaxResults)
 		p, err := searchProvider(d.Settings().Web.Search)
 		if err != nil {
 			return Result{}, err

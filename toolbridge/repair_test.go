@@ -317,3 +317,11 @@ func FuzzPrepareInput(f *testing.F) {
 		}
 	})
 }
+
+func TestBounded(t *testing.T) {
+	for _, tc := range []struct{ n, want int }{{0, 5}, {-3, 5}, {1, 1}, {7, 7}, {20, 10}} {
+		if got := bounded(tc.n, 5, 10); got != tc.want {
+			t.Errorf("bounded(%d, 5, 10) = %d, want %d", tc.n, got, tc.want)
+		}
+	}
+}

@@ -106,3 +106,12 @@ func Arr(desc string, items *Schema) *Schema {
 func Enum(desc string, values ...string) *Schema {
 	return &Schema{Type: "string", Description: desc, Enum: values}
 }
+
+// bounded is an optional count from a tool's input: def when it is not
+// given (zero or less), never more than max.
+func bounded(n, def, max int) int {
+	if n <= 0 {
+		n = def
+	}
+	return min(n, max)
+}
