@@ -87,15 +87,7 @@ func TestDeferredToolByNameOverLSP(t *testing.T) {
 	if !strings.Contains(string(opts), `"commands":["whale.mcp__tracker__search_issues"]`) {
 		t.Errorf("registration = %s", opts)
 	}
-	var list struct {
-		Tools []struct {
-			Name string `json:"name"`
-		} `json:"tools"`
-	}
-	if _, err := s.conn.Call(ctxT(t), "whale/tools", nil, &list); err != nil {
-		t.Fatal(err)
-	}
-	if last := list.Tools[len(list.Tools)-1].Name; last != "mcp__tracker__search_issues" {
+	if last := lastTool(t, s); last != "mcp__tracker__search_issues" {
 		t.Errorf("whale/tools ends with %s, want the activated tool", last)
 	}
 }

@@ -52,14 +52,7 @@ func TestMCPStandalone(t *testing.T) {
 	if !strings.Contains(cs.InitializeResult().Instructions, "standalone") {
 		t.Errorf("instructions %q do not say the server is standalone", cs.InitializeResult().Instructions)
 	}
-	tools, err := cs.ListTools(ctxT(t), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, tool := range tools.Tools {
-		names = append(names, tool.Name)
-	}
+	names := mcpToolNames(t, cs)
 	for _, want := range []string{"read_file", "edit", "grep", "shell_run"} {
 		if !slices.Contains(names, want) {
 			t.Errorf("MCP tools %v lack %s", names, want)

@@ -72,15 +72,7 @@ func TestToolSearchOverLSP(t *testing.T) {
 		t.Errorf("registration = %+v %s", reg, opts)
 	}
 
-	var list struct {
-		Tools []struct {
-			Name string `json:"name"`
-		} `json:"tools"`
-	}
-	if _, err := s.conn.Call(ctxT(t), "whale/tools", nil, &list); err != nil {
-		t.Fatal(err)
-	}
-	if last := list.Tools[len(list.Tools)-1].Name; last != "mcp__tracker__search_issues" {
+	if last := lastTool(t, s); last != "mcp__tracker__search_issues" {
 		t.Errorf("whale/tools ends with %s, want the activated tool", last)
 	}
 	wantText(t, s.exec(ctxT(t), "mcp__tracker__search_issues", map[string]any{"query": "crash"}), "issues about crash")
@@ -93,4 +85,19 @@ func TestToolSearchWithoutDeferredServers(t *testing.T) {
 	if env.Code != "unknown_tool" {
 		t.Errorf("tool_search without deferred servers = %s %q, want unknown_tool", env.Code, env.Text)
 	}
+}
+
+// lastTool is the name of the last tool whale/tools lists: the one most
+// recently added.
+func lastTool(t *testing.T, s *session) string {
+	t.Helper()
+	var list struct {
+		Tools []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
+	}
+	if _, err := s.conn.Call(ctxT(t), "whale/tools", nil, &list); err != nil || len(list.Tools) == 0 {
+		t.Fatalf("whale/tools = %+v, %v", list, err)
+	}
+	return list.Tools[len(list.Tools)-1].Name
 }
