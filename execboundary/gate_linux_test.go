@@ -708,15 +708,33 @@ func TestConcurrentIdenticalAsksShareOnePrompt(t *testing.T) {
 	}
 }
 
+// writeVictims creates files for allowed execs to remove.
+func writeVictims(t *testing.T, dir string, names ...string) {
+	t.Helper()
+	for _, name := range names {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// wantRemoved checks that an allowed rm removed each victim.
+func wantRemoved(t *testing.T, dir string, res runResult, names ...string) {
+	t.Helper()
+	for _, name := range names {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			t.Errorf("%s survived an allowed rm; output %q notes %q", name, res.out, res.task.text())
+		}
+	}
+}
+
 // TestDifferentAsksPromptSeparately: two different execs that need "ask"
 // at the same time get a prompt each, and neither waits for the other's.
 func TestDifferentAsksPromptSeparately(t *testing.T) {
 	rig := newSharedRig()
 	g, state, joined := sharedGate(t, rig)
 	dir := t.TempDir()
-	for _, name := range []string{"v1", "v2"} {
-		os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o644)
-	}
+	writeVictims(t, dir, "v1", "v2")
 	alongside(t, func() {
 		// Both prompts are pending before either is answered.
 		if _, ok := receive(t, rig.asked, "the first prompt"); !ok {
@@ -730,11 +748,7 @@ func TestDifferentAsksPromptSeparately(t *testing.T) {
 	if n := rig.prompts.Load(); n != 2 {
 		t.Errorf("prompts = %d, want 2", n)
 	}
-	for _, name := range []string{"v1", "v2"} {
-		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
-			t.Errorf("%s survived an allowed rm; output %q notes %q", name, res.out, res.task.text())
-		}
-	}
+	wantRemoved(t, dir, res, "v1", "v2")
 	if got := strings.Join(rmEntries(t, state, 2), " "); got != "allow/user allow/user" {
 		t.Errorf("audit for rm = %q, want two unshared user decisions", got)
 	}
@@ -752,9 +766,7 @@ func TestAllowForSessionSettlesOtherPrompts(t *testing.T) {
 	rig := newSharedRig()
 	g, state, _ := sharedGate(t, rig)
 	dir := t.TempDir()
-	for _, name := range []string{"v1", "v2"} {
-		os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o644)
-	}
+	writeVictims(t, dir, "v1", "v2")
 	alongside(t, func() {
 		if _, ok := receive(t, rig.asked, "the first prompt"); !ok {
 			return
@@ -771,11 +783,7 @@ func TestAllowForSessionSettlesOtherPrompts(t *testing.T) {
 	if n := rig.prompts.Load(); n != 2 {
 		t.Errorf("prompts = %d, want 2", n)
 	}
-	for _, name := range []string{"v1", "v2"} {
-		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
-			t.Errorf("%s survived; output %q notes %q", name, res.out, res.task.text())
-		}
-	}
+	wantRemoved(t, dir, res, "v1", "v2")
 	entries := rmEntries(t, state, 2)
 	slices.Sort(entries) // the two answers are written in either order
 	if got := strings.Join(entries, " "); got != "allow/session allow/user" {
