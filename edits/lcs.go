@@ -17,19 +17,25 @@ type hunk struct{ A0, A1, B0, B1 int }
 // the problem before Myers runs.
 const anchorThreshold = 4096
 
+// sameEnds returns the lengths of the common prefix of a and b and of
+// their common suffix in what is left after it.
+func sameEnds[T comparable](a, b []T) (prefix, suffix int) {
+	n, m := len(a), len(b)
+	for prefix < n && prefix < m && a[prefix] == b[prefix] {
+		prefix++
+	}
+	for suffix < n-prefix && suffix < m-prefix && a[n-1-suffix] == b[m-1-suffix] {
+		suffix++
+	}
+	return prefix, suffix
+}
+
 // diffIDs returns the hunks that turn a into b, in order.
 func diffIDs(a, b []int32, ids int) []hunk {
 	d := &differ{a: a, b: b, budget: diffBudget}
 	n, m := len(a), len(b)
 	// Common prefix and suffix cost nothing to align.
-	p := 0
-	for p < n && p < m && a[p] == b[p] {
-		p++
-	}
-	s := 0
-	for s < n-p && s < m-p && a[n-1-s] == b[m-1-s] {
-		s++
-	}
+	p, s := sameEnds(a, b)
 	a0, a1, b0, b1 := p, n-s, p, m-s
 	if (a1-a0)+(b1-b0) > anchorThreshold {
 		prevA, prevB := a0, b0
@@ -264,14 +270,7 @@ func diffLines(a, b []string) []hunk {
 	// Skip the common prefix and suffix first: on a large file with one
 	// small change this is nearly all of the work.
 	n, m := len(a), len(b)
-	p := 0
-	for p < n && p < m && a[p] == b[p] {
-		p++
-	}
-	s := 0
-	for s < n-p && s < m-p && a[n-1-s] == b[m-1-s] {
-		s++
-	}
+	p, s := sameEnds(a, b)
 	var hs []hunk
 	if (n-s-p)+(m-s-p) > anchorThreshold {
 		hs = diffWalk(a[p:n-s], b[p:m-s])

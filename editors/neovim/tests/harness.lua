@@ -122,34 +122,28 @@ function H.client_for(bufnr)
   return client
 end
 
---- Call a tool and wait for its Envelope.
-function H.call(name, input, opts)
+local function call_with(wait, name, input, opts)
   local env, err, done
   require('whale').call(name, input, function(e, r)
     err, env, done = e, r, true
   end, opts)
-  H.wait(function()
+  wait(function()
     return done
   end, 'whale.' .. name)
   if err then
-    error('whale.' .. name .. ': ' .. err, 2)
+    error('whale.' .. name .. ': ' .. err, 3)
   end
   return env
 end
 
+--- Call a tool and wait for its Envelope.
+function H.call(name, input, opts)
+  return call_with(H.wait, name, input, opts)
+end
+
 --- Like H.call, letting the main loop run (for cases in coroutines).
 function H.call_loop(name, input, opts)
-  local env, err, done
-  require('whale').call(name, input, function(e, r)
-    err, env, done = e, r, true
-  end, opts)
-  H.wait_loop(function()
-    return done
-  end, 'whale.' .. name)
-  if err then
-    error('whale.' .. name .. ': ' .. err, 2)
-  end
-  return env
+  return call_with(H.wait_loop, name, input, opts)
 end
 
 function H.run(file, results)
