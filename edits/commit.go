@@ -2,17 +2,15 @@ package edits
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io/fs"
 	"os"
 	"path"
-	"sort"
 	"strings"
-	"sync"
 )
 
 // FilePlan is one file's part of a commit: the bytes the change was computed
@@ -30,52 +28,15 @@ type FilePlan struct {
 	New    []byte
 }
 
-// beforeRename, when set by a test, runs before each rename of a commit and
-// can make it fail, to exercise the rollback.
-var beforeRename func(target string) error
-
-// stripeCount is the number of locks paths hash onto. Commits of unrelated
-// files rarely wait on each other; commits of the same file always do.
-const stripeCount = 64
-
-// stripes serialise commits within this process. They are shared by every
-// root because two roots may reach the same file.
-var stripes [stripeCount]sync.Mutex
-
-func stripeOf(key string) int {
-	h := fnv.New32a()
-	h.Write([]byte(key))
-	return int(h.Sum32() % stripeCount)
-}
-
-// lockPaths takes the stripe locks of every root's paths in ascending order
-// (so two commits cannot deadlock) and returns the function that releases
-// them.
-func lockPaths(commits []RootCommit) func() {
-	seen := map[int]bool{}
-	var idx []int
-	for _, c := range commits {
-		for _, p := range c.Plans {
-			i := stripeOf(c.Root.Name() + "\x00" + path.Clean(p.Path))
-			if !seen[i] {
-				seen[i] = true
-				idx = append(idx, i)
-			}
-		}
-	}
-	sort.Ints(idx)
-	for _, i := range idx {
-		stripes[i].Lock()
-	}
-	return func() {
-		for k := len(idx) - 1; k >= 0; k-- {
-			stripes[idx[k]].Unlock()
-		}
-	}
+// RootCommit is the part of a commit that lands in one root.
+type RootCommit struct {
+	Root  *os.Root
+	Plans []FilePlan
 }
 
 // ReadFile reads a file inside root for planning. A missing file is not an
-// error: exists is false.
+// error: exists is false. Read under a Txn's locks, the bytes stay the ones
+// every whale commit of the file starts from until the Txn ends.
 func ReadFile(root *os.Root, name string) (data []byte, exists bool, err error) {
 	name, err = resolveLinks(root, name)
 	if err != nil {
@@ -114,127 +75,165 @@ func resolveLinks(root *os.Root, name string) (string, error) {
 	return "", fmt.Errorf("%s: too many levels of symbolic links", name)
 }
 
-// prepared is a plan whose new bytes sit in a temporary file next to the
-// target, ready to be renamed over it.
-type prepared struct {
+// Txn is one commit of one or more files: Locks.Begin takes the locks of
+// its files, the caller reads them (ReadFile, or an editor's buffer) and
+// plans, Stage checks the plans and writes the new bytes beside their
+// targets, the caller does the editor's part if there is one, and Commit
+// puts every staged file in place or none. End releases the locks and
+// throws away whatever was staged and not committed; it is safe to defer
+// and to call twice.
+//
+// Because the locks are held from the read to the rename, commits of one
+// file by whale — in this process or another — never overlap: each plans on
+// the bytes the previous one left, and no update is lost.
+type Txn struct {
+	locks   *Locks
+	held    heldLocks
+	staged  []*stagedPlan
+	settled bool // committed, or its staged files thrown away
+	ended   bool
+}
+
+// stagedPlan is a plan whose new bytes sit in a file beside the target,
+// ready to be put in place.
+type stagedPlan struct {
 	root   *os.Root
 	plan   FilePlan
 	target string
-	temp   string // "" for deletions
 	mode   fs.FileMode
-	done   bool   // renamed (or, for a deletion, moved aside)
-	aside  string // where a deleted file was moved until the commit ends
+	data   *stagedFile // nil for deletions
+	done   bool        // put in place (or, for a deletion, moved aside)
+	aside  string      // where a deleted file waits until the commit ends
 }
 
-// RootCommit is the part of a commit that lands in one root.
-type RootCommit struct {
-	Root  *os.Root
-	Plans []FilePlan
-}
-
-// Commit writes every plan or none; it is CommitAll for one root.
-func Commit(root *os.Root, plans []FilePlan) error {
-	return CommitAll([]RootCommit{{Root: root, Plans: plans}})
-}
-
-// CommitAll writes every plan of every root or none. Under the stripe locks
-// of all paths it re-reads each file and compares it with the bytes the plan
-// was computed from; any difference fails the whole commit with a
-// write_conflict *Error before anything is written. Then it writes each new
-// content to a temporary file next to its target (fsynced) and renames the
-// temporaries over the targets, keeping the target's mode. If a rename
-// fails, the files already renamed, in any root, are put back. Deletions are
-// moved aside first and removed only at the end.
-//
-// Limits: a writer that does not take these locks can still change a file
-// between the comparison and the rename; and a crash in the middle of a
-// multi-file commit can leave some files new and some old.
-func CommitAll(commits []RootCommit) error {
-	for ci := range commits {
-		plans := append([]FilePlan(nil), commits[ci].Plans...)
-		for i, p := range plans {
-			clean, err := cleanRel(p.Path)
-			if err != nil {
-				return err
-			}
-			plans[i].Path = clean
-		}
-		commits[ci].Plans = plans
+// Stage checks every plan against the file's current bytes, under the
+// Txn's locks, and writes each new content to a file beside its target
+// (synced to disk, with the target's mode). A difference fails with a
+// write_conflict *Error before anything is written: since whale's own
+// commits wait for the locks, it means that a program other than whale
+// changed the file after it was read. Stage may be called once per Txn.
+func (tx *Txn) Stage(commits []RootCommit) error {
+	if tx.ended || tx.staged != nil {
+		return errors.New("edits: Stage called twice or after End")
 	}
-	unlock := lockPaths(commits)
-	defer unlock()
-
-	var preps []*prepared
 	for _, c := range commits {
 		for _, p := range c.Plans {
-			pr, err := check(c.Root, p)
+			clean, err := cleanRel(p.Path)
 			if err != nil {
+				tx.discard()
 				return err
 			}
-			preps = append(preps, pr)
-		}
-	}
-
-	cleanup := func() {
-		for _, pr := range preps {
-			if pr.temp != "" && !pr.done {
-				pr.root.Remove(pr.temp)
+			p.Path = clean
+			sp, err := check(c.Root, p)
+			if err != nil {
+				tx.discard()
+				return err
 			}
+			tx.staged = append(tx.staged, sp)
 		}
 	}
-	for _, pr := range preps {
-		if pr.plan.Delete {
+	for _, sp := range tx.staged {
+		if sp.plan.Delete {
 			continue
 		}
-		if dir := path.Dir(pr.target); dir != "." {
-			if err := pr.root.MkdirAll(dir, 0o755); err != nil {
-				cleanup()
+		if dir := path.Dir(sp.target); dir != "." {
+			if err := sp.root.MkdirAll(dir, 0o755); err != nil {
+				tx.discard()
 				return fmt.Errorf("create folder %s: %w", dir, err)
 			}
 		}
-		temp, err := writeTemp(pr.root, pr.target, pr.plan.New, pr.mode)
+		data, err := stage(sp.root, sp.target, sp.plan.New, sp.mode)
 		if err != nil {
-			cleanup()
-			return fmt.Errorf("write %s: %w", pr.plan.Path, err)
+			tx.discard()
+			return fmt.Errorf("write %s: %w", sp.plan.Path, err)
 		}
-		pr.temp = temp
-	}
-	for i, pr := range preps {
-		var err error
-		if beforeRename != nil {
-			err = beforeRename(pr.target)
-		}
-		if err != nil {
-		} else if pr.plan.Delete {
-			pr.aside = tempName(pr.target, "deleted")
-			err = pr.root.Rename(pr.target, pr.aside)
-		} else {
-			err = pr.root.Rename(pr.temp, pr.target)
-		}
-		if err != nil {
-			rollback(preps[:i])
-			cleanup()
-			return fmt.Errorf("replace %s: %w; no file was changed", pr.plan.Path, err)
-		}
-		pr.done = true
-	}
-	for _, pr := range preps {
-		if pr.aside != "" {
-			pr.root.Remove(pr.aside)
-		}
-		syncDir(pr.root, path.Dir(pr.target))
+		sp.data = data
 	}
 	return nil
 }
 
-// check re-reads a planned file under the locks and compares it with the
-// bytes the plan was computed from.
-func check(root *os.Root, p FilePlan) (*prepared, error) {
+// Commit puts every staged file in place or none. Immediately before the
+// first rename it compares each file once more with the bytes its plan was
+// computed from, so that the window left to writers that are not whale (an
+// editor saving, a build tool) is only the renames themselves; a difference
+// fails with write_conflict and nothing is changed. If a rename fails, the
+// files already replaced are put back. Deleted files are moved aside first
+// and removed once every rename succeeded.
+//
+// Limits: a writer that does not take whale's locks can still change a file
+// between the final comparison and the rename, and a crash in the middle of
+// a commit of several files can leave some of them new and some old (each
+// file on its own is always wholly old or wholly new).
+func (tx *Txn) Commit() error {
+	if tx.ended || tx.settled {
+		return errors.New("edits: Commit called twice or after End")
+	}
+	defer tx.discard()
+	for _, sp := range tx.staged {
+		if _, err := check(sp.root, sp.plan); err != nil {
+			return err
+		}
+	}
+	for i, sp := range tx.staged {
+		var err error
+		if hook := tx.locks.opts.BeforeRename; hook != nil {
+			err = hook(sp.target)
+		}
+		switch {
+		case err != nil:
+		case sp.plan.Delete:
+			sp.aside = tempName(sp.target, "deleted")
+			err = sp.root.Rename(sp.target, sp.aside)
+		default:
+			err = sp.data.replace(sp.root, sp.target)
+		}
+		if err != nil {
+			rollback(tx.staged[:i])
+			return fmt.Errorf("replace %s: %w; no file was changed", sp.plan.Path, err)
+		}
+		sp.done = true
+	}
+	for _, sp := range tx.staged {
+		if sp.aside != "" {
+			sp.root.Remove(sp.aside)
+		}
+		syncDir(sp.root, path.Dir(sp.target))
+	}
+	return nil
+}
+
+// End throws away whatever was staged and not committed and releases the
+// locks.
+func (tx *Txn) End() {
+	if tx.ended {
+		return
+	}
+	tx.discard()
+	tx.ended = true
+	tx.held.release()
+}
+
+// discard removes the staged files that were not put in place.
+func (tx *Txn) discard() {
+	if tx.settled {
+		return
+	}
+	tx.settled = true
+	for _, sp := range tx.staged {
+		if sp.data != nil && !sp.done {
+			sp.data.discard(sp.root)
+		}
+	}
+}
+
+// check re-reads a planned file and compares it with the bytes the plan
+// was computed from.
+func check(root *os.Root, p FilePlan) (*stagedPlan, error) {
 	target, err := resolveLinks(root, p.Path)
 	if err != nil {
 		return nil, err
 	}
-	pr := &prepared{root: root, plan: p, target: target, mode: 0o644}
+	sp := &stagedPlan{root: root, plan: p, target: target, mode: 0o644}
 	cur, err := root.ReadFile(target)
 	exists := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -242,54 +241,63 @@ func check(root *os.Root, p FilePlan) (*prepared, error) {
 	}
 	switch {
 	case exists && !p.Existed:
-		return nil, conflict(p.Path, "the file was created since it was read")
+		return nil, conflict(p.Path, "was created")
 	case !exists && p.Existed:
-		return nil, conflict(p.Path, "the file was deleted since it was read")
+		return nil, conflict(p.Path, "was deleted")
 	case exists && !bytes.Equal(cur, p.Expected):
-		return nil, conflict(p.Path, "the file changed since it was read")
+		return nil, conflict(p.Path, "changed")
 	}
 	if exists {
 		fi, err := root.Stat(target)
 		if err != nil {
 			return nil, fmt.Errorf("stat %s: %w", p.Path, err)
 		}
-		pr.mode = fi.Mode().Perm()
+		sp.mode = fi.Mode().Perm()
 	}
-	return pr, nil
+	return sp, nil
 }
 
-func conflict(name, why string) *Error {
-	return newError(CodeWriteConflict, "%s: %s; read it again and redo the change on its current text (nothing was written)", name, why)
+// ErrOutsideChange matches (errors.Is) a write_conflict raised because a
+// program other than whale changed a file while whale held its locks; a
+// caller may read the file again and plan once more.
+var ErrOutsideChange = errors.New("changed by another program during the commit")
+
+func conflict(name, what string) error {
+	e := newError(CodeWriteConflict, "%s %s on disk while the change was being written, by a program other than whale (an editor saving, a build or formatter); nothing was written — read it again and redo the change on its current text", name, what)
+	e.outside = true
+	return e
 }
 
 // rollback undoes the renames of a failed commit, as far as it can.
-func rollback(done []*prepared) {
+func rollback(done []*stagedPlan) {
 	for k := len(done) - 1; k >= 0; k-- {
-		pr, root := done[k], done[k].root
+		sp, root := done[k], done[k].root
 		switch {
-		case pr.plan.Delete:
-			root.Rename(pr.aside, pr.target)
-		case pr.plan.Existed:
-			if temp, err := writeTemp(root, pr.target, pr.plan.Expected, pr.mode); err == nil {
-				if root.Rename(temp, pr.target) != nil {
-					root.Remove(temp)
+		case sp.plan.Delete:
+			root.Rename(sp.aside, sp.target)
+		case sp.plan.Existed:
+			if back, err := stage(root, sp.target, sp.plan.Expected, sp.mode); err == nil {
+				if back.replace(root, sp.target) != nil {
+					back.discard(root)
 				}
 			}
 		default:
-			root.Remove(pr.target)
+			root.Remove(sp.target)
 		}
 	}
 }
 
+// tempName is a name beside target that no one else uses: a dot file with
+// whale's marker, the kind and a random part.
 func tempName(target, kind string) string {
 	var r [6]byte
 	rand.Read(r[:])
 	return path.Join(path.Dir(target), "."+path.Base(target)+".whale-"+kind+"-"+hex.EncodeToString(r[:]))
 }
 
-// writeTemp writes data to a new temporary file next to target, syncs it,
-// gives it mode, and returns its name.
-func writeTemp(root *os.Root, target string, data []byte, mode fs.FileMode) (string, error) {
+// writeNamedTemp writes data to a new named temporary file beside target,
+// syncs it, gives it mode, and returns its name.
+func writeNamedTemp(root *os.Root, target string, data []byte, mode fs.FileMode) (string, error) {
 	name := tempName(target, "tmp")
 	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
@@ -321,11 +329,33 @@ func syncDir(root *os.Root, dir string) {
 // root, and returns it cleaned.
 func cleanRel(name string) (string, error) {
 	if name == "" || path.IsAbs(name) || strings.Contains(name, `\`) {
-		return "", newError(CodeInvalidInput, "path %q must be relative to the workspace root and use slashes", name)
+		return "", newError(CodeInvalidInput, "path %s must be relative to the workspace root and use slashes", Quote(name))
 	}
 	c := path.Clean(name)
 	if c == ".." || strings.HasPrefix(c, "../") {
-		return "", newError(CodeInvalidInput, "path %q leaves the workspace root", name)
+		return "", newError(CodeInvalidInput, "path %s leaves the workspace root", Quote(name))
 	}
 	return c, nil
+}
+
+// Commit writes every plan or none in one Txn of the process's default
+// locks. It is for callers that read and plan without holding locks (tests,
+// one-shot tools); a plan made on bytes that changed meanwhile fails with
+// write_conflict.
+func Commit(ctx context.Context, locks *Locks, commits ...RootCommit) error {
+	var keys []string
+	for _, c := range commits {
+		for _, p := range c.Plans {
+			keys = append(keys, rootKey(c.Root, p.Path))
+		}
+	}
+	tx, err := locks.Begin(ctx, keys...)
+	if err != nil {
+		return err
+	}
+	defer tx.End()
+	if err := tx.Stage(commits); err != nil {
+		return err
+	}
+	return tx.Commit()
 }

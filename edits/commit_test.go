@@ -1,6 +1,7 @@
 package edits
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -9,6 +10,24 @@ import (
 	"sync"
 	"testing"
 )
+
+// testLocks commit with in-process locks only, as a command line would
+// without a runtime folder.
+var testLocks = NewLocks(LockOptions{})
+
+func commitPlans(root *os.Root, plans []FilePlan) error {
+	return Commit(context.Background(), testLocks, RootCommit{Root: root, Plans: plans})
+}
+
+// failingRename returns locks whose commits fail to rename target.
+func failingRename(target string) *Locks {
+	return NewLocks(LockOptions{BeforeRename: func(t string) error {
+		if t == target {
+			return errors.New("disk full")
+		}
+		return nil
+	}})
+}
 
 func openRoot(t *testing.T) (*os.Root, string) {
 	t.Helper()
@@ -31,7 +50,7 @@ func TestCommitWritesAndKeepsMode(t *testing.T) {
 	if err != nil || !exists {
 		t.Fatalf("ReadFile = %v, %v", exists, err)
 	}
-	if err := Commit(root, []FilePlan{{Path: "run.sh", Existed: true, Expected: raw, New: []byte("echo b\n")}}); err != nil {
+	if err := commitPlans(root, []FilePlan{{Path: "run.sh", Existed: true, Expected: raw, New: []byte("echo b\n")}}); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := os.ReadFile(p)
@@ -57,7 +76,7 @@ func tempFiles(t *testing.T, dir string) []string {
 
 func TestCommitCreatesFolders(t *testing.T) {
 	root, dir := openRoot(t)
-	if err := Commit(root, []FilePlan{{Path: "a/b/c.txt", New: []byte("x\n")}}); err != nil {
+	if err := commitPlans(root, []FilePlan{{Path: "a/b/c.txt", New: []byte("x\n")}}); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := os.ReadFile(filepath.Join(dir, "a", "b", "c.txt")); err != nil || string(got) != "x\n" {
@@ -73,17 +92,17 @@ func TestCommitConflicts(t *testing.T) {
 		reason string
 	}{
 		{"changed", func(dir string) { os.WriteFile(filepath.Join(dir, "f"), []byte("theirs\n"), 0o644) },
-			FilePlan{Path: "f", Existed: true, Expected: []byte("mine\n"), New: []byte("new\n")}, "changed since it was read"},
+			FilePlan{Path: "f", Existed: true, Expected: []byte("mine\n"), New: []byte("new\n")}, "changed on disk"},
 		{"created", func(dir string) { os.WriteFile(filepath.Join(dir, "f"), []byte("theirs\n"), 0o644) },
-			FilePlan{Path: "f", New: []byte("new\n")}, "created since it was read"},
+			FilePlan{Path: "f", New: []byte("new\n")}, "was created on disk"},
 		{"deleted", func(dir string) {},
-			FilePlan{Path: "f", Existed: true, Expected: []byte("mine\n"), New: []byte("new\n")}, "deleted since it was read"},
+			FilePlan{Path: "f", Existed: true, Expected: []byte("mine\n"), New: []byte("new\n")}, "was deleted on disk"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root, dir := openRoot(t)
 			tc.setup(dir)
 			before, _ := os.ReadFile(filepath.Join(dir, "f"))
-			err := Commit(root, []FilePlan{tc.plan})
+			err := commitPlans(root, []FilePlan{tc.plan})
 			var e *Error
 			if !errors.As(err, &e) || e.Code != CodeWriteConflict || !strings.Contains(e.Message, tc.reason) || !strings.Contains(e.Message, "read it again") {
 				t.Fatalf("Commit error = %v, want write_conflict %q", err, tc.reason)
@@ -100,7 +119,7 @@ func TestCommitAllOrNoneOnConflict(t *testing.T) {
 	root, dir := openRoot(t)
 	os.WriteFile(filepath.Join(dir, "a"), []byte("a\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "b"), []byte("b changed\n"), 0o644)
-	err := Commit(root, []FilePlan{
+	err := commitPlans(root, []FilePlan{
 		{Path: "a", Existed: true, Expected: []byte("a\n"), New: []byte("A\n")},
 		{Path: "b", Existed: true, Expected: []byte("b\n"), New: []byte("B\n")},
 	})
@@ -117,19 +136,12 @@ func TestCommitRollsBackFailedRename(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "a"), []byte("a\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "gone"), []byte("g\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "c"), []byte("c\n"), 0o644)
-	beforeRename = func(target string) error {
-		if target == "c" {
-			return errors.New("disk full")
-		}
-		return nil
-	}
-	defer func() { beforeRename = nil }()
-	err := Commit(root, []FilePlan{
+	err := Commit(context.Background(), failingRename("c"), RootCommit{Root: root, Plans: []FilePlan{
 		{Path: "a", Existed: true, Expected: []byte("a\n"), New: []byte("A\n")},
 		{Path: "gone", Existed: true, Expected: []byte("g\n"), Delete: true},
 		{Path: "new/n", New: []byte("n\n")},
 		{Path: "c", Existed: true, Expected: []byte("c\n"), New: []byte("C\n")},
-	})
+	}})
 	if err == nil || !strings.Contains(err.Error(), "disk full") {
 		t.Fatalf("error = %v, want the rename failure", err)
 	}
@@ -183,27 +195,19 @@ func TestCommitAllAcrossRoots(t *testing.T) {
 	}
 
 	reset()
-	if err := CommitAll(commits("b was different\n")); CodeOf(err) != CodeWriteConflict {
+	if err := Commit(context.Background(), testLocks, commits("b was different\n")...); CodeOf(err) != CodeWriteConflict {
 		t.Fatalf("conflict in the second root: error = %v, want write_conflict", err)
 	}
 	untouched("conflict in the second root")
 
 	reset()
-	beforeRename = func(target string) error {
-		if target == "b" {
-			return errors.New("disk full")
-		}
-		return nil
-	}
-	defer func() { beforeRename = nil }()
-	if err := CommitAll(commits("b\n")); err == nil || !strings.Contains(err.Error(), "disk full") {
+	if err := Commit(context.Background(), failingRename("b"), commits("b\n")...); err == nil || !strings.Contains(err.Error(), "disk full") {
 		t.Fatalf("failed rename in the second root: error = %v, want the rename failure", err)
 	}
 	untouched("failed rename in the second root")
 
-	beforeRename = nil
-	if err := CommitAll(commits("b\n")); err != nil {
-		t.Fatalf("CommitAll = %v", err)
+	if err := Commit(context.Background(), testLocks, commits("b\n")...); err != nil {
+		t.Fatalf("Commit = %v", err)
 	}
 	for file, want := range map[string]string{filepath.Join(dirA, "a"): "A\n", filepath.Join(dirA, "new"): "n\n", filepath.Join(dirB, "b"): "B\n"} {
 		if got, _ := os.ReadFile(file); string(got) != want {
@@ -222,7 +226,7 @@ func TestCommitThroughSymlink(t *testing.T) {
 		t.Skip("no symlinks:", err)
 	}
 	raw, _, _ := ReadFile(root, "link.txt")
-	if err := Commit(root, []FilePlan{{Path: "link.txt", Existed: true, Expected: raw, New: []byte("y\n")}}); err != nil {
+	if err := commitPlans(root, []FilePlan{{Path: "link.txt", Existed: true, Expected: raw, New: []byte("y\n")}}); err != nil {
 		t.Fatal(err)
 	}
 	if fi, _ := os.Lstat(filepath.Join(dir, "link.txt")); fi.Mode()&os.ModeSymlink == 0 {
@@ -236,7 +240,7 @@ func TestCommitThroughSymlink(t *testing.T) {
 func TestCommitRejectsEscapingPaths(t *testing.T) {
 	root, _ := openRoot(t)
 	for _, p := range []string{"../x", "/etc/passwd", ""} {
-		if err := Commit(root, []FilePlan{{Path: p, New: []byte("x")}}); CodeOf(err) != CodeInvalidInput {
+		if err := commitPlans(root, []FilePlan{{Path: p, New: []byte("x")}}); CodeOf(err) != CodeInvalidInput {
 			t.Errorf("Commit(%q) error = %v, want invalid_input", p, err)
 		}
 	}
@@ -260,7 +264,7 @@ func TestCommitNoLostUpdates(t *testing.T) {
 					return
 				}
 				next := append(append([]byte{}, raw...), fmt.Sprintf("worker %d\n", w)...)
-				err = Commit(root, []FilePlan{{Path: "log.txt", Existed: true, Expected: raw, New: next}})
+				err = commitPlans(root, []FilePlan{{Path: "log.txt", Existed: true, Expected: raw, New: next}})
 				if err == nil {
 					return
 				}

@@ -28,9 +28,14 @@ type Error struct {
 	Message string
 	Step    int
 	Lines   []int
+	outside bool // a write_conflict caused by a writer that is not whale
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// Is lets errors.Is(err, ErrOutsideChange) find conflicts caused by a
+// writer that is not whale.
+func (e *Error) Is(target error) bool { return target == ErrOutsideChange && e.outside }
 
 func newError(code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}

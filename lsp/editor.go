@@ -57,8 +57,10 @@ type applyResult struct {
 }
 
 // ApplyEdits sends one workspace/applyEdit with a TextDocumentEdit per
-// document, pinned to the overlay's version, then waits for the overlay to
-// reach exactly the new texts.
+// document, pinned to the version the change was planned on, then waits
+// for the overlay to reach exactly the new texts. The caller holds the
+// documents' commit locks, so the only other writers are the user and the
+// editor itself.
 func (e *editorBridge) ApplyEdits(ctx context.Context, changes []toolbridge.DocumentChange) error {
 	s := e.s
 	s.mu.Lock()
@@ -69,14 +71,14 @@ func (e *editorBridge) ApplyEdits(ctx context.Context, changes []toolbridge.Docu
 	for _, c := range changes {
 		d, ok := s.docs.get(c.Path)
 		if !ok {
-			return conflict("%s was closed in the editor after the edit was planned; read it again and redo the edit", c.Path)
+			return conflict("%s was closed in the editor after the edit was planned; nothing was applied — read it again (from disk now) and redo the edit", c.Path)
 		}
-		if d.version != c.Version || d.text != c.OldText {
-			return conflict("%s changed in the editor (version %d, planned against %d) after the edit was planned; read it again and redo the edit", c.Path, d.version, c.Version)
+		if d.version != c.Version {
+			return &toolbridge.DocumentMovedError{Path: c.Path, Planned: c.Version, Actual: d.version}
 		}
 		docEdits = append(docEdits, textDocumentEdit{
 			TextDocument: versionedID{URI: d.uri, Version: d.version},
-			Edits:        textEdits(c.OldText, c.NewText, enc),
+			Edits:        lspEdits(d.text, c.Edits, enc),
 		})
 		names = append(names, c.Path)
 	}
@@ -92,11 +94,18 @@ func (e *editorBridge) ApplyEdits(ctx context.Context, changes []toolbridge.Docu
 		return conflict("the editor did not accept the edit (%v); read the file again and redo the edit", err)
 	}
 	if !res.Applied {
+		for _, c := range changes {
+			if d, ok := s.docs.get(c.Path); ok && d.version != c.Version && d.text != c.NewText {
+				// The user typed before the edit arrived: the editor refused
+				// the stale version, and the change can be planned again.
+				return &toolbridge.DocumentMovedError{Path: c.Path, Planned: c.Version, Actual: d.version}
+			}
+		}
 		reason := res.FailureReason
 		if reason == "" {
-			reason = "no reason given; the document most likely changed in the editor"
+			reason = "no reason given"
 		}
-		return conflict("the editor refused the edit of %s (%s); read the file again and redo the edit", strings.Join(names, ", "), reason)
+		return conflict("the editor refused the edit of %s (%s); nothing was applied — read the file again and redo the edit", strings.Join(names, ", "), reason)
 	}
 	wctx, cancel := context.WithTimeout(ctx, applyGrace)
 	defer cancel()
@@ -119,7 +128,7 @@ func (e *editorBridge) ApplyEdits(ctx context.Context, changes []toolbridge.Docu
 		case d.version == c.Version:
 			return conflict("the editor answered that it applied the edit of %s but the document did not change (still version %d); the edit was not applied — read the file again and redo the edit", c.Path, d.version)
 		case d.text != c.NewText:
-			return conflict("%s is now version %d but its text is not what the edit should produce: the user or another tool changed it meanwhile; read it again and check before editing", c.Path, d.version)
+			return conflict("%s is now version %d but its text is not what the edit should produce: the user or another tool changed it while the edit was applied; read it again and check before editing", c.Path, d.version)
 		}
 	}
 	return nil
@@ -162,14 +171,13 @@ func (e *editorBridge) SaveDocuments(ctx context.Context, paths []string) ([]str
 	return saved, true, nil
 }
 
-// textEdits computes the minimal edits that turn old into new (only the
-// changed lines, and within them only the changed characters, so cursors,
-// folds and undo survive) as LSP text edits in the negotiated encoding.
-func textEdits(old, new string, enc string) []textEdit {
-	var out []textEdit
-	for _, e := range edits.MinimalEdits(old, new) {
+// lspEdits converts edits of text (byte columns) to LSP text edits in the
+// negotiated position encoding.
+func lspEdits(text string, es []edits.TextEdit, enc string) []textEdit {
+	out := make([]textEdit, 0, len(es))
+	for _, e := range es {
 		out = append(out, textEdit{
-			Range:   Range{Start: lspPosition(old, e.Start, enc), End: lspPosition(old, e.End, enc)},
+			Range:   Range{Start: lspPosition(text, e.Start, enc), End: lspPosition(text, e.End, enc)},
 			NewText: e.NewText,
 		})
 	}

@@ -78,9 +78,9 @@ func TestEditConflictsWithTheEditor(t *testing.T) {
 		mode    string
 		mention string
 	}{
-		{"typeFirst", "refused"},  // the user typed: the version moved on
-		{"refuse", "refused"},     // applied:false
-		{"lie", "did not change"}, // applied:true without applying (Neovim's built-in handler)
+		{"typeFirst", "kept changing"}, // the user types before every try: the version keeps moving
+		{"refuse", "refused"},          // applied:false
+		{"lie", "did not change"},      // applied:true without applying (Neovim's built-in handler)
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
 			root := writeFiles(t, map[string]string{"a.txt": "x\n"})
@@ -101,6 +101,25 @@ func TestEditConflictsWithTheEditor(t *testing.T) {
 				t.Errorf("disk = %q: a conflicting edit must not reach the disk", got)
 			}
 		})
+	}
+}
+
+// TestEditReplansAfterTheUserTyped: the user types once between whale's
+// read and its applyEdit; the editor refuses the stale version, and the
+// edit is planned again on the new text and lands at the next version.
+func TestEditReplansAfterTheUserTyped(t *testing.T) {
+	root := writeFiles(t, map[string]string{"a.txt": "x\n"})
+	s := start(t, root, sessionOptions{})
+	u := s.open("a.txt", "alpha\nbeta\n", 1)
+	s.ed.mu.Lock()
+	s.ed.applyMode = "typeOnce"
+	s.ed.mu.Unlock()
+	env := s.exec(ctxT(t), "edit", map[string]any{"file_path": "a.txt", "search": "beta", "replace": "gamma"})
+	if !env.OK {
+		t.Fatalf("edit = %s %q, want it applied on top of what the user typed", env.Code, env.Text)
+	}
+	if got, v := s.ed.text(u); got != "typed alpha\ngamma\n" || v != 3 {
+		t.Errorf("buffer = %q version %d, want the typing and the edit at version 3", got, v)
 	}
 }
 

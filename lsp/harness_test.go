@@ -131,7 +131,7 @@ type fakeEditor struct {
 	// applyMode says how applyEdit is answered: "" applies (one didChange
 	// per edit, as Neovim does), "lie" answers applied without applying,
 	// "refuse" answers applied:false, "typeFirst" lets the user type into
-	// the document before the edit arrives.
+	// the document before each edit arrives, "typeOnce" before the first.
 	applyMode string
 	applied   []json.RawMessage
 	// saveable lists the documents whale/saveDocuments reports as saved
@@ -237,7 +237,12 @@ func (e *fakeEditor) ApplyEdit(ctx context.Context, p *protocol.ApplyWorkspaceEd
 		return &protocol.ApplyWorkspaceEditResult{Applied: true}, nil
 	case "refuse":
 		return &protocol.ApplyWorkspaceEditResult{Applied: false}, nil
-	case "typeFirst":
+	case "typeFirst", "typeOnce":
+		if mode == "typeOnce" {
+			e.mu.Lock()
+			e.applyMode = ""
+			e.mu.Unlock()
+		}
 		for _, dc := range edit.Edit.DocumentChanges {
 			e.mu.Lock()
 			d := e.docs[dc.TextDocument.URI]

@@ -1,6 +1,10 @@
 package lsp
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/whale-ls/whale-ls/edits"
+)
 
 func TestPositions(t *testing.T) {
 	text := "a😀b\r\nsé\rx\n\nlast"
@@ -51,16 +55,16 @@ func TestTextEdits(t *testing.T) {
 		{"one\ntwo\nthree\nfour\n", "one\n2\nthree\nFOUR\n"},
 		{"a😀b\r\nc\r\n", "a😀B\r\nc\r\nd\r\n"},
 	} {
-		edits := textEdits(tc.old, tc.new, encUTF16)
+		es := lspEdits(tc.old, edits.MinimalEdits(tc.old, tc.new), encUTF16)
 		got := tc.old
 		// LSP edits all refer to the original text: apply from the end.
-		for i := len(edits) - 1; i >= 0; i-- {
-			e := edits[i]
+		for i := len(es) - 1; i >= 0; i-- {
+			e := es[i]
 			start, end := offsetOf(tc.old, e.Range.Start, encUTF16), offsetOf(tc.old, e.Range.End, encUTF16)
 			got = got[:start] + e.NewText + got[end:]
 		}
 		if got != tc.new {
-			t.Errorf("applying textEdits(%q, %q) = %q", tc.old, tc.new, got)
+			t.Errorf("applying lspEdits of MinimalEdits(%q, %q) = %q", tc.old, tc.new, got)
 		}
 	}
 }

@@ -35,10 +35,6 @@ func editTools(d *Deps) []Tool {
 // editFileLimit is the largest file the edit tools load into memory.
 const editFileLimit = 64 << 20
 
-// beforeCommitHook, when set by a test, runs between planning a change and
-// committing it, so that a test can change the file in that window.
-var beforeCommitHook func()
-
 type editStep struct {
 	Search  string `json:"search"`
 	Replace string `json:"replace"`
@@ -119,21 +115,21 @@ func writeTool(d *Deps) Tool {
 		}),
 	}
 	return Define(spec, func(ctx context.Context, in writeInput) (Result, error) {
-		src, err := d.loadForEdit(in.FilePath, true)
+		chs, note, err := d.commitPath(ctx, []string{in.FilePath}, func(load loader) ([]*fileChange, error) {
+			src, err := load(in.FilePath, true)
+			if err != nil {
+				return nil, err
+			}
+			plan, err := edits.PlanWrite(src.t.Rel, src.raw, src.exists, in.Content)
+			if err != nil {
+				return nil, editFailure(src.shown, err)
+			}
+			return []*fileChange{src.change(plan)}, nil
+		})
 		if err != nil {
 			return Result{}, err
 		}
-		plan, err := edits.PlanWrite(src.t.Rel, src.raw, src.exists, in.Content)
-		if err != nil {
-			return Result{}, editFailure(src.shown, err)
-		}
-		ch := src.change(plan)
-		note, err := d.commitChanges(ctx, []*fileChange{ch})
-		if err != nil {
-			return Result{}, err
-		}
-		d.rememberWritten(ch)
-		return ch.result(note, plan.Applied), nil
+		return chs[0].result(note, chs[0].plan.Applied), nil
 	})
 }
 
@@ -246,142 +242,24 @@ func editFailure(shown string, err error) error {
 	return f
 }
 
-// editSteps is edit and multi_edit: plan all steps in memory, then commit.
+// editSteps is edit and multi_edit: plan all steps in memory on the file's
+// current text, then commit.
 func (d *Deps) editSteps(ctx context.Context, shown string, steps []edits.Edit) (Result, error) {
-	src, err := d.loadForEdit(shown, false)
-	if err != nil {
-		return Result{}, err
-	}
-	plan, err := edits.PlanEdits(src.raw, steps)
-	if err != nil {
-		return Result{}, editFailure(shown, err)
-	}
-	ch := src.change(plan)
-	note, err := d.commitChanges(ctx, []*fileChange{ch})
-	if err != nil {
-		return Result{}, err
-	}
-	d.rememberWritten(ch)
-	return ch.result(note, plan.Applied), nil
-}
-
-// rememberWritten updates the read ledger after a commit: the model wrote
-// the new content itself, so it knows it, unless it had not seen the
-// content its change was applied to.
-func (d *Deps) rememberWritten(chs ...*fileChange) {
-	if d.Reads == nil {
-		return
-	}
-	for _, ch := range chs {
-		if ch.src.stale || ch.delete {
-			continue
-		}
-		t := ch.src.t
-		if ch.dst != nil {
-			t = ch.dst.t
-		}
-		d.Reads.Record(t.Abs, ch.plan.New)
-	}
-}
-
-// commitChanges commits every change or none: open documents through the
-// editor, the rest on disk. It returns a note for the result (where the
-// change went, whether it was saved).
-func (d *Deps) commitChanges(ctx context.Context, chs []*fileChange) (string, error) {
-	if beforeCommitHook != nil {
-		beforeCommitHook()
-	}
-	var docs []DocumentChange
-	var docChanges []*fileChange
-	diskPlans := map[*workspace.Root][]edits.FilePlan{}
-	var roots []*workspace.Root
-	addDisk := func(s *editSource, p edits.FilePlan) {
-		if _, ok := diskPlans[s.t.Root]; !ok {
-			roots = append(roots, s.t.Root)
-		}
-		diskPlans[s.t.Root] = append(diskPlans[s.t.Root], p)
-	}
-	for _, ch := range chs {
-		s := ch.src
-		switch {
-		case ch.delete || ch.dst != nil:
-			if s.doc != nil {
-				return "", Fail(CodeWriteConflict, "%s is open in the editor; deleting or renaming an open file is refused so that its buffer is not lost — close it first, or change its content with edit", s.shown)
-			}
-			addDisk(s, edits.FilePlan{Path: s.t.Rel, Existed: true, Expected: s.raw, Delete: true})
-			if ch.dst != nil {
-				addDisk(ch.dst, edits.FilePlan{Path: ch.dst.t.Rel, Existed: ch.dst.exists, Expected: ch.dst.raw, New: ch.plan.New})
-			}
-		case s.doc != nil:
-			docs = append(docs, DocumentChange{Path: s.t.Abs, Version: s.doc.Version, OldText: s.doc.Text, NewText: string(ch.plan.New)})
-			docChanges = append(docChanges, ch)
-		default:
-			addDisk(s, edits.FilePlan{Path: s.t.Rel, Existed: s.exists, Expected: s.raw, New: ch.plan.New})
-		}
-	}
-	// Disk files are compared first, so that a conflict there stops the
-	// commit before any buffer changes.
-	for _, r := range roots {
-		if err := precheckDisk(r, diskPlans[r]); err != nil {
-			return "", err
-		}
-	}
-	if len(docs) > 0 {
-		if err := d.Editor.ApplyEdits(ctx, docs); err != nil {
-			return "", err
-		}
-	}
-	var commits []edits.RootCommit
-	for _, r := range roots {
-		commits = append(commits, edits.RootCommit{Root: r.FS, Plans: diskPlans[r]})
-	}
-	if len(commits) > 0 {
-		if err := edits.CommitAll(commits); err != nil {
-			d.revertDocuments(ctx, docs)
-			var e *edits.Error
-			if errors.As(err, &e) {
-				return "", &Failure{Code: e.Code, Text: e.Message}
-			}
-			return "", Fail(CodeEditRejected, "the filesystem refused the change (%v); nothing was changed — check the path, permissions and free space, then retry", err)
-		}
-	}
-	if len(docs) == 0 {
-		return "", nil
-	}
-	return d.saveDocuments(ctx, docChanges), nil
-}
-
-// precheckDisk compares each planned file with the disk without writing.
-func precheckDisk(r *workspace.Root, plans []edits.FilePlan) error {
-	for _, p := range plans {
-		raw, exists, err := edits.ReadFile(r.FS, p.Path)
+	chs, note, err := d.commitPath(ctx, []string{shown}, func(load loader) ([]*fileChange, error) {
+		src, err := load(shown, false)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if exists != p.Existed || exists && string(raw) != string(p.Expected) {
-			return Fail(CodeWriteConflict, "%s: the file changed since it was read; read it again and redo the change on its current text (nothing was written)", p.Path)
+		plan, err := edits.PlanEdits(src.raw, steps)
+		if err != nil {
+			return nil, d.explainMissedTarget(src, steps, err)
 		}
+		return []*fileChange{src.change(plan)}, nil
+	})
+	if err != nil {
+		return Result{}, err
 	}
-	return nil
-}
-
-// revertDocuments undoes applied buffer changes after a later part of the
-// same commit failed, as far as the editor allows.
-func (d *Deps) revertDocuments(ctx context.Context, docs []DocumentChange) {
-	if len(docs) == 0 {
-		return
-	}
-	var back []DocumentChange
-	for _, c := range docs {
-		if doc, ok := d.Editor.Document(c.Path); ok && doc.Text == c.NewText {
-			back = append(back, DocumentChange{Path: c.Path, Version: doc.Version, OldText: c.NewText, NewText: c.OldText})
-		}
-	}
-	if len(back) > 0 {
-		if err := d.Editor.ApplyEdits(ctx, back); err != nil {
-			d.logger().Error("could not revert editor buffers after a failed commit", "err", err)
-		}
-	}
+	return chs[0].result(note, chs[0].plan.Applied), nil
 }
 
 // saveDocuments asks the editor to save the changed documents when the
@@ -491,87 +369,20 @@ func (d *Deps) applyPatch(ctx context.Context, patch string) (Result, error) {
 	if err != nil {
 		return Result{}, editFailure("", err)
 	}
-	type slot struct {
-		src  *editSource
-		ch   *fileChange
-		text []byte // planned content so far
-		gone bool
-	}
-	slots := map[string]*slot{}
-	var order []*fileChange
-	get := func(p string, mayCreate bool) (*slot, error) {
-		src, err := d.loadForEdit(p, mayCreate)
-		if err != nil {
-			return nil, err
-		}
-		if s, ok := slots[src.t.Abs]; ok {
-			return s, nil
-		}
-		s := &slot{src: src, text: src.raw}
-		if !src.exists {
-			s.gone = true
-		}
-		slots[src.t.Abs] = s
-		return s, nil
-	}
+	var paths []string
 	for _, fp := range fps {
-		from := fp.OldPath
-		if fp.Creates() {
-			from = fp.NewPath
-		}
-		s, err := get(from, fp.Creates())
-		if err != nil {
-			return Result{}, err
-		}
-		plan, err := edits.PlanPatch(fp, s.text, !s.gone)
-		if err != nil {
-			return Result{}, editFailure("", err)
-		}
-		repairs = editAppendNew(repairs, plan.Applied.Repairs...)
-		switch {
-		case fp.Deletes():
-			if s.ch == nil {
-				s.ch = &fileChange{src: s.src}
-				order = append(order, s.ch)
-			}
-			s.ch.delete, s.ch.plan, s.gone = true, plan, true
-			s.ch.plan.OldText = editDecodedText(s.src.raw)
-			s.ch.applied.Replacements += plan.Applied.Replacements
-		case fp.OldPath != fp.NewPath && !fp.Creates():
-			dst, err := get(fp.NewPath, true)
-			if err != nil {
-				return Result{}, err
-			}
-			if !dst.gone {
-				return Result{}, Fail(CodeWriteConflict, "%s: the patch renames %s onto a file that exists; delete or move that file first", fp.NewPath, fp.OldPath)
-			}
-			ch := &fileChange{src: s.src, plan: plan, dst: dst.src, applied: plan.Applied}
-			order = append(order, ch)
-			s.gone, dst.gone, dst.text = true, false, plan.New
-			dst.ch = ch
-		default:
-			if s.ch == nil {
-				s.ch = s.src.change(plan)
-				order = append(order, s.ch)
-			} else {
-				// A later part for the same file, or one that creates it
-				// again after an earlier part deleted it: the file is then
-				// rewritten, not deleted.
-				old := s.ch.plan.OldText
-				s.ch.plan = plan
-				s.ch.plan.OldText = old
-				s.ch.delete = false
-			}
-			s.ch.applied.Replacements += plan.Applied.Replacements
-			s.ch.applied.Lines = append(s.ch.applied.Lines, plan.Applied.Lines...)
-			s.text, s.gone = plan.New, false
-		}
+		paths = append(paths, fp.OldPath, fp.NewPath)
 	}
-	note, err := d.commitChanges(ctx, order)
+	var planRepairs []string
+	order, note, err := d.commitPath(ctx, paths, func(load loader) ([]*fileChange, error) {
+		order, rs, err := planPatch(fps, load)
+		planRepairs = rs
+		return order, err
+	})
 	if err != nil {
 		return Result{}, err
 	}
-	d.rememberWritten(order...)
+	repairs = editAppendNew(repairs, planRepairs...)
 	var texts []string
 	files := make([]string, 0, len(order))
 	for _, ch := range order {
@@ -623,4 +434,85 @@ func editAppendNew(list []string, items ...string) []string {
 		}
 	}
 	return list
+}
+
+// planPatch plans every file of a parsed patch in order, loading each file
+// once, so that two parts for one file build on each other. It returns the
+// changes in patch order and the tolerances the hunks needed.
+func planPatch(fps []edits.FilePatch, load loader) ([]*fileChange, []string, error) {
+	type slot struct {
+		src  *editSource
+		ch   *fileChange
+		text []byte // planned content so far
+		gone bool
+	}
+	slots := map[string]*slot{}
+	var order []*fileChange
+	var repairs []string
+	get := func(p string, mayCreate bool) (*slot, error) {
+		src, err := load(p, mayCreate)
+		if err != nil {
+			return nil, err
+		}
+		if s, ok := slots[src.t.Abs]; ok {
+			return s, nil
+		}
+		s := &slot{src: src, text: src.raw, gone: !src.exists}
+		slots[src.t.Abs] = s
+		return s, nil
+	}
+	for _, fp := range fps {
+		from := fp.OldPath
+		if fp.Creates() {
+			from = fp.NewPath
+		}
+		s, err := get(from, fp.Creates())
+		if err != nil {
+			return nil, nil, err
+		}
+		plan, err := edits.PlanPatch(fp, s.text, !s.gone)
+		if err != nil {
+			return nil, nil, editFailure("", err)
+		}
+		repairs = editAppendNew(repairs, plan.Applied.Repairs...)
+		switch {
+		case fp.Deletes():
+			if s.ch == nil {
+				s.ch = &fileChange{src: s.src}
+				order = append(order, s.ch)
+			}
+			s.ch.delete, s.ch.plan, s.gone = true, plan, true
+			s.ch.plan.OldText = editDecodedText(s.src.raw)
+			s.ch.applied.Replacements += plan.Applied.Replacements
+		case fp.OldPath != fp.NewPath && !fp.Creates():
+			dst, err := get(fp.NewPath, true)
+			if err != nil {
+				return nil, nil, err
+			}
+			if !dst.gone {
+				return nil, nil, Fail(CodeWriteConflict, "%s: the patch renames %s onto a file that exists; delete or move that file first", fp.NewPath, fp.OldPath)
+			}
+			ch := &fileChange{src: s.src, plan: plan, dst: dst.src, applied: plan.Applied}
+			order = append(order, ch)
+			s.gone, dst.gone, dst.text = true, false, plan.New
+			dst.ch = ch
+		default:
+			if s.ch == nil {
+				s.ch = s.src.change(plan)
+				order = append(order, s.ch)
+			} else {
+				// A later part for the same file, or one that creates it
+				// again after an earlier part deleted it: the file is then
+				// rewritten, not deleted.
+				old := s.ch.plan.OldText
+				s.ch.plan = plan
+				s.ch.plan.OldText = old
+				s.ch.delete = false
+			}
+			s.ch.applied.Replacements += plan.Applied.Replacements
+			s.ch.applied.Lines = append(s.ch.applied.Lines, plan.Applied.Lines...)
+			s.text, s.gone = plan.New, false
+		}
+	}
+	return order, repairs, nil
 }

@@ -3,11 +3,15 @@ package toolbridge
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/whale-ls/whale-ls/edits"
 )
 
 func readTestFile(t *testing.T, root, name string) string {
@@ -235,21 +239,36 @@ func TestApplyPatchToolEnvelope(t *testing.T) {
 	}
 }
 
-// TestEditConcurrentExternalWrite changes the file between the plan and
-// the commit: the edit must fail with write_conflict and the other writer's
-// content must survive.
+// TestEditConcurrentExternalWrite: a program other than whale changes the
+// file between the plan and the commit. The commit notices, plans again on
+// the new text and applies the edit on top, keeping the other writer's
+// line; a writer that keeps changing it gets a truthful write_conflict.
 func TestEditConcurrentExternalWrite(t *testing.T) {
-	_, r, root := testWorkspace(t, map[string]string{"c.txt": "alpha\nbeta\n"}, editTools, fileTools)
-	beforeCommitHook = func() {
-		os.WriteFile(filepath.Join(root, "c.txt"), []byte("alpha\nbeta\ngamma from someone else\n"), 0o644)
+	d, r, root := testWorkspace(t, map[string]string{"c.txt": "alpha\nbeta\n"}, editTools, fileTools)
+	d.beforeCommit = func() {
+		if readTestFile(t, root, "c.txt") == "alpha\nbeta\n" {
+			os.WriteFile(filepath.Join(root, "c.txt"), []byte("alpha\nbeta\ngamma from someone else\n"), 0o644)
+		}
 	}
-	defer func() { beforeCommitHook = nil }()
 	env := call(t, r, "edit", map[string]any{"file_path": "c.txt", "search": "beta", "replace": "BETA"})
-	if env.OK || env.Code != CodeWriteConflict || !strings.Contains(env.Text, "read it again") {
-		t.Fatalf("edit = %s %q, want write_conflict", env.Code, env.Text)
+	if !env.OK {
+		t.Fatalf("edit = %s %q, want it applied on the new text", env.Code, env.Text)
 	}
-	if got := readTestFile(t, root, "c.txt"); got != "alpha\nbeta\ngamma from someone else\n" {
-		t.Errorf("c.txt = %q, the concurrent write was lost", got)
+	if got := readTestFile(t, root, "c.txt"); got != "alpha\nBETA\ngamma from someone else\n" {
+		t.Errorf("c.txt = %q, want the edit on top of the other writer's line", got)
+	}
+
+	n := 0
+	d.beforeCommit = func() {
+		n++
+		os.WriteFile(filepath.Join(root, "c.txt"), []byte(fmt.Sprintf("alpha\nBETA\nwrite %d\n", n)), 0o644)
+	}
+	env = call(t, r, "edit", map[string]any{"file_path": "c.txt", "search": "BETA", "replace": "beta"})
+	if env.OK || env.Code != CodeWriteConflict || !strings.Contains(env.Text, "by a program other than whale") || !strings.Contains(env.Text, "read it again") {
+		t.Fatalf("edit = %s %q, want write_conflict naming the outside writer", env.Code, env.Text)
+	}
+	if got := readTestFile(t, root, "c.txt"); got != fmt.Sprintf("alpha\nBETA\nwrite %d\n", n) {
+		t.Errorf("c.txt = %q, the other writer's content was lost", got)
 	}
 }
 
@@ -305,8 +324,8 @@ func (e *stubEditor) ApplyEdits(ctx context.Context, changes []DocumentChange) e
 	}
 	for _, c := range changes {
 		d := e.docs[c.Path]
-		if d.Version != c.Version || d.Text != c.OldText {
-			return Fail(CodeWriteConflict, "%s changed in the editor; read it again", c.Path)
+		if d.Version != c.Version {
+			return &DocumentMovedError{Path: c.Path, Planned: c.Version, Actual: d.Version}
 		}
 		d.Text, d.Version = c.NewText, d.Version+1
 		e.docs[c.Path] = d
@@ -337,8 +356,9 @@ func TestEditOpenDocumentGoesToTheBuffer(t *testing.T) {
 		t.Fatalf("ApplyEdits calls = %+v, want one with one document", ed.applied)
 	}
 	c := ed.applied[0][0]
-	if c.Path != abs || c.Version != 7 || c.OldText != "unsaved\r\nbuffer\r\n" || c.NewText != "unsaved\r\ntext\r\n" {
-		t.Errorf("DocumentChange = %+v", c)
+	wantEdits := []edits.TextEdit{{Start: edits.Pos{Line: 1, Col: 0}, End: edits.Pos{Line: 1, Col: 6}, NewText: "text"}}
+	if c.Path != abs || c.Version != 7 || c.NewText != "unsaved\r\ntext\r\n" || !reflect.DeepEqual(c.Edits, wantEdits) {
+		t.Errorf("DocumentChange = %+v; want version 7, one edit of line 1 and the new text", c)
 	}
 	if readTestFile(t, root, "open.go") != "on disk\n" {
 		t.Errorf("the disk file was written although the document is open")
@@ -380,8 +400,11 @@ func TestApplyPatchMixesBuffersAndDisk(t *testing.T) {
 	}
 
 	// A disk conflict stops the commit before any buffer changes.
-	beforeCommitHook = func() { os.WriteFile(filepath.Join(root, "closed.txt"), []byte("other\n"), 0o644) }
-	defer func() { beforeCommitHook = nil }()
+	n := 0
+	d.beforeCommit = func() {
+		n++
+		os.WriteFile(filepath.Join(root, "closed.txt"), []byte(fmt.Sprintf("Y\nother %d\n", n)), 0o644)
+	}
 	patch = "--- a/open.txt\n+++ b/open.txt\n@@ -1 +1 @@\n-X\n+X2\n--- a/closed.txt\n+++ b/closed.txt\n@@ -1 +1 @@\n-Y\n+Y2\n"
 	env = call(t, r, "apply_patch", map[string]any{"patch": patch})
 	if env.OK || env.Code != CodeWriteConflict {

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/whale-ls/whale-ls/edits"
 	"github.com/whale-ls/whale-ls/execboundary"
 	"github.com/whale-ls/whale-ls/terminal"
 	"github.com/whale-ls/whale-ls/workspace"
@@ -30,6 +31,12 @@ type Deps struct {
 	ExecGate *execboundary.Gate
 
 	settings atomic.Pointer[Settings]
+
+	locksOnce sync.Once
+	locks     *edits.Locks
+	// beforeCommit, when set by a test, runs under the commit locks between
+	// planning a change and staging it.
+	beforeCommit func()
 
 	closeMu sync.Mutex
 	closers []func()

@@ -1,6 +1,11 @@
 package toolbridge
 
-import "context"
+import (
+	"context"
+	"fmt"
+
+	"github.com/whale-ls/whale-ls/edits"
+)
 
 // Document is an editor buffer as the server's overlay holds it: the only
 // source of "current version" and of unsaved text.
@@ -11,13 +16,27 @@ type Document struct {
 	Text    string // the buffer text exactly as the editor has it (line endings included)
 }
 
-// DocumentChange asks the editor to turn one open document from OldText into
-// NewText, pinned to Version.
+// DocumentChange asks the editor to change one open document at Version by
+// Edits (ranges in the buffer text at that version, sorted, not
+// overlapping), which must leave it holding exactly NewText.
 type DocumentChange struct {
 	Path    string
 	Version int32
-	OldText string
+	Edits   []edits.TextEdit
 	NewText string
+}
+
+// DocumentMovedError is the failure of ApplyEdits when a document was no
+// longer at the version the change was planned on (the user typed, or a
+// tool outside whale changed it): nothing was applied, and a change planned
+// again on the new text may well succeed.
+type DocumentMovedError struct {
+	Path            string
+	Planned, Actual int32
+}
+
+func (e *DocumentMovedError) Error() string {
+	return fmt.Sprintf("%s changed in the editor (version %d, planned against %d)", e.Path, e.Actual, e.Planned)
 }
 
 // Editor is the editor on the other end of the language server. Tools use it
@@ -29,9 +48,11 @@ type Editor interface {
 	// Documents returns a snapshot of every open buffer.
 	Documents() []Document
 	// ApplyEdits changes all the given documents or none. It returns nil once
-	// the overlay holds exactly each NewText, and a *Failure with code
-	// write_conflict when the editor refused, did not apply, or the user
-	// changed a document meanwhile.
+	// the overlay holds exactly each NewText; a *DocumentMovedError when a
+	// document had moved past its Version before the editor applied
+	// anything; and a *Failure with code write_conflict when the editor
+	// refused for another reason, did not apply, or the document changed
+	// while it applied.
 	ApplyEdits(ctx context.Context, changes []DocumentChange) error
 	// SaveDocuments asks the editor to save the documents at paths. supported
 	// is false when the client cannot save on request; saved lists the paths
