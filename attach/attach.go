@@ -9,6 +9,10 @@
 // others out, and the server checks the peer's credentials (SO_PEERCRED) on
 // every connection. The package does not authenticate processes of the same
 // user against each other; they are trusted as the user is.
+//
+// A call's context on the server ends when the client cancels it (the
+// client sends $/cancelRequest when the context of its Call ends), when the
+// client's connection ends, and when the Listener is closed.
 package attach
 
 import (
@@ -36,6 +40,7 @@ const (
 	MethodTools        = "whale/tools"        // → {tools: [Spec]}
 	MethodCall         = "whale/call"         // {name, input} → Envelope
 	MethodToolsChanged = "whale/toolsChanged" // server → client notification
+	MethodCancel       = "$/cancelRequest"    // client → server notification {id}
 )
 
 // Discovery is the content of a discovery file.
@@ -109,8 +114,10 @@ type Listener struct {
 	// allowUID is the only user id accepted as a peer.
 	allowUID int
 
-	mu     sync.Mutex
-	conns  map[jsonrpc2.Conn]bool
+	mu sync.Mutex
+	// conns maps each attached connection to the cancel function of its
+	// calls' contexts.
+	conns  map[jsonrpc2.Conn]context.CancelFunc
 	closed bool
 }
 
@@ -148,7 +155,7 @@ func Listen(roots []string, svc Service, o ListenOptions) (*Listener, error) {
 		ln.Close()
 		return nil, err
 	}
-	l := &Listener{ln: ln, svc: svc, log: o.Log, allowUID: os.Getuid(), conns: map[jsonrpc2.Conn]bool{}}
+	l := &Listener{ln: ln, svc: svc, log: o.Log, allowUID: os.Getuid(), conns: map[jsonrpc2.Conn]context.CancelFunc{}}
 	if o.AllowUID != nil {
 		l.allowUID = *o.AllowUID
 	}
@@ -214,19 +221,29 @@ func (l *Listener) accept() {
 }
 
 func (l *Listener) serve(c net.Conn) {
-	conn := jsonrpc2.NewConn(jsonrpc2.NewNDJSONStream(c))
+	// Every call's context derives from work, which ends with the client's
+	// connection (its end of input) or with the Listener.
+	work, endWork := context.WithCancel(context.Background())
+	conn := jsonrpc2.NewConn(jsonrpc2.NewNDJSONStream(endingConn{c, endWork}))
 	l.mu.Lock()
 	if l.closed {
 		l.mu.Unlock()
+		endWork()
 		c.Close()
 		return
 	}
-	l.conns[conn] = true
+	l.conns[conn] = endWork
 	l.mu.Unlock()
-	conn.Go(context.Background(), func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	calls := &callTable{cancels: map[jsonrpc2.ID]context.CancelFunc{}}
+	conn.Go(work, func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 		switch req.Method() {
 		case MethodTools:
 			return map[string]any{"tools": l.svc.Specs()}, nil
+		case MethodCancel:
+			if id, ok := cancelID(req.Params()); ok && !req.IsCall() {
+				calls.cancel(id)
+			}
+			return nil, nil
 		case MethodCall:
 			var p struct {
 				Name  string          `json:"name"`
@@ -235,10 +252,13 @@ func (l *Listener) serve(c net.Conn) {
 			if err := json.Unmarshal(req.Params(), &p); err != nil {
 				return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "whale/call needs {name, input}")
 			}
+			// The request's own context is pooled and must not be used
+			// past the read loop: the call runs on one derived from work,
+			// registered under its id before the next message is read.
+			call, done := calls.add(jsonrpc2.DetachContext(ctx), req.ID())
+			defer done()
 			jsonrpc2.Async(ctx) // calls may be long: let others through
-			work, cancel := context.WithCancel(jsonrpc2.DetachContext(ctx))
-			defer cancel()
-			env := l.svc.Dispatch(work, toolbridge.Call{Name: p.Name, Input: p.Input})
+			env := l.svc.Dispatch(call, toolbridge.Call{Name: p.Name, Input: p.Input})
 			return json.RawMessage(toolbridge.MarshalEnvelope(env)), nil
 		}
 		if !req.IsCall() {
@@ -248,10 +268,85 @@ func (l *Listener) serve(c net.Conn) {
 	})
 	go func() {
 		<-conn.Done()
+		endWork()
 		l.mu.Lock()
 		delete(l.conns, conn)
 		l.mu.Unlock()
 	}()
+}
+
+// callTable holds the cancel functions of a connection's calls in flight.
+type callTable struct {
+	mu      sync.Mutex
+	cancels map[jsonrpc2.ID]context.CancelFunc
+}
+
+// add derives the context of call id from parent; done forgets it.
+func (t *callTable) add(parent context.Context, id jsonrpc2.ID) (ctx context.Context, done func()) {
+	ctx, cancel := context.WithCancel(parent)
+	t.mu.Lock()
+	t.cancels[id] = cancel
+	t.mu.Unlock()
+	return ctx, func() {
+		t.mu.Lock()
+		delete(t.cancels, id)
+		t.mu.Unlock()
+		cancel()
+	}
+}
+
+// cancel cancels call id if it is in flight.
+func (t *callTable) cancel(id jsonrpc2.ID) {
+	t.mu.Lock()
+	cancel := t.cancels[id]
+	t.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// cancelID reads the id of a $/cancelRequest: a number or a string.
+func cancelID(params []byte) (jsonrpc2.ID, bool) {
+	var p struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return jsonrpc2.ID{}, false
+	}
+	var n int64
+	if json.Unmarshal(p.ID, &n) == nil {
+		return jsonrpc2.NewNumberID(n), true
+	}
+	var str string
+	if json.Unmarshal(p.ID, &str) == nil {
+		return jsonrpc2.NewStringID(str), true
+	}
+	return jsonrpc2.ID{}, false
+}
+
+// idValue is id as a JSON number or string (jsonrpc2.ID has no JSON form
+// of its own).
+func idValue(id jsonrpc2.ID) any {
+	if n, ok := id.Number(); ok {
+		return n
+	}
+	str, _ := id.StringValue()
+	return str
+}
+
+// endingConn calls end when reading fails: the client closed its end or
+// the connection broke, so nobody waits for the answers of its calls.
+type endingConn struct {
+	net.Conn
+	end context.CancelFunc
+}
+
+func (c endingConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if err != nil {
+		c.end()
+	}
+	return n, err
 }
 
 // ToolsChanged tells every attached client that the catalog grew.
@@ -280,7 +375,8 @@ func (l *Listener) Close() error {
 	l.conns = nil
 	l.mu.Unlock()
 	err := l.ln.Close()
-	for c := range conns {
+	for c, endWork := range conns {
+		endWork() // cancel the calls; Close then answers them and ends
 		go c.Close()
 	}
 	for _, f := range l.files {
@@ -379,13 +475,23 @@ func (c *Client) Tools(ctx context.Context) ([]toolbridge.Spec, error) {
 	return res.Tools, nil
 }
 
-// Call runs a tool in the server's session.
+// cancelNotifyTimeout bounds sending $/cancelRequest for a canceled call.
+const cancelNotifyTimeout = time.Second
+
+// Call runs a tool in the server's session. When ctx ends before the
+// answer, the server is told to cancel the call ($/cancelRequest) and Call
+// returns ctx's error without waiting for the answer.
 func (c *Client) Call(ctx context.Context, name string, input json.RawMessage) (toolbridge.Envelope, error) {
 	var env toolbridge.Envelope
 	if len(input) == 0 {
 		input = json.RawMessage("{}")
 	}
-	_, err := c.conn.Call(ctx, MethodCall, map[string]any{"name": name, "input": input}, &env)
+	id, err := c.conn.Call(ctx, MethodCall, map[string]any{"name": name, "input": input}, &env)
+	if err != nil && ctx.Err() != nil {
+		nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelNotifyTimeout)
+		defer cancel()
+		_ = c.conn.Notify(nctx, MethodCancel, map[string]any{"id": idValue(id)})
+	}
 	return env, err
 }
 

@@ -3,12 +3,14 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"runtime/debug"
 	"strings"
 	"sync"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 
@@ -77,7 +79,24 @@ type clientCaps struct {
 	saveDocuments    bool
 }
 
-// Run serves one session until the client sends exit or closes the stream.
+// How long Run takes, at most, from the moment the session ends to its
+// return: the client went away (end of input, or its end of the output
+// closed) or sent exit, or ctx ended (SIGTERM, SIGINT). A third of it is
+// for the calls in flight, which are canceled, to return and be answered;
+// the rest is for ending the session's shell tasks and releasing the rest.
+// What is not done by then is left to the process's exit: a tool that
+// ignores cancellation does not keep a session alive that nobody talks to,
+// and the task supervisors end their trees when the server is gone.
+const (
+	clientGoneBudget = 800 * time.Millisecond
+	stopBudget       = 1600 * time.Millisecond
+)
+
+// Run serves one session until the client sends exit, closes the stream
+// (end of input, or a write fails because it closed its end) or ctx ends.
+// Then it cancels every call in flight, ends the session's tasks and
+// returns within clientGoneBudget (stopBudget when ctx ended), even when a
+// tool has not returned yet: the caller is expected to exit.
 // It returns the process exit code the LSP specification asks for: 0 after
 // shutdown+exit, 1 when the stream ended or exit came without shutdown.
 func Run(ctx context.Context, opts Options) int {
@@ -87,19 +106,39 @@ func Run(ctx context.Context, opts Options) int {
 	stream := newFrameStream(opts.In, opts.Out, opts.Closer, opts.MaxMessageBytes, s.log)
 	s.conn = jsonrpc2.NewConn(stream, jsonrpc2.WithCodec(codec{}))
 	s.conn.Go(ctx, s.handle)
+	budget := clientGoneBudget
 	select {
+	case <-stream.ended:
+		if err := stream.endErr; err != nil && !errors.Is(err, io.EOF) {
+			s.log.Info("the client is gone", "err", err)
+		}
 	case <-s.conn.Done():
 	case <-s.exited:
-		// Do not wait for the reader: it may be blocked on stdin, which the
-		// caller owns. The process exits right after.
-		go s.conn.Close()
 	case <-ctx.Done():
-		go s.conn.Close()
+		budget = stopBudget
+		s.log.Info("stopping", "cause", context.Cause(ctx))
 	}
-	if err := s.conn.Err(); err != nil {
-		s.log.Info("connection ended", "err", err)
+	deadline := time.Now().Add(budget)
+	// Every call's context derives from ctx: cancel them all, then let the
+	// connection answer them and close. Do not wait for the reader: it may
+	// be blocked on stdin, which the caller owns.
+	cancel()
+	go s.conn.Close()
+	select {
+	case <-stream.closed:
+	case <-time.After(budget / 3):
+		s.log.Warn("calls still running after cancellation; stopping without their answers")
 	}
-	s.stop()
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		s.stop()
+	}()
+	select {
+	case <-stopped:
+	case <-time.After(time.Until(deadline)):
+		s.log.Warn("the session's resources were not released in time; exiting anyway")
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.exitCode

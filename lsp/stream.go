@@ -34,6 +34,18 @@ type frameStream struct {
 
 	out io.Writer
 
+	// ended is closed, once, when the input ends (EOF or a read error) or
+	// a write fails: either way the client is gone. endErr says why.
+	ended   chan struct{}
+	endOnce sync.Once
+	endErr  error
+	// closed is closed, once, by Close. jsonrpc2 closes the stream when the
+	// connection is shutting down and has nothing left in flight, i.e. after
+	// the answers of the last calls were written.
+	closed    chan struct{}
+	closeOnce sync.Once
+	closeErr  error
+
 	writeMu sync.Mutex
 	drained *sync.Cond // on writeMu: pending shrank or the writer stopped
 	pending []byte     // frames not written yet
@@ -46,7 +58,7 @@ func newFrameStream(r io.Reader, w io.Writer, c io.Closer, maxBody int, log *slo
 	if maxBody <= 0 {
 		maxBody = DefaultMaxMessageBytes
 	}
-	s := &frameStream{in: bufio.NewReaderSize(r, 64<<10), out: w, closer: c, maxBody: maxBody, log: log}
+	s := &frameStream{in: bufio.NewReaderSize(r, 64<<10), out: w, closer: c, maxBody: maxBody, log: log, ended: make(chan struct{}), closed: make(chan struct{})}
 	s.drained = sync.NewCond(&s.writeMu)
 	return s
 }
@@ -68,6 +80,7 @@ func (s *frameStream) Read(ctx context.Context) (jsonrpc2.Message, int64, error)
 				}
 				continue
 			}
+			s.end(err)
 			return nil, 0, err
 		}
 		msg, err := jsonrpc2.DecodeMessage(body)
@@ -230,6 +243,7 @@ func (s *frameStream) enqueue(appendBody func([]byte) []byte) (int64, error) {
 		}
 		if err != nil {
 			s.werr = err
+			s.end(err)
 		}
 		s.drained.Broadcast()
 	}
@@ -238,12 +252,23 @@ func (s *frameStream) enqueue(appendBody func([]byte) []byte) (int64, error) {
 	return frame, s.werr
 }
 
-// Close closes the underlying connection.
+// end records that the client is gone (the first cause wins).
+func (s *frameStream) end(err error) {
+	s.endOnce.Do(func() {
+		s.endErr = err
+		close(s.ended)
+	})
+}
+
+// Close closes the underlying connection (once) and closes s.closed.
 func (s *frameStream) Close() error {
-	if s.closer != nil {
-		return s.closer.Close()
-	}
-	return nil
+	s.closeOnce.Do(func() {
+		if s.closer != nil {
+			s.closeErr = s.closer.Close()
+		}
+		close(s.closed)
+	})
+	return s.closeErr
 }
 
 // errorReply encodes a JSON-RPC error response; id nil encodes as null.

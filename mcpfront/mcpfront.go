@@ -15,14 +15,22 @@
 // approvals by rule) or a running language server reached through package
 // attach (edits land in the editor's buffers). The package does not decide
 // which; the command line does.
+//
+// Lifetime: a call's context ends when the client cancels it
+// (notifications/cancelled), when the client goes away (end of input, or its
+// end of the output closed) and when the context given to Run or Serve ends.
+// Run and Serve then return within a short grace period even if a tool has
+// not returned yet; the caller is expected to release its session and exit.
 package mcpfront
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -52,6 +60,11 @@ type Server struct {
 	mcp     *mcp.Server
 	log     *slog.Logger
 
+	// calls is the parent of every call's context: Run and Serve cancel it
+	// when the session ends.
+	calls    context.Context
+	endCalls context.CancelFunc
+
 	mu    sync.Mutex
 	known map[string]bool // tools already added
 }
@@ -69,6 +82,7 @@ func New(ctx context.Context, b Backend, version, instructions string, log *slog
 			Instructions: instructions,
 		}),
 	}
+	s.calls, s.endCalls = context.WithCancel(context.Background())
 	s.mcp.AddReceivingMiddleware(s.unlistedCalls)
 	if err := s.Refresh(ctx); err != nil {
 		return nil, err
@@ -144,6 +158,11 @@ func (s *Server) run(ctx context.Context, name string, req *mcp.CallToolRequest)
 	if req.Params != nil {
 		input = req.Params.Arguments
 	}
+	// The SDK cancels ctx on notifications/cancelled and when the input
+	// ends, but not when the server is told to stop.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(s.calls, cancel)()
 	env, err := s.backend.Call(ctx, name, input)
 	if err != nil {
 		env = toolbridge.Envelope{Code: toolbridge.CodeInternal, Text: fmt.Sprintf("the whale-ls session that runs the tools did not answer (%v); call the tool again, or restart the MCP server", err)}
@@ -159,7 +178,93 @@ func (s *Server) run(ctx context.Context, name string, req *mcp.CallToolRequest)
 	}, env
 }
 
-// Run serves the MCP protocol on t until the client leaves or ctx ends.
+// How long Run and Serve wait, after the session ended, for the calls they
+// canceled to return and be answered.
+const (
+	// ClientGoneGrace applies when the client went away.
+	ClientGoneGrace = 300 * time.Millisecond
+	// StopGrace applies when the context ended (SIGTERM, SIGINT).
+	StopGrace = 500 * time.Millisecond
+)
+
+// Run serves the MCP protocol on t until the client leaves or ctx ends,
+// then cancels every call in flight and returns within ClientGoneGrace
+// (StopGrace when ctx ended), whether or not the tools have returned. It
+// notices that the client left only when the SDK's session ends, which
+// waits for the calls the SDK canceled; Serve notices at once.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
-	return s.mcp.Run(ctx, t)
+	return s.serve(ctx, t, nil)
+}
+
+// Serve serves the MCP protocol as newline-delimited JSON on in and out
+// (the stdio transport) like Run, and knows the client is gone as soon as
+// in ends or a write to out fails.
+func (s *Server) Serve(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
+	gone := &clientGone{ch: make(chan struct{})}
+	t := &mcp.IOTransport{Reader: goneReader{in, gone}, Writer: goneWriter{out, gone}}
+	return s.serve(ctx, t, gone.ch)
+}
+
+func (s *Server) serve(ctx context.Context, t mcp.Transport, gone <-chan struct{}) error {
+	defer s.endCalls()
+	ss, err := s.mcp.Connect(ctx, t, nil)
+	if err != nil {
+		return err
+	}
+	ended := make(chan error, 1)
+	go func() { ended <- ss.Wait() }()
+	grace := ClientGoneGrace
+	select {
+	case err := <-ended:
+		return err
+	case <-gone:
+	case <-ctx.Done():
+		grace = StopGrace
+	}
+	s.endCalls()
+	go ss.Close() // waits for the calls in flight, then closes t
+	select {
+	case <-ended:
+	case <-time.After(grace):
+		s.log.Warn("calls still running after cancellation; stopping without their answers")
+	}
+	return ctx.Err()
+}
+
+// clientGone is closed, once, when the client's input ends or a write to
+// it fails.
+type clientGone struct {
+	once sync.Once
+	ch   chan struct{}
+}
+
+func (g *clientGone) close() { g.once.Do(func() { close(g.ch) }) }
+
+// goneReader reports the end of the client's input (EOF or an error).
+type goneReader struct {
+	io.ReadCloser
+	gone *clientGone
+}
+
+func (r goneReader) Read(p []byte) (int, error) {
+	n, err := r.ReadCloser.Read(p)
+	if err != nil {
+		r.gone.close()
+	}
+	return n, err
+}
+
+// goneWriter reports a failed write to the client (EPIPE: it closed its
+// end).
+type goneWriter struct {
+	io.WriteCloser
+	gone *clientGone
+}
+
+func (w goneWriter) Write(p []byte) (int, error) {
+	n, err := w.WriteCloser.Write(p)
+	if err != nil {
+		w.gone.close()
+	}
+	return n, err
 }

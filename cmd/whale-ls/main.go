@@ -18,6 +18,7 @@ import (
 	"strings"
 	"syscall"
 	"text/tabwriter"
+	"time"
 	"unicode/utf8"
 
 	"github.com/whale-ls/whale-ls/lsp"
@@ -147,7 +148,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	ctx, stop := stopSignals()
 	defer stop()
 	log := newLogger(stderr, *logLevel)
 	if os.Getenv("GOGC") == "" {
@@ -187,6 +188,77 @@ func supervisorArgv() []string {
 		return nil
 	}
 	return []string{exe, supervisorCommand}
+}
+
+// stopSignals returns a context that SIGTERM or SIGINT ends, with the
+// signal as its cause. After the first of them the default action is back,
+// so a second one kills the process at once. It also makes a write to a
+// closed stdout fail with EPIPE instead of killing the process with
+// SIGPIPE, so that a front sees its client leave and stops in order (ending
+// its shell tasks). Signal handlers do not survive exec: tasks start with
+// the default SIGPIPE action.
+func stopSignals() (context.Context, func()) {
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	go func() {
+		select {
+		case sig := <-sigs:
+			signal.Stop(sigs)
+			cancel(fmt.Errorf("received %v", sig))
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		cancel(context.Canceled)
+	}
+}
+
+// How long a command-line front waits after a stop signal (or, for the MCP
+// server, after its client left and its calls were given their grace) for
+// the pieces that are still running: sessionCloseBudget for ending the
+// session's shell tasks and releasing the rest, callStopGrace for the call
+// `whale-ls call` runs to return after it was canceled.
+const (
+	sessionCloseBudget = time.Second
+	callStopGrace      = 500 * time.Millisecond
+)
+
+// within runs f and waits at most d for it to return; it reports whether f
+// returned in time. A late f goes on running until the process exits.
+func within(d time.Duration, f func()) bool {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+// dispatchUntilStopped runs call; once ctx ends (a stop signal) it waits at
+// most callStopGrace for the canceled tool to return and answers canceled
+// if it has not.
+func dispatchUntilStopped(ctx context.Context, r *toolbridge.Registry, call toolbridge.Call) toolbridge.Envelope {
+	res := make(chan toolbridge.Envelope, 1)
+	go func() { res <- r.Dispatch(ctx, call) }()
+	select {
+	case env := <-res:
+		return env
+	case <-ctx.Done():
+	}
+	select {
+	case env := <-res:
+		return env
+	case <-time.After(callStopGrace):
+		return toolbridge.Envelope{Code: toolbridge.CodeCanceled, Text: fmt.Sprintf("whale-ls was stopped (%v) before %s finished", context.Cause(ctx), call.Name)}
+	}
 }
 
 // session is the workspace and catalog of a command-line run.
@@ -295,10 +367,10 @@ func call(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "whale-ls call: %v\n", err)
 		return exitUsage
 	}
-	defer sess.close()
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer within(sessionCloseBudget, sess.close)
+	ctx, stop := stopSignals()
 	defer stop()
-	env := sess.registry.Dispatch(ctx, toolbridge.Call{Name: rest[0], Input: input})
+	env := dispatchUntilStopped(ctx, sess.registry, toolbridge.Call{Name: rest[0], Input: input})
 	if *asJSON {
 		stdout.Write(toolbridge.MarshalEnvelope(env))
 		fmt.Fprintln(stdout)

@@ -7,11 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"sync"
-	"syscall"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/whale-ls/whale-ls/attach"
 	"github.com/whale-ls/whale-ls/mcpfront"
@@ -44,11 +40,17 @@ func mcpCommand(args []string, stderr io.Writer) int {
 		*root = wd
 	}
 	log := newLogger(stderr)
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	ctx, stop := stopSignals()
 	defer stop()
 
 	b := &mcpBackend{open: func() (*session, error) { return newSession(*root, *config, *approve, log) }, localChanged: make(chan struct{}, 1)}
-	defer b.close()
+	// Serve has canceled the calls; end the tasks and detach, but do not
+	// let a piece that hangs keep a process nobody talks to.
+	defer func() {
+		if !within(sessionCloseBudget, b.close) {
+			log.Warn("the MCP session was not released in time; exiting anyway")
+		}
+	}()
 	instructions := "whale-ls runs in standalone mode: no whale-ls language server is running for " + *root +
 		", so edits are written to disk, shell tasks are not shown in an editor, and approvals are answered by the --approve rule (" + *approve + ")."
 	if !*standalone {
@@ -85,8 +87,11 @@ func mcpCommand(args []string, stderr io.Writer) int {
 			}
 		}
 	}()
-	if err := srv.Run(ctx, &mcp.StdioTransport{}); err != nil && ctx.Err() == nil {
+	if err := srv.Serve(ctx, os.Stdin, os.Stdout); err != nil && ctx.Err() == nil {
 		log.Info("mcp session ended", "err", err)
+	}
+	if ctx.Err() != nil {
+		log.Info("stopping", "cause", context.Cause(ctx))
 	}
 	return exitOK
 }
