@@ -393,6 +393,7 @@ func (l *Listener) Close() error {
 
 // Client is an attached connection to a running server.
 type Client struct {
+	nc        net.Conn
 	conn      jsonrpc2.Conn
 	Discovery Discovery
 	changed   chan struct{}
@@ -442,7 +443,7 @@ func dialDiscovery(ctx context.Context, file string) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{Discovery: d, changed: make(chan struct{}, 1)}
+	c := &Client{nc: nc, Discovery: d, changed: make(chan struct{}, 1)}
 	c.conn = jsonrpc2.NewConn(jsonrpc2.NewNDJSONStream(nc))
 	c.conn.Go(context.Background(), func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 		if req.Method() == MethodToolsChanged {
@@ -501,5 +502,10 @@ func (c *Client) Changed() <-chan struct{} { return c.changed }
 // Done is closed when the connection ends.
 func (c *Client) Done() <-chan struct{} { return c.conn.Done() }
 
-// Close ends the connection.
-func (c *Client) Close() error { return c.conn.Close() }
+// Close ends the connection at once: calls in flight fail here, and the
+// server cancels them when it sees the connection end.
+func (c *Client) Close() error {
+	err := c.nc.Close()
+	c.conn.Close() // the stream is closed already; this waits for the reader
+	return err
+}

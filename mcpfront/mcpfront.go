@@ -54,7 +54,8 @@ func (l Local) Call(ctx context.Context, name string, input json.RawMessage) (to
 	return l.Registry.Dispatch(ctx, toolbridge.Call{Name: name, Input: input}), nil
 }
 
-// Server is an MCP server over a Backend.
+// Server is an MCP server over a Backend. It serves one session: when Run
+// or Serve returns, its calls are canceled for good.
 type Server struct {
 	backend Backend
 	mcp     *mcp.Server
@@ -164,7 +165,10 @@ func (s *Server) run(ctx context.Context, name string, req *mcp.CallToolRequest)
 	defer cancel()
 	defer context.AfterFunc(s.calls, cancel)()
 	env, err := s.backend.Call(ctx, name, input)
-	if err != nil {
+	switch {
+	case err != nil && ctx.Err() != nil:
+		env = toolbridge.Envelope{Code: toolbridge.CodeCanceled, Text: "the call was canceled before the whale-ls session that runs the tools answered"}
+	case err != nil:
 		env = toolbridge.Envelope{Code: toolbridge.CodeInternal, Text: fmt.Sprintf("the whale-ls session that runs the tools did not answer (%v); call the tool again, or restart the MCP server", err)}
 	}
 	text := env.Text
