@@ -109,7 +109,7 @@ func BenchmarkScanInMemory(b *testing.B) {
 			b.SetBytes(int64(size))
 			for b.Loop() {
 				for _, data := range corpus {
-					m.scan(data, false, 0, DefaultMaxLines)
+					m.scan(context.Background(), data, false, 0, DefaultMaxLines)
 				}
 			}
 		})

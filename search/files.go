@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/whale-ls/whale-ls/excerpt"
 	"github.com/whale-ls/whale-ls/workspace"
 )
 
@@ -101,9 +102,9 @@ func (l *FileList) Text() (string, Shown) {
 	if len(l.Paths) == 0 {
 		where := "the workspace"
 		if p := cleanPath(l.Request.Path); p != "." {
-			where = p
+			where = excerpt.Text(p)
 		}
-		return "No files match " + quote(l.Request.Pattern) + " in " + where + ".", sh
+		return "No files match " + excerpt.Quote(l.Request.Pattern) + " in " + where + ".", sh
 	}
 	limit := l.Request.MaxResults
 	if limit <= 0 {

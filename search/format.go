@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/whale-ls/whale-ls/excerpt"
 )
 
 // Shown is what Text put on screen: matching lines (content mode) or files.
@@ -41,11 +43,11 @@ func (r *Result) text() (string, Shown) {
 	if len(r.Files) == 0 {
 		where := "the workspace"
 		if p := cleanPath(req.Path); p != "." {
-			where = p
+			where = excerpt.Text(p)
 		}
-		fmt.Fprintf(&b, "No matches for %q in %s", req.Pattern, where)
+		fmt.Fprintf(&b, "No matches for %s in %s", excerpt.Quote(req.Pattern), where)
 		if req.Include != "" {
-			fmt.Fprintf(&b, " (include %q)", req.Include)
+			fmt.Fprintf(&b, " (include %s)", excerpt.Quote(req.Include))
 		}
 		b.WriteString(".")
 		return b.String(), sh
@@ -132,8 +134,6 @@ func (r *Result) text() (string, Shown) {
 	}
 	return strings.TrimSuffix(b.String(), "\n"), sh
 }
-
-func quote(s string) string { return strconv.Quote(s) }
 
 func itoa(n int) string { return strconv.Itoa(n) }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/whale-ls/whale-ls/excerpt"
 )
 
 // GlobError is returned for an include or file-name glob that doublestar
@@ -15,7 +16,28 @@ type GlobError struct {
 
 // Error quotes the glob.
 func (e *GlobError) Error() string {
-	return fmt.Sprintf("invalid glob %q: unbalanced [ ] or { }", e.Glob)
+	return fmt.Sprintf("invalid glob %s: unbalanced [ ] or { }", excerpt.Quote(e.Glob))
+}
+
+// MaxGlobExpansions bounds the combinations of brace alternatives in one
+// glob ("{a,b}{c,d}" has 4): matching tries them one after another, so a
+// few brace sets in a row multiply the cost of every file checked.
+const MaxGlobExpansions = 256
+
+// GlobTooLargeError is returned for globs longer than MaxPatternLen bytes in
+// all, or one glob with more than MaxGlobExpansions brace combinations.
+type GlobTooLargeError struct {
+	Glob       string // the glob over the limit ("" when the whole list is too long)
+	Len        int    // bytes of the whole list
+	Expansions int    // brace combinations of Glob
+}
+
+// Error names the size and the limit.
+func (e *GlobTooLargeError) Error() string {
+	if e.Glob != "" {
+		return fmt.Sprintf("the glob %s has %d combinations of brace alternatives; a glob may have up to %d", excerpt.Quote(e.Glob), e.Expansions, MaxGlobExpansions)
+	}
+	return fmt.Sprintf("the globs are %d bytes; up to %d bytes are taken", e.Len, MaxPatternLen)
 }
 
 // globSet is a list of doublestar globs; a path matches when any glob does.
@@ -35,6 +57,9 @@ type glob struct {
 // and validates each part. An empty s gives a nil set, which matches
 // everything.
 func parseGlobs(s string) (*globSet, error) {
+	if len(s) > MaxPatternLen {
+		return nil, &GlobTooLargeError{Len: len(s)}
+	}
 	var parts []string
 	depth, last := 0, 0
 	for i := 0; i < len(s); i++ {
@@ -70,12 +95,56 @@ func parseGlobs(s string) (*globSet, error) {
 		if !doublestar.ValidatePattern(p) {
 			return nil, &GlobError{Glob: p}
 		}
+		if n := braceExpansions(p); n > MaxGlobExpansions {
+			return nil, &GlobTooLargeError{Glob: p, Len: len(s), Expansions: n}
+		}
 		set.globs = append(set.globs, glob{pattern: p, base: !strings.Contains(p, "/")})
 	}
 	if len(set.globs) == 0 {
 		return nil, nil
 	}
 	return &set, nil
+}
+
+// braceExpansions counts the combinations of brace alternatives in p, up
+// to a little more than MaxGlobExpansions.
+func braceExpansions(p string) int {
+	n, _ := expansionsFrom(p, 0, false)
+	return n
+}
+
+// expansionsFrom counts the combinations of the sequence that starts at i
+// and ends at the end of p or, inside a brace set, at its next "," or "}";
+// it returns the count and where the sequence ended.
+func expansionsFrom(p string, i int, inSet bool) (int, int) {
+	const ceiling = MaxGlobExpansions * 4
+	total := 1
+	for i < len(p) {
+		switch p[i] {
+		case '\\':
+			i += 2
+			continue
+		case '{':
+			alts, j := 0, i+1
+			for {
+				n, k := expansionsFrom(p, j, true)
+				alts = min(alts+n, ceiling)
+				j = k + 1
+				if k >= len(p) || p[k] == '}' {
+					break
+				}
+			}
+			total = min(total*alts, ceiling)
+			i = j
+			continue
+		case ',', '}':
+			if inSet {
+				return total, i
+			}
+		}
+		i++
+	}
+	return total, i
 }
 
 // match reports whether a file matches. rel is relative to the root, sub to

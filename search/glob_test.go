@@ -1,7 +1,9 @@
 package search
 
 import (
+	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -45,5 +47,28 @@ func TestComparePathsIsFolderOrder(t *testing.T) {
 	want := []string{"B", "a", "a/b", "a/b/c", "a/z", "a-b/x", "a.go"}
 	if diff := cmp.Diff(want, paths); diff != "" {
 		t.Errorf("sorted paths mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestGlobLimits(t *testing.T) {
+	for _, tc := range []struct {
+		globs string
+		ok    bool
+	}{
+		{"*.{go,ts}", true},
+		{strings.Repeat("{a,b}", 8), true}, // 256
+		{strings.Repeat("{a,b}", 9), false},
+		{strings.Repeat("{*,**/}", 40) + "c", false},
+		{"{a,{b,{c,d}}}{e,f}", true},
+		{strings.Repeat("x", MaxPatternLen+1), false},
+	} {
+		_, err := parseGlobs(tc.globs)
+		var tl *GlobTooLargeError
+		if tc.ok != (err == nil) || (err != nil && !errors.As(err, &tl)) {
+			t.Errorf("parseGlobs(%d bytes %.20q) = %v, want ok %v or a *GlobTooLargeError", len(tc.globs), tc.globs, err, tc.ok)
+		}
+	}
+	if n := braceExpansions("{a,{b,{c,d}}}{e,f}"); n != 8 {
+		t.Errorf("braceExpansions = %d, want 8", n)
 	}
 }

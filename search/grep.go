@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"regexp"
+	"regexp/syntax"
 	"runtime"
 	"slices"
 	"strings"
@@ -112,6 +114,14 @@ type Result struct {
 // first 8 KiB. An invalid pattern is a *PatternError, an invalid include
 // glob a *GlobError; a missing Path is an error satisfying
 // errors.Is(err, fs.ErrNotExist).
+//
+// Bounded work: a pattern over MaxPatternLen bytes or MaxPatternInsts
+// compiled instructions is a *PatternTooLargeError before any file is read;
+// where the regexp could be slow on a file (a long pattern, a long line),
+// lines are judged by a lazily built automaton that stops with
+// *WorkLimitError past WorkLimit steps on one file. The context is checked
+// between files, between candidate lines and every 16 KiB within a long
+// line.
 func Grep(ctx context.Context, root *os.Root, ig *workspace.Ignorer, req Request) (*Result, error) {
 	if req.Mode == "" {
 		req.Mode = ModeContent
@@ -127,6 +137,9 @@ func Grep(ctx context.Context, root *os.Root, ig *workspace.Ignorer, req Request
 	if err != nil {
 		return nil, err
 	}
+	outer := ctx
+	ctx, stop := context.WithCancelCause(outer)
+	defer stop(nil)
 	start := cleanPath(req.Path)
 	res := &Result{Request: req}
 	keep := 0
@@ -136,12 +149,26 @@ func Grep(ctx context.Context, root *os.Root, ig *workspace.Ignorer, req Request
 			keep = DefaultMaxLines
 		}
 	}
-	g := &grepRun{m: m, mode: req.Mode, context: req.Context, keeper: newLineKeeper(keep)}
+	g := &grepRun{ctx: ctx, stop: stop, m: m, mode: req.Mode, context: req.Context, keeper: newLineKeeper(keep)}
+	// failed is why the search stopped early: the caller's cancellation, or
+	// a file that needed too much work.
+	failed := func() error {
+		if err := outer.Err(); err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		return nil
+	}
 
 	fi, err := root.Lstat(start)
 	if err != nil {
 		if text, ok := req.Overlay[start]; ok && errors.Is(err, fs.ErrNotExist) {
 			g.searchText(start, text, false)
+			if err := failed(); err != nil {
+				return nil, err
+			}
 			return g.finish(res), nil
 		}
 		return nil, err
@@ -163,7 +190,10 @@ func Grep(ctx context.Context, root *os.Root, ig *workspace.Ignorer, req Request
 			}
 			g.searchText(start, data, true)
 		}
-		return g.finish(res), ctx.Err()
+		if err := failed(); err != nil {
+			return nil, err
+		}
+		return g.finish(res), nil
 	}
 
 	var seenMu sync.Mutex
@@ -213,11 +243,17 @@ func Grep(ctx context.Context, root *os.Root, ig *workspace.Ignorer, req Request
 			putBuf(bp)
 		}
 	}
+	if err := failed(); err != nil {
+		return nil, err
+	}
 	if err != nil {
 		return nil, err
 	}
 	// Open buffers that are not on disk yet.
 	for rel, text := range req.Overlay {
+		if ctx.Err() != nil {
+			break
+		}
 		if seen[rel] || !within(start, rel) || !include.match(rel, subPath(start, rel), path.Base(rel)) {
 			continue
 		}
@@ -229,7 +265,10 @@ func Grep(ctx context.Context, root *os.Root, ig *workspace.Ignorer, req Request
 		}
 		g.searchText(rel, text, false)
 	}
-	return g.finish(res), ctx.Err()
+	if err := failed(); err != nil {
+		return nil, err
+	}
+	return g.finish(res), nil
 }
 
 // ErrSymlink is returned when the path to search is itself a symlink: search
@@ -238,6 +277,10 @@ var ErrSymlink = errors.New("is a symlink, and search does not follow symlinks; 
 
 // grepRun is the state of one Grep shared by the walk's workers.
 type grepRun struct {
+	ctx context.Context
+	// stop ends the search early with a cause: the first file that needed
+	// more than WorkLimit steps.
+	stop    context.CancelCauseFunc
 	m       *matcher
 	mode    Mode
 	context int
@@ -257,7 +300,14 @@ func (g *grepRun) searchText(rel string, data []byte, checkBinary bool) {
 	if g.mode == ModeContent {
 		keep = g.keeper.room(rel)
 	}
-	count, lines := g.m.scan(data, g.mode == ModeFiles, g.context, keep)
+	count, lines, err := g.m.scan(g.ctx, data, g.mode == ModeFiles, g.context, keep)
+	if err != nil {
+		if wl, ok := err.(*WorkLimitError); ok {
+			wl.Path = rel
+			g.stop(wl)
+		}
+		return
+	}
 	if count == 0 {
 		return
 	}
@@ -288,23 +338,39 @@ func (g *grepRun) finish(res *Result) *Result {
 
 // scan finds the matching lines of buf. With firstOnly it stops at the first
 // match. It keeps the text of up to keep matching lines (and their context).
-func (m *matcher) scan(buf []byte, firstOnly bool, context, keep int) (count int, lines []Line) {
+// It fails with ctx's error, checked between candidates and within long
+// lines, or with *WorkLimitError (its Path left empty).
+func (m *matcher) scan(ctx context.Context, buf []byte, firstOnly bool, around, keep int) (count int, lines []Line, err error) {
 	var cur cursor
 	if m.finder != nil {
 		cur = m.finder.cursor()
 	}
+	j := &lineJudge{ctx: ctx, re: m.line}
 	whole := m.buf
+	if len(m.prog.Inst)*len(buf) >= m.dfaFrom {
+		// The regexp could take long here, in calls that cannot be
+		// interrupted: judge lines with the automaton instead.
+		j.prog = m.prog
+		whole = nil
+	}
 	if whole != nil && bytes.IndexByte(buf, '\r') >= 0 {
 		// "$" before "\r\n" holds per line but not in the buffer: check
 		// line by line.
 		whole = nil
 	}
-	lc := lineCollector{buf: buf, context: context, cursorLine: 1}
+	lc := lineCollector{buf: buf, context: around, cursorLine: 1, judge: j}
 	cntPos, cntLine := 0, 1
 	// ls..le is the line of the last candidate; inLine says from is still
 	// inside it (a window check failed and the finder goes on in the line).
 	ls, le, inLine := 0, 0, false
+	checked, steps := 0, 0
 	for from := 0; from < len(buf); {
+		if steps++; steps&255 == 0 || from-checked >= 1<<20 {
+			if err := ctx.Err(); err != nil {
+				return 0, nil, err
+			}
+			checked = from
+		}
 		var p int
 		switch {
 		case cur != nil:
@@ -348,23 +414,29 @@ func (m *matcher) scan(buf []byte, firstOnly bool, context, keep int) (count int
 				for re < lt && w.has(buf[re]) {
 					re++
 				}
-				if !m.line.Match(buf[max(ls, rs-1):min(lt, re+1)]) {
+				ok, err := j.match(buf[max(ls, rs-1):min(lt, re+1)])
+				if err != nil {
+					return 0, nil, err
+				}
+				if !ok {
 					from, inLine = max(re, p+1), true
 					continue
 				}
-			} else if !m.line.Match(line) {
+			} else if ok, err := j.match(line); err != nil {
+				return 0, nil, err
+			} else if !ok {
 				from = le + 1
 				continue
 			}
 		}
 		count++
 		if firstOnly {
-			return count, nil
+			return count, nil, nil
 		}
 		lineNo := cntLine + bytes.Count(buf[cntPos:ls], []byte{'\n'})
 		cntPos, cntLine = ls, lineNo
 		if count <= keep {
-			lc.match(m, lineNo, ls, le)
+			lc.match(lineNo, ls, le)
 		} else if count == keep+1 && keep > 0 {
 			lc.flushAfter(lineNo)
 		}
@@ -373,7 +445,49 @@ func (m *matcher) scan(buf []byte, firstOnly bool, context, keep int) (count int
 	if keep > 0 && count <= keep {
 		lc.flushAfter(0)
 	}
-	return count, lc.lines
+	return count, lc.lines, ctx.Err()
+}
+
+// lineJudge decides, for one scan, whether a line (or a window of one)
+// matches: by the regexp, or, when prog is set, by a lineDFA built on first
+// use.
+type lineJudge struct {
+	ctx  context.Context
+	re   *regexp.Regexp
+	prog *syntax.Prog
+	dfa  *lineDFA
+}
+
+func (j *lineJudge) automaton() *lineDFA {
+	if j.dfa == nil {
+		j.dfa = newLineDFA(j.prog, WorkLimit)
+	}
+	return j.dfa
+}
+
+func (j *lineJudge) match(b []byte) (bool, error) {
+	if j.prog == nil {
+		return j.re.Match(b), nil
+	}
+	return j.automaton().match(j.ctx, b)
+}
+
+// near returns an offset a little before the first match in line, where a
+// cut line may start (0 when there is none).
+func (j *lineJudge) near(line []byte) int {
+	if j.prog == nil {
+		if loc := j.re.FindIndex(line); loc != nil {
+			return max(0, loc[0]-MaxLineLen/4)
+		}
+		return 0
+	}
+	// The automaton knows where the match ends: start early enough to
+	// show a match of up to a quarter of a line.
+	end, err := j.automaton().find(j.ctx, line)
+	if err != nil || end < 0 {
+		return 0
+	}
+	return max(0, end-MaxLineLen/2)
 }
 
 // lineCollector builds the content lines of one file: matches and the
@@ -381,6 +495,7 @@ func (m *matcher) scan(buf []byte, firstOnly bool, context, keep int) (count int
 type lineCollector struct {
 	buf     []byte
 	context int
+	judge   *lineJudge // for cutting matching lines around the match
 	lines   []Line
 	// cursorLine/cursorPos is the first line not emitted yet and where it
 	// starts; lastMatch is the line number of the last match.
@@ -390,7 +505,7 @@ type lineCollector struct {
 
 // match adds the matching line lineNo (bytes ls..le) and the context before
 // it.
-func (lc *lineCollector) match(m *matcher, lineNo, ls, le int) {
+func (lc *lineCollector) match(lineNo, ls, le int) {
 	lc.flushAfter(lineNo)
 	if c := lc.context; c > 0 {
 		first := max(lc.cursorLine, lineNo-c)
@@ -405,7 +520,7 @@ func (lc *lineCollector) match(m *matcher, lineNo, ls, le int) {
 			pos = end + 1
 		}
 	}
-	lc.lines = append(lc.lines, Line{Number: lineNo, Text: cutLine(trimCR(lc.buf[ls:le]), m), Match: true})
+	lc.lines = append(lc.lines, Line{Number: lineNo, Text: cutLine(trimCR(lc.buf[ls:le]), lc.judge), Match: true})
 	lc.lastMatch = lineNo
 	lc.cursorLine, lc.cursorPos = lineNo+1, le+1
 }
@@ -434,16 +549,14 @@ func trimCR(b []byte) []byte {
 }
 
 // cutLine renders a line as valid UTF-8, cut to about MaxLineLen bytes
-// around the first match of m (or from the start when m is nil).
-func cutLine(line []byte, m *matcher) string {
+// around the first match j finds (or from the start when j is nil).
+func cutLine(line []byte, j *lineJudge) string {
 	if len(line) <= MaxLineLen {
 		return toValidUTF8(line)
 	}
 	start := 0
-	if m != nil {
-		if loc := m.line.FindIndex(line); loc != nil {
-			start = max(0, loc[0]-MaxLineLen/4)
-		}
+	if j != nil {
+		start = j.near(line)
 	}
 	end := min(len(line), start+MaxLineLen)
 	if end-start < MaxLineLen {

@@ -8,7 +8,53 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/whale-ls/whale-ls/excerpt"
 )
+
+// Limits of a pattern, checked before any file is read. Matching costs
+// grow with the size of the compiled pattern, so these bound the work per
+// byte searched.
+const (
+	// MaxPatternLen is the longest pattern Grep accepts, in bytes.
+	MaxPatternLen = 4096
+	// MaxPatternInsts bounds the compiled pattern: counted repeats such as
+	// x{1000} multiply its size.
+	MaxPatternInsts = 32 << 10
+)
+
+// PatternTooLargeError is returned for a pattern longer than MaxPatternLen
+// bytes, or one that compiles to more than MaxPatternInsts instructions.
+type PatternTooLargeError struct {
+	Len   int // bytes
+	Insts int // instructions of the compiled pattern; 0 when it was too long to compile
+}
+
+// Error names the size and the limit.
+func (e *PatternTooLargeError) Error() string {
+	if e.Insts > 0 {
+		return fmt.Sprintf("the pattern compiles to %d instructions; grep takes patterns of up to %d (counted repeats such as {1000} multiply the size)", e.Insts, MaxPatternInsts)
+	}
+	return fmt.Sprintf("the pattern is %d bytes; grep takes patterns up to %d bytes", e.Len, MaxPatternLen)
+}
+
+// WorkLimit is how many steps of automaton building Grep allows per file
+// (about half a second of work): a pattern whose automaton keeps growing with
+// the text (many alternatives, counted repeats and wide classes that
+// overlap) fails with *WorkLimitError instead of running for minutes.
+const WorkLimit = 40_000_000
+
+// WorkLimitError is returned when matching the pattern against one file
+// needed more than WorkLimit steps.
+type WorkLimitError struct {
+	Path string // slash path relative to the root
+	Work int64
+}
+
+// Error names the file and the limit.
+func (e *WorkLimitError) Error() string {
+	return fmt.Sprintf("matching the pattern against %s needed more than %d steps of work", e.Path, WorkLimit)
+}
 
 // PatternError is returned for a pattern that is not valid RE2 syntax. Err
 // is the parser's error; LooksLiteral says the pattern reads like plain text
@@ -22,7 +68,7 @@ type PatternError struct {
 
 // Error quotes the pattern and the parser's complaint.
 func (e *PatternError) Error() string {
-	return fmt.Sprintf("invalid pattern %q: %v", e.Pattern, e.Err)
+	return fmt.Sprintf("invalid pattern %s: %v", excerpt.Quote(e.Pattern), e.Err)
 }
 
 // Unwrap returns the parser's error.
@@ -44,6 +90,10 @@ func looksLiteral(p string) bool {
 // of the buffer is skipped with byte scans.
 type matcher struct {
 	line *regexp.Regexp // per line, without the line's newline
+	// prog is line's program, run by a lineDFA where the regexp could be
+	// slow: from dfaFrom instructions × bytes of a file on.
+	prog    *syntax.Prog
+	dfaFrom int
 	// buf searches a whole buffer (multi-line mode) when no finder exists
 	// and the buffer has no carriage return.
 	buf    *regexp.Regexp
@@ -59,6 +109,9 @@ type matcher struct {
 
 // compilePattern builds the matcher for a pattern.
 func compilePattern(pattern string, fixed, caseInsensitive bool) (*matcher, error) {
+	if len(pattern) > MaxPatternLen {
+		return nil, &PatternTooLargeError{Len: len(pattern)}
+	}
 	expr := pattern
 	if fixed {
 		expr = regexp.QuoteMeta(pattern)
@@ -74,11 +127,18 @@ func compilePattern(pattern string, fixed, caseInsensitive bool) (*matcher, erro
 	if caseInsensitive {
 		expr = "(?i)" + expr
 	}
+	prog, err := syntax.Compile(tree.Simplify())
+	if err != nil {
+		return nil, &PatternError{Pattern: pattern, Err: err, LooksLiteral: !fixed && looksLiteral(pattern)}
+	}
+	if len(prog.Inst) > MaxPatternInsts {
+		return nil, &PatternTooLargeError{Len: len(pattern), Insts: len(prog.Inst)}
+	}
 	re, err := regexp.Compile(expr)
 	if err != nil {
 		return nil, &PatternError{Pattern: pattern, Err: err, LooksLiteral: !fixed && looksLiteral(pattern)}
 	}
-	m := &matcher{line: re}
+	m := &matcher{line: re, prog: prog, dfaFrom: dfaFrom}
 	m.finder, m.exact = planFinder(tree)
 	if m.finder != nil && !m.exact {
 		var allowed byteSet
@@ -177,6 +237,19 @@ func (s *byteSet) count() (n int, only byte) {
 	}
 	return n, only
 }
+
+// dfaFrom is the cost (instructions of the pattern × bytes of a file) from
+// which a file's lines are judged by a lineDFA instead of the regexp, whose
+// worst case is about 12 ns per unit: 8M units is about 100 ms.
+const dfaFrom = 8 << 20
+
+// Bounds on the finder, so that proposing candidates stays cheap per byte:
+// the positions of a sequence checked around an anchor hit, and the
+// branches of an alternation scanned separately.
+const (
+	maxFinderSeq  = 128
+	maxFinderAlts = 64
+)
 
 // maxRepeatCopies bounds how many copies of a repeated item x{n,m} a
 // sequence holds.
@@ -316,6 +389,9 @@ func planFinder(re *syntax.Regexp) (finder, bool) {
 	if re.Op == syntax.OpAlternate {
 		// A hit of any branch is a candidate; when every branch is exact,
 		// a hit is a match.
+		if len(re.Sub) > maxFinderAlts {
+			return nil, false
+		}
 		var alts []finder
 		exact := true
 		for _, sub := range re.Sub {
@@ -335,6 +411,17 @@ func planFinder(re *syntax.Regexp) (finder, bool) {
 	b.walk(re)
 	exact := b.breaks == 0 && !b.assert && !b.cr && len(b.seqs) == 0
 	b.cut()
+	// Every part of a required sequence is required too: cut long ones so
+	// that checking a candidate costs at most maxFinderSeq positions.
+	var seqs [][]byteSet
+	for _, seq := range b.seqs {
+		for len(seq) > maxFinderSeq {
+			seqs = append(seqs, seq[:maxFinderSeq])
+			seq = seq[maxFinderSeq:]
+		}
+		seqs = append(seqs, seq)
+	}
+	b.seqs = seqs
 	var best finder
 	bestScore := 0.0
 	for _, seq := range b.seqs {

@@ -2,6 +2,7 @@ package search
 
 import (
 	"bytes"
+	"context"
 	"regexp"
 	"strings"
 	"testing"
@@ -29,8 +30,12 @@ func naiveLines(re *regexp.Regexp, buf []byte) []int {
 	return out
 }
 
-func scanLines(m *matcher, buf []byte) []int {
-	_, lines := m.scan(buf, false, 0, 1<<30)
+func scanLines(t *testing.T, m *matcher, buf []byte) []int {
+	t.Helper()
+	_, lines, err := m.scan(context.Background(), buf, false, 0, 1<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var out []int
 	for _, l := range lines {
 		out = append(out, l.Number)
@@ -38,7 +43,8 @@ func scanLines(m *matcher, buf []byte) []int {
 	return out
 }
 
-// checkScan compares the prefiltered scan with the reference.
+// checkScan compares the prefiltered scan with the reference, with lines
+// judged by the regexp and by the automaton.
 func checkScan(t *testing.T, pattern string, icase bool, text string) {
 	t.Helper()
 	m, err := compilePattern(pattern, false, icase)
@@ -46,13 +52,19 @@ func checkScan(t *testing.T, pattern string, icase bool, text string) {
 		return
 	}
 	want := naiveLines(m.line, []byte(text))
-	got := scanLines(m, []byte(text))
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("scan(%q, icase=%v) on %q mismatch (-want +got):\n%s", pattern, icase, text, diff)
-	}
-	count, _ := m.scan([]byte(text), false, 0, 0)
-	if count != len(want) {
-		t.Errorf("scan(%q) count = %d, want %d", pattern, count, len(want))
+	for _, engine := range []struct {
+		name    string
+		dfaFrom int
+	}{{"regexp", 1 << 62}, {"automaton", 0}} {
+		m.dfaFrom = engine.dfaFrom
+		got := scanLines(t, m, []byte(text))
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("scan(%q, icase=%v) by the %s on %q mismatch (-want +got):\n%s", pattern, icase, engine.name, text, diff)
+		}
+		count, _, _ := m.scan(context.Background(), []byte(text), false, 0, 0)
+		if count != len(want) {
+			t.Errorf("scan(%q) by the %s count = %d, want %d", pattern, engine.name, count, len(want))
+		}
 	}
 }
 

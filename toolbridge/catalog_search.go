@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/whale-ls/whale-ls/excerpt"
 	"github.com/whale-ls/whale-ls/search"
 	"github.com/whale-ls/whale-ls/workspace"
 )
@@ -178,18 +179,27 @@ func searchOverlay(d *Deps, root *workspace.Root) map[string][]byte {
 func searchFailure(d *Deps, t workspace.Target, shown string, err error) error {
 	var pe *search.PatternError
 	var ge *search.GlobError
+	var ptl *search.PatternTooLargeError
+	var gtl *search.GlobTooLargeError
+	var wl *search.WorkLimitError
 	switch {
+	case errors.As(err, &ptl):
+		return Fail(CodeInvalidInput, "%s — search for a shorter distinctive part of it (a match never spans lines, so one line's worth is enough)", ptl)
+	case errors.As(err, &wl):
+		return Fail(CodeInvalidInput, "grep stopped: %s (the automaton this pattern needs keeps growing with the text there); simplify the pattern (fewer overlapping alternatives, counted repeats and wide classes), search for a literal part of it, or leave that file out with path or include", wl)
+	case errors.As(err, &gtl):
+		return Fail(CodeInvalidInput, "%s; use fewer or shorter globs, separated by commas", gtl)
 	case errors.As(err, &pe):
 		if pe.LooksLiteral {
-			return Fail(CodeInvalidInput, "pattern %q is not a valid RE2 regular expression (%v); to search for this text as written, set fixed_strings:true, or escape the metacharacters with \\", pe.Pattern, pe.Err)
+			return Fail(CodeInvalidInput, "pattern %s is not a valid RE2 regular expression (%v); to search for this text as written, set fixed_strings:true, or escape the metacharacters with \\", excerpt.Quote(pe.Pattern), pe.Err)
 		}
-		return Fail(CodeInvalidInput, "pattern %q is not a valid RE2 regular expression (%v); fix it (Go regexp syntax has no lookaround or backreferences), or set fixed_strings:true to search for plain text", pe.Pattern, pe.Err)
+		return Fail(CodeInvalidInput, "pattern %s is not a valid RE2 regular expression (%v); fix it (Go regexp syntax has no lookaround or backreferences), or set fixed_strings:true to search for plain text", excerpt.Quote(pe.Pattern), pe.Err)
 	case errors.As(err, &ge):
-		return Fail(CodeInvalidInput, "glob %q is not valid (an unclosed [ or {); use globs like \"*.go\", \"**/*.{ts,tsx}\" or \"src/**\", comma-separated", ge.Glob)
+		return Fail(CodeInvalidInput, "glob %s is not valid (an unclosed [ or {); use globs like \"*.go\", \"**/*.{ts,tsx}\" or \"src/**\", comma-separated", excerpt.Quote(ge.Glob))
 	case errors.Is(err, search.ErrSymlink):
-		return Fail(CodeInvalidInput, "%s is a symlink, and search never follows symlinks; search the folder or file it points to by its own path", shown)
+		return Fail(CodeInvalidInput, "%s is a symlink, and search never follows symlinks; search the folder or file it points to by its own path", excerpt.Text(shown))
 	case errors.Is(err, search.ErrNotDir):
-		return Fail(CodeInvalidInput, "%s is a file, not a folder; give its folder as path, or use read_file to read it", shown)
+		return Fail(CodeInvalidInput, "%s is a file, not a folder; give its folder as path, or use read_file to read it", excerpt.Text(shown))
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err
 	case errors.Is(err, fs.ErrNotExist):
