@@ -292,14 +292,37 @@ func rollback(done []*stagedPlan) {
 func tempName(target, kind string) string {
 	var r [6]byte
 	rand.Read(r[:])
-	return path.Join(path.Dir(target), "."+path.Base(target)+".whale-"+kind+"-"+hex.EncodeToString(r[:]))
+	return path.Join(path.Dir(target), "."+shortBase(target)+".whale-"+kind+"-"+hex.EncodeToString(r[:]))
 }
 
-// writeNamedTemp writes data to a new named temporary file beside target,
-// syncs it, gives it mode, and returns its name.
+// stagingName is the one name beside target under which its new content
+// waits for the rename. It is fixed, not random: only the holder of the
+// target's locks uses it, so a file left there by a whale process that was
+// killed between naming and renaming is stale, and the next commit of the
+// target replaces it.
+func stagingName(target string) string {
+	return path.Join(path.Dir(target), "."+shortBase(target)+".whale-tmp")
+}
+
+// shortBase is target's base name, or a hash of it when a dot file built on
+// it would be longer than file systems allow.
+func shortBase(target string) string {
+	base := path.Base(target)
+	if len(base) <= 200 {
+		return base
+	}
+	return fmt.Sprintf("%s-%08x", base[:64], hashKey(base))
+}
+
+// writeNamedTemp writes data to the staging file beside target, syncs it,
+// gives it mode, and returns its name.
 func writeNamedTemp(root *os.Root, target string, data []byte, mode fs.FileMode) (string, error) {
-	name := tempName(target, "tmp")
+	name := stagingName(target)
 	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		root.Remove(name)
+		f, err = root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	}
 	if err != nil {
 		return "", err
 	}

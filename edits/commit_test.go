@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // testLocks commit with in-process locks only, as a command line would
@@ -280,4 +281,51 @@ func TestCommitNoLostUpdates(t *testing.T) {
 	if n := strings.Count(string(got), "\n"); n != workers {
 		t.Errorf("log has %d lines, want %d:\n%s", n, workers, got)
 	}
+}
+
+// TestCommitReplacesStaleStagingFile: a whale process killed between naming
+// its staged content and renaming it leaves the staging file; the next
+// commit of that file, which holds its locks, replaces it.
+func TestCommitReplacesStaleStagingFile(t *testing.T) {
+	root, dir := openRoot(t)
+	os.WriteFile(filepath.Join(dir, "f"), []byte("old\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, ".f.whale-tmp"), []byte("left by a killed process"), 0o600)
+	if err := commitPlans(root, []FilePlan{{Path: "f", Existed: true, Expected: []byte("old\n"), New: []byte("new\n")}}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "f")); string(got) != "new\n" {
+		t.Errorf("f = %q, want %q", got, "new\n")
+	}
+	if left := tempFiles(t, dir); len(left) > 0 {
+		t.Errorf("temporary files left behind: %v", left)
+	}
+}
+
+// TestLocksExcludeOtherHolders: a lock file held through one open file
+// (as another whale process holds it) keeps a Txn of the same file waiting
+// until it is released, and the wait ends with its context.
+func TestLocksExcludeOtherHolders(t *testing.T) {
+	dir := t.TempDir()
+	locks := NewLocks(LockOptions{Dir: dir})
+	target := filepath.Join(t.TempDir(), "f.txt")
+	tx, err := locks.Begin(context.Background(), target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tx.held.files) != 1 {
+		t.Fatalf("Begin holds %d lock files, want 1", len(tx.held.files))
+	}
+	// Another process's lock is another open file of the same lock file;
+	// take it the way that process would, bypassing this process's stripes.
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := lockFile(ctx, tx.held.files[0].Name()); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("lockFile while held = %v, want the context's deadline", err)
+	}
+	tx.End()
+	f, err := lockFile(context.Background(), filepath.Join(dir, "locks", bucketName(int(hashKey(lockKey(target))%lockBuckets))))
+	if err != nil {
+		t.Fatalf("lockFile after End = %v", err)
+	}
+	unlockFile(f)
 }

@@ -6,9 +6,10 @@ import (
 )
 
 // stagedFile is new content written and synced beside its target, not yet
-// in place: an unnamed file where the platform has them (so that a process
-// killed before the rename leaves nothing behind), else a named temporary
-// file.
+// in place: an unnamed file where the platform has them (Linux O_TMPFILE),
+// named only for the two system calls that link and rename it, else a named
+// staging file. A process killed while the content has a name leaves it
+// under stagingName, and the next commit of the same target removes it.
 type stagedFile struct {
 	unnamed *os.File // the unnamed file, open until it is placed
 	dir     *os.File // its folder, for linking it in

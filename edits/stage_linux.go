@@ -36,11 +36,18 @@ func stageUnnamed(root *os.Root, target string, data []byte, mode fs.FileMode) *
 	return &stagedFile{unnamed: f, dir: dir}
 }
 
-// linkUnnamed gives the unnamed file a temporary name beside target, inside
-// the same folder it was created in.
+// linkUnnamed gives the unnamed file target's staging name, inside the
+// same folder it was created in, replacing a stale file of that name.
 func linkUnnamed(s *stagedFile, target string) (string, error) {
-	name := tempName(target, "tmp")
-	err := unix.Linkat(unix.AT_FDCWD, fmt.Sprintf("/proc/self/fd/%d", s.unnamed.Fd()), int(s.dir.Fd()), path.Base(name), unix.AT_SYMLINK_FOLLOW)
+	name := stagingName(target)
+	link := func() error {
+		return unix.Linkat(unix.AT_FDCWD, fmt.Sprintf("/proc/self/fd/%d", s.unnamed.Fd()), int(s.dir.Fd()), path.Base(name), unix.AT_SYMLINK_FOLLOW)
+	}
+	err := link()
+	if errors.Is(err, unix.EEXIST) {
+		unix.Unlinkat(int(s.dir.Fd()), path.Base(name), 0)
+		err = link()
+	}
 	if err != nil {
 		return "", &os.LinkError{Op: "link", Old: "(unnamed)", New: name, Err: err}
 	}
