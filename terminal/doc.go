@@ -12,25 +12,42 @@
 // bounded per-task buffer that the model reads incrementally.
 //
 // Guarantees:
-//   - A task is finished when its process exits (Wait), not when its output
+//   - A task is finished when its shell exits (Wait), not when its output
 //     ends; output written before the exit is read first (EIO on the PTY
 //     master is the end of output).
 //   - Every task is its own session and process group. Cancel and Close
-//     signal the whole tree: every process group of the session, and
-//     descendants that left it while their parent was alive. Close and the
-//     release of an exited task kill what is left.
+//     signal the whole tree: every process group of the session, and every
+//     process that descends from the task's first process by the PPid links
+//     in /proc, whatever session or group it moved to. Close kills what is
+//     left.
+//   - Processes that outlive the shell (jobs left with `&`, `nohup` and
+//     `setsid` daemons, double forks) stay with their task: Status lists
+//     them as Survivors, Cancel ends them, and the task is not released
+//     while they run. With Options.Supervisor (Linux) they are found this
+//     way: the supervisor is a child subreaper, so they stay its
+//     descendants; it reports the shell's exit on a pipe as soon as the
+//     shell is reaped (that is the task's completion) and stays until the
+//     last of them is gone; the Table finds them by scanning /proc for the
+//     supervisor's descendants whenever it is asked. When the server dies,
+//     even by SIGKILL, the supervisor kills them all (see Supervise).
 //   - Memory per task is bounded: the model buffer by Settings.OutputLimitBytes
 //     (oldest output dropped, with a marker), the editor backlog by about
 //     1 MiB (skipped bytes replaced by a marker).
 //   - At most Options.MaxLive tasks run at once.
 //
 // Not guaranteed:
-//   - Zombies re-parented to the server are reaped only if the server called
-//     BecomeSubreaper; a process that left its session after its parent died,
-//     or that was re-parented before the Table saw it, is out of reach.
+//   - Without a supervisor, zombies re-parented to the server are reaped
+//     only if the server called BecomeSubreaper, and a process that left
+//     the task's session and was then re-parented is out of reach (it is
+//     neither a session member nor a descendant any more); the same holds
+//     when something other than the Table kills a supervisor.
 //   - If the server is killed without Close, the whole tree dies only when
-//     Options.Supervisor runs each task under Supervise; otherwise only the
-//     shells die (parent-death signal) and their children may survive.
+//     Options.Supervisor runs each task under Supervise on Linux; otherwise
+//     only the shells die (parent-death signal) and their children may
+//     survive.
+//   - Commands longer than the kernel passes as one argument are refused
+//     before anything starts only where the limit is known (Linux); other
+//     systems report E2BIG from the start, when they do.
 //   - Classification and prompt detection from text are heuristics; prompt
 //     detection from /proc and termios needs Linux.
 //   - IsReadOnlyCommand is a conservative hint, not a sandbox.

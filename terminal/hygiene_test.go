@@ -74,7 +74,7 @@ func TestCancelKillsBackgroundJobs(t *testing.T) {
 		task := start(t, tb, StartOptions{Command: fmt.Sprintf("sh -c 'sleep %s & sleep %s'", m, m), Mode: mode})
 		eventually(t, "both sleeps to start", func() bool { return len(sleepers(t, m)) == 2 })
 		rep := task.Cancel()
-		if rep.AlreadyExited || rep.Survivors != 0 || rep.Took == "" {
+		if rep.AlreadyExited || rep.Unkillable != 0 || rep.Took == "" {
 			t.Errorf("mode %s: Cancel() = %+v, want it stopped with no survivors", mode, rep)
 		}
 		if left := sleepers(t, m); len(left) > 0 {
@@ -131,12 +131,24 @@ func TestPipeTaskCompletesDespiteBackgroundChild(t *testing.T) {
 	task := start(t, tb, StartOptions{Command: "sleep " + m + " & echo parent done", Mode: ModePipe})
 	waitDone(t, task)
 	readUntil(t, task, "parent done")
-	// Once released, what the task left behind is killed.
+	// What the task left behind keeps it from being released…
+	time.Sleep(500 * time.Millisecond)
+	tb.sweep()
+	if _, err := tb.Get(task.ID()); err != nil {
+		t.Fatalf("Get(%s) with a survivor = %v, want the task kept", task.ID(), err)
+	}
+	if len(sleepers(t, m)) != 1 {
+		t.Fatalf("the background sleep is gone before the task was canceled")
+	}
+	// … until it is ended; then the task is released.
+	if rep := task.Cancel(); rep.AlreadyExited || len(rep.Ended) != 1 {
+		t.Errorf("Cancel() = %+v, want the one survivor ended", rep)
+	}
+	eventually(t, "the background sleep to be killed", func() bool { return len(sleepers(t, m)) == 0 })
 	eventually(t, "release of the task", func() bool {
 		_, err := tb.Get(task.ID())
 		return errors.Is(err, ErrNotFound)
 	})
-	eventually(t, "the background sleep to be killed", func() bool { return len(sleepers(t, m)) == 0 })
 }
 
 func TestNoZombiesLeft(t *testing.T) {
@@ -468,6 +480,9 @@ func runTestServer(m string) {
 	}
 	tb := NewTable(Options{Supervisor: []string{os.Args[0], supervisorArg}})
 	dir, _ := os.Getwd()
+	if len(os.Args) > 3 && os.Args[3] == "finished" {
+		runFinishedTestServer(tb, dir, m)
+	}
 	for _, o := range []StartOptions{
 		{Command: "sleep " + m + " & sleep " + m, Mode: ModePipe},
 		{Command: "trap '' HUP TERM; sleep " + m + " & sleep " + m, Mode: ModePTY},
@@ -524,7 +539,7 @@ func TestSupervisedTasks(t *testing.T) {
 	m := marker()
 	task = start(t, tb, StartOptions{Command: fmt.Sprintf("sh -c 'sleep %s & sleep %s'", m, m)})
 	eventually(t, "sleepers", func() bool { return len(sleepers(t, m)) == 2 })
-	if rep := task.Cancel(); rep.Survivors != 0 {
+	if rep := task.Cancel(); rep.Unkillable != 0 {
 		t.Errorf("Cancel() = %+v", rep)
 	}
 	waitDone(t, task)
@@ -552,7 +567,7 @@ func TestChattyBackgroundChildDoesNotHoldTheExit(t *testing.T) {
 	if st := task.Status(); st.State != "exited" || st.ExitCode != 0 {
 		t.Errorf("Status() = %+v, want exited 0", st)
 	}
-	if rep := task.Cancel(); rep.AlreadyExited || rep.Survivors != 0 {
+	if rep := task.Cancel(); rep.AlreadyExited || rep.Unkillable != 0 {
 		t.Errorf("Cancel() of the leftover loop = %+v, want it stopped", rep)
 	}
 }

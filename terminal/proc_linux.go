@@ -34,6 +34,31 @@ func setPlatformAttrs(attr *syscall.SysProcAttr, supervised bool) {
 	}
 }
 
+// statusReports says that the supervisor reports the shell's exit on a pipe
+// and stays while processes it adopted live (see Supervise).
+const statusReports = true
+
+// maxCommandBytes is the longest command the kernel passes to the shell as
+// its one `-c` argument: MAX_ARG_STRLEN, 32 pages including the final NUL.
+func maxCommandBytes() int { return 32*os.Getpagesize() - 1 }
+
+// commandLine is a process's argv joined with spaces (its name in brackets
+// when the argv is empty), or "" when the process is gone.
+func commandLine(pid int) string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if err != nil {
+		return ""
+	}
+	if s := strings.TrimSpace(string(bytes.ReplaceAll(bytes.TrimRight(b, "\x00"), []byte{0}, []byte{' '}))); s != "" {
+		return s
+	}
+	comm, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
+	if err != nil {
+		return ""
+	}
+	return "[" + strings.TrimSpace(string(comm)) + "]"
+}
+
 // procInfo is the part of /proc/PID/stat the package uses.
 type procInfo struct {
 	pid, ppid, pgrp, session int
@@ -81,6 +106,20 @@ func allProcs() []procInfo {
 		}
 		if p, ok := readProcStat(pid); ok {
 			out = append(out, p)
+		}
+	}
+	// A parent that exited while the list was read has re-parented its
+	// children before it vanished: read their stat again, or the walk
+	// from the task's first process would lose them.
+	seen := make(map[int]bool, len(out))
+	for _, p := range out {
+		seen[p.pid] = true
+	}
+	for i, p := range out {
+		if p.ppid > 1 && !seen[p.ppid] {
+			if again, ok := readProcStat(p.pid); ok {
+				out[i] = again
+			}
 		}
 	}
 	return out

@@ -34,6 +34,14 @@ func signalTree(session int, leaderGone bool, sig syscall.Signal) int {
 	return 0
 }
 
+// statusReports is false: the supervisor execs the shell (see Supervise).
+const statusReports = false
+
+// maxCommandBytes is 0: no per-argument limit is checked before the start;
+// a command over the system's total limit fails to start (E2BIG).
+func maxCommandBytes() int { return 0 }
+
+func commandLine(pid int) string                         { return "" }
 func allProcs() []procInfo                               { return nil }
 func reapOrphans(sessions map[int]bool)                  {}
 func ttyModes(f *os.File) (echo, canonical, ok bool)     { return false, false, false }

@@ -107,6 +107,19 @@ type Status struct {
 	Canceled    bool   `json:"canceled,omitempty"`
 	LongRunning bool   `json:"longRunning,omitempty"`
 	ElapsedMs   int64  `json:"elapsedMs"`
+	// Survivors are the processes the task started that still run after
+	// its shell exited: jobs left with `&`, `nohup` and `setsid` daemons,
+	// double-forked grandchildren. Always empty while State is "running".
+	// They end with Cancel, with Close, and with the server.
+	Survivors []Process `json:"survivors,omitempty"`
+}
+
+// Process is one live process of a task, as /proc shows it.
+type Process struct {
+	PID int `json:"pid"`
+	// Command is its argv joined with spaces, shortened to about 120
+	// characters.
+	Command string `json:"command"`
 }
 
 // Errors of the Table. They are wrapped with details; test them with
@@ -118,6 +131,25 @@ var (
 	ErrGate         = errors.New("the exec gate refused to start the command")
 	ErrNotRunning   = errors.New("task is not running")
 )
+
+// CommandTooLongError is what Start returns for a command the kernel would
+// not pass to the shell: longer than one argument may be (checked before
+// anything starts, where the limit is known), or refused by the exec with
+// E2BIG.
+type CommandTooLongError struct {
+	// Bytes is the command's length.
+	Bytes int
+	// Limit is the most bytes a command may have here; 0 when only the
+	// exec's failure told.
+	Limit int
+}
+
+func (e *CommandTooLongError) Error() string {
+	if e.Limit > 0 {
+		return fmt.Sprintf("the command is %d bytes, more than the %d bytes the kernel passes to a program as one argument", e.Bytes, e.Limit)
+	}
+	return fmt.Sprintf("the command (%d bytes) with the environment is more than the kernel passes to a program (E2BIG)", e.Bytes)
+}
 
 // Table owns the shell tasks of one server. It is safe for concurrent use.
 type Table struct {
@@ -191,7 +223,9 @@ func (t *Table) Settings() Settings {
 func (t *Table) Ephemeral() bool { return t.ephemeral }
 
 // Start starts a task. It fails with ErrTooManyTasks when MaxLive tasks are
-// running, with ErrGate when the Gate refused, and with ErrClosed after Close.
+// running, with *CommandTooLongError when the command is longer than the
+// kernel passes to the shell, with ErrGate when the Gate refused, and with
+// ErrClosed after Close.
 func (t *Table) Start(o StartOptions) (*Task, error) {
 	t.sweep()
 	t.mu.Lock()

@@ -1,12 +1,14 @@
 package terminal
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -54,15 +56,20 @@ type Task struct {
 	pid  int // also the task's session and process group id
 	// supervised: pid is the task supervisor, not the shell.
 	supervised bool
-	out        *os.File // PTY master or the read end of the output pipe
-	master     *os.File // PTY master; nil in pipe mode
-	inputID    string   // what the shell's fd 0 is, as /proc/PID/fd shows it
-	started    time.Time
-	procDone   chan struct{} // closed when cmd.Wait returned
-	exited     chan struct{} // closed when the exit is final and output drained
-	readDone   chan struct{} // closed when the output reached its end
-	received   atomic.Int64  // raw bytes read so far
-	gateStop   func()
+	// shellStatus is the read end of the pipe on which the supervisor
+	// reports the shell's exit (closed once read); nil when the exit of pid
+	// is the shell's.
+	shellStatus *os.File
+	waitErr     error    // cmd.Wait's error, set before procDone is closed
+	out         *os.File // PTY master or the read end of the output pipe
+	master      *os.File // PTY master; nil in pipe mode
+	inputID     string   // what the shell's fd 0 is, as /proc/PID/fd shows it
+	started     time.Time
+	procDone    chan struct{} // closed when cmd.Wait returned: pid was reaped
+	exited      chan struct{} // closed when the shell's exit is final and output drained
+	readDone    chan struct{} // closed when the output reached its end
+	received    atomic.Int64  // raw bytes read so far
+	gateStop    func()
 
 	// inMu serialises writes to the process's input.
 	inMu  sync.Mutex
@@ -88,6 +95,10 @@ type Task struct {
 	canceled    bool
 	endedAt     time.Time
 	filesClosed bool
+	// noSurvivors: the shell exited and no process of the task was left
+	// (final: a tree with no live member other than the supervisor gains
+	// none).
+	noSurvivors bool
 }
 
 // starter runs process starts on one locked OS thread that lives as long as
@@ -118,6 +129,9 @@ func startTask(id string, o StartOptions, s Settings, sink Sink, supervisor []st
 	if command == "" {
 		return nil, errors.New("empty command")
 	}
+	if limit := maxCommandBytes(); limit > 0 && len(command) > limit {
+		return nil, &CommandTooLongError{Bytes: len(command), Limit: limit}
+	}
 	kind := Classify(command)
 	usePTY := o.Mode == ModePTY || ((o.Mode == ModeAuto || o.Mode == "") && kind.Interactive)
 	cols, rows := o.Cols, o.Rows
@@ -144,9 +158,25 @@ func startTask(id string, o StartOptions, s Settings, sink Sink, supervisor []st
 	t.filter.out = newRing(s.OutputLimitBytes)
 
 	cmd := exec.Command(s.Shell, "-c", command)
+	var childEnds []*os.File
 	if len(supervisor) > 0 {
-		args := append(append(append([]string(nil), supervisor[1:]...), "--", s.Shell, "-c"), command)
-		cmd = exec.Command(supervisor[0], args...)
+		args := append([]string(nil), supervisor[1:]...)
+		var status *os.File
+		if statusReports {
+			// The supervisor reports the shell's exit on fd 3 and stays
+			// while processes the task started live.
+			r, w, err := os.Pipe()
+			if err != nil {
+				return nil, fmt.Errorf("make the status pipe: %w", err)
+			}
+			t.shellStatus, status = r, w
+			childEnds = append(childEnds, w)
+			args = append(args, "--status-fd", "3")
+		}
+		cmd = exec.Command(supervisor[0], append(args, "--", s.Shell, "-c", command)...)
+		if status != nil {
+			cmd.ExtraFiles = []*os.File{status}
+		}
 	}
 	cmd.Dir = o.Dir
 	env := os.Environ()
@@ -158,7 +188,6 @@ func startTask(id string, o StartOptions, s Settings, sink Sink, supervisor []st
 	setPlatformAttrs(attr, len(supervisor) > 0)
 	cmd.SysProcAttr = attr
 
-	var childEnds []*os.File
 	closeAll := func(fs ...*os.File) {
 		for _, f := range fs {
 			if f != nil {
@@ -169,15 +198,16 @@ func startTask(id string, o StartOptions, s Settings, sink Sink, supervisor []st
 	if usePTY {
 		m, slave, err := pty.Open()
 		if err != nil {
+			closeAll(append(childEnds, t.shellStatus)...)
 			return nil, fmt.Errorf("open a pty: %w", err)
 		}
 		master, err := pollable(m)
 		if err != nil {
-			closeAll(m, slave)
+			closeAll(append(childEnds, m, slave, t.shellStatus)...)
 			return nil, err
 		}
 		if err := setWinsize(master, cols, rows); err != nil {
-			closeAll(master, slave)
+			closeAll(append(childEnds, master, slave, t.shellStatus)...)
 			return nil, fmt.Errorf("size the pty: %w", err)
 		}
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
@@ -185,22 +215,23 @@ func startTask(id string, o StartOptions, s Settings, sink Sink, supervisor []st
 		attr.Ctty = 0
 		t.out, t.master = master, master
 		t.inputID = slave.Name()
-		childEnds = []*os.File{slave}
+		childEnds = append(childEnds, slave)
 	} else {
 		r, w, err := os.Pipe()
 		if err != nil {
+			closeAll(append(childEnds, t.shellStatus)...)
 			return nil, fmt.Errorf("make the output pipe: %w", err)
 		}
 		inR, inW, err := os.Pipe()
 		if err != nil {
-			closeAll(r, w)
+			closeAll(append(childEnds, r, w, t.shellStatus)...)
 			return nil, fmt.Errorf("make the input pipe: %w", err)
 		}
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, w, w
 		t.out = r
 		t.stdin = inW
 		t.inputID = fileIdentity(inR)
-		childEnds = []*os.File{inR, w}
+		childEnds = append(childEnds, inR, w)
 	}
 
 	var startErr error
@@ -219,7 +250,10 @@ func startTask(id string, o StartOptions, s Settings, sink Sink, supervisor []st
 	})
 	closeAll(childEnds...)
 	if startErr != nil {
-		closeAll(t.out, t.stdin)
+		closeAll(t.out, t.stdin, t.shellStatus)
+		if errors.Is(startErr, syscall.E2BIG) {
+			return nil, &CommandTooLongError{Bytes: len(command)}
+		}
 		if errors.Is(startErr, ErrGate) {
 			return nil, startErr
 		}
@@ -303,12 +337,51 @@ const (
 	drainLimit = 3 * time.Second
 )
 
-func (t *Task) waitLoop() {
-	err := t.cmd.Wait()
+// reapLoop waits for the task's first process (the shell, or the
+// supervisor, which outlives the shell while processes it adopted run).
+func (t *Task) reapLoop() {
+	t.waitErr = t.cmd.Wait()
 	close(t.procDone)
-	// Completion is the exit; read what the process wrote before it. A
-	// background grandchild may keep the output open: stop waiting once it
-	// has been quiet for a moment.
+	if t.gateStop != nil {
+		t.gateStop()
+	}
+}
+
+// shellExit waits for the supervisor's report of the shell's exit; ok is
+// false when there is none (no supervisor, or it died before reporting).
+func (t *Task) shellExit() (code int, sig string, ok bool) {
+	if t.shellStatus == nil {
+		return 0, "", false
+	}
+	defer t.shellStatus.Close()
+	var line []byte
+	buf := make([]byte, 32)
+	for !bytes.Contains(line, []byte{'\n'}) && len(line) < 64 {
+		n, err := t.shellStatus.Read(buf)
+		line = append(line, buf[:n]...)
+		if err != nil {
+			break
+		}
+	}
+	text, complete := strings.CutSuffix(string(line), "\n")
+	n, err := strconv.Atoi(text)
+	if !complete || err != nil {
+		return 0, "", false
+	}
+	code, sig = waitStatus(syscall.WaitStatus(n))
+	return code, sig, true
+}
+
+func (t *Task) waitLoop() {
+	go t.reapLoop()
+	code, sig, reported := t.shellExit()
+	if !reported {
+		<-t.procDone
+		code, sig = exitStatus(t.cmd.ProcessState, t.waitErr)
+	}
+	// Completion is the shell's exit; read what the process wrote before
+	// it. A background grandchild may keep the output open: stop waiting
+	// once it has been quiet for a moment.
 	last := t.received.Load()
 	limit := time.After(drainLimit)
 	for drained := false; !drained; {
@@ -323,7 +396,6 @@ func (t *Task) waitLoop() {
 			last = now
 		}
 	}
-	code, sig := exitStatus(t.cmd.ProcessState, err)
 	t.mu.Lock()
 	t.done = true
 	t.exitCode, t.signal = code, sig
@@ -334,9 +406,6 @@ func (t *Task) waitLoop() {
 	close(t.exited)
 	if t.stream != nil {
 		t.stream.finish(code, sig)
-	}
-	if t.gateStop != nil {
-		t.gateStop()
 	}
 	select {
 	case <-t.readDone:
@@ -353,6 +422,14 @@ func exitStatus(ps *os.ProcessState, err error) (int, string) {
 		return 128 + int(ws.Signal()), signalName(ws.Signal())
 	}
 	return ps.ExitCode(), ""
+}
+
+// waitStatus is exitStatus for a status the supervisor reported.
+func waitStatus(ws syscall.WaitStatus) (int, string) {
+	if ws.Signaled() {
+		return 128 + int(ws.Signal()), signalName(ws.Signal())
+	}
+	return ws.ExitStatus(), ""
 }
 
 func signalName(s syscall.Signal) string {
@@ -416,7 +493,45 @@ func (t *Task) Status() Status {
 		end = t.endedAt
 	}
 	st.ElapsedMs = end.Sub(t.started).Milliseconds()
+	if t.done {
+		st.Survivors = t.survivorsLocked()
+	}
 	return st
+}
+
+// Survivors lists the processes the task started that still run after its
+// shell exited (see Status.Survivors); nil while the shell runs.
+func (t *Task) Survivors() []Process {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.done {
+		return nil
+	}
+	return t.survivorsLocked()
+}
+
+// survivorsLocked scans /proc for the task's tree without its supervisor.
+// Called with t.mu held, after the shell's exit. An empty answer is final,
+// and remembered, only once the task's first process was reaped: a scan can
+// miss a process that forked and lost its parent while the scan ran, and a
+// supervisor stays as long as anything it adopted lives.
+func (t *Task) survivorsLocked() []Process {
+	if t.noSurvivors {
+		return nil
+	}
+	var out []Process
+	for _, p := range t.tree() {
+		if p.pid == t.pid {
+			continue // the supervisor, which stays as long as they do
+		}
+		if c := commandLine(p.pid); c != "" {
+			out = append(out, Process{PID: p.pid, Command: shorten(c, 120)})
+		}
+	}
+	if len(out) == 0 && t.leaderGone() {
+		t.noSurvivors = true
+	}
+	return out
 }
 
 // Wait waits until the task finished, d passed, or ctx ended, and reports
@@ -655,8 +770,11 @@ type CancelReport struct {
 	AlreadyExited bool `json:"alreadyExited,omitempty"`
 	// Took is the last signal that was needed: SIGINT, SIGTERM or SIGKILL.
 	Took string `json:"took,omitempty"`
-	// Survivors counts processes still alive after SIGKILL (normally 0).
-	Survivors int `json:"survivors"`
+	// Ended lists, when the task's shell had already exited, the processes
+	// it had left running that this cancel ended.
+	Ended []Process `json:"ended,omitempty"`
+	// Unkillable counts processes still alive after SIGKILL (normally 0).
+	Unkillable int `json:"unkillable"`
 }
 
 // Grace periods of Cancel after SIGINT, after SIGTERM and after SIGKILL.
@@ -664,13 +782,17 @@ var cancelGrace = [3]time.Duration{2 * time.Second, 2 * time.Second, 5 * time.Se
 
 // Cancel sends SIGINT, then SIGTERM, then SIGKILL to every process group
 // and process of the task's tree, waiting a short grace period after each
-// until no process of the tree is left, and reports what it took.
+// until no process of the tree is left, and reports what it took. The tree
+// is every process that descends from the task's first process by the PPid
+// links in /proc, whatever its session or group, plus the members of the
+// task's session. For a task whose shell had exited it ends the survivors
+// (and reports them in Ended).
 func (t *Task) Cancel() CancelReport {
 	if !t.aliveTree() {
 		return CancelReport{AlreadyExited: true}
 	}
 	t.markCanceled()
-	var rep CancelReport
+	rep := CancelReport{Ended: t.Survivors()}
 	for i, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGKILL} {
 		rep.Took = signalName(sig)
 		t.signalTree(sig)
@@ -686,7 +808,7 @@ func (t *Task) Cancel() CancelReport {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
-	rep.Survivors = len(t.tree())
+	rep.Unkillable = len(t.tree())
 	return rep
 }
 
@@ -749,20 +871,27 @@ func (t *Task) closeFiles() {
 	t.inMu.Unlock()
 }
 
+// releasable reports whether an exited task may be released: its output
+// was read long enough ago (or never, for much longer), and no process it
+// started still runs — survivors keep the task listed and cancellable.
 func (t *Task) releasable(now time.Time, after time.Duration) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if !t.done {
 		return false
 	}
+	old := now.Sub(t.endedAt) >= 6*after
 	if t.readAfter {
-		return now.Sub(t.lastRead) >= after
+		old = now.Sub(t.lastRead) >= after
 	}
-	return now.Sub(t.endedAt) >= 6*after
+	if !old || (t.shellStatus != nil && !t.leaderGone()) {
+		return false // a reporting supervisor lives while survivors do
+	}
+	return len(t.survivorsLocked()) == 0
 }
 
-// release ends what is left of an exited task: processes that outlived the
-// shell and its output file.
+// release ends what is left of an exited task: a supervisor on its way out,
+// zombies, and its output file.
 func (t *Task) release() {
 	t.kill()
 	reapOrphans(map[int]bool{t.pid: true})
