@@ -23,6 +23,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/whale-ls/whale-ls/execboundary"
 	"github.com/whale-ls/whale-ls/mcphost/mcptest"
 	"github.com/whale-ls/whale-ls/toolbridge"
 )
@@ -54,6 +55,12 @@ func whaleBinary(t *testing.T) string {
 }
 
 func TestMain(m *testing.M) {
+	// A server run inside this test binary starts the exec gate's helper
+	// as this executable with "exec-gate", as whale-ls does: be that
+	// helper instead of running every test again in a chain of children.
+	if len(os.Args) > 1 && os.Args[1] == execboundary.HelperCommand {
+		os.Exit(execboundary.RunHelper(os.Args[2:]))
+	}
 	code := m.Run()
 	if binaryDir != "" {
 		os.RemoveAll(binaryDir)
