@@ -9,12 +9,16 @@
 //     also as a ratio to one exact edit of that file;
 //   - restoring the line endings of a 1 000 000-line mixed file after ten
 //     scattered edits (goal: under 1 s), also as a ratio to one pass that
-//     turns every LF into CRLF.
+//     turns every LF into CRLF;
+//   - 100 edits of one closed file through a real whale-ls over stdio, all
+//     in flight at once, as a ratio to the same edits sent one after
+//     another (goal: <= 1.2x), with p50/p99 latencies.
 //
-// Run it with: go run ./bench/edits
+// Run it with: go run ./bench/edits [-bin whale-ls] [-n 100] [-rounds 5]
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"strings"
@@ -64,6 +68,19 @@ func mustApply(text string, e edits.Edit, wantErr bool) func() {
 }
 
 func main() {
+	bin := flag.String("bin", "", "whale-ls binary for the server figures (default: build it)")
+	n := flag.Int("n", 100, "edits per batch in the server figures")
+	rounds := flag.Int("rounds", 5, "rounds of the server figures")
+	flag.Parse()
+	engine()
+	if err := serverEdits(*bin, *n, *rounds); err != nil {
+		fmt.Fprintln(os.Stderr, "bench/edits:", err)
+		os.Exit(1)
+	}
+}
+
+// engine prints the edit engine's figures.
+func engine() {
 	src := generated(100000)
 	fmt.Printf("source: %d lines, %.1f MB; target near the end\n", strings.Count(src, "\n"), float64(len(src))/1e6)
 

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+)
+
+// serverRun is one batch of edits through the server: its wall-clock time
+// and each call's latency, sorted.
+type serverRun struct {
+	total time.Duration
+	lat   []time.Duration
+}
+
+func (r serverRun) pct(p int) time.Duration { return r.lat[len(r.lat)*p/100] }
+
+type stdio struct {
+	io.Reader
+	io.WriteCloser
+}
+
+// serverEdits measures n edits of one closed file, each changing its own
+// line, through a real whale-ls over stdio: sent one after another (the
+// baseline), then all n in flight at once, alternating for rounds rounds.
+// It prints the median of each and the parallel/sequential ratio (goal
+// <= 1.2x: serialising the commits must cost nothing beyond the commits).
+func serverEdits(bin string, n, rounds int) error {
+	dir, err := os.MkdirTemp("", "whale-bench-edits")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	if bin == "" {
+		bin = filepath.Join(dir, "whale-ls")
+		if out, err := exec.Command("go", "build", "-o", bin, "./cmd/whale-ls").CombinedOutput(); err != nil {
+			return fmt.Errorf("build: %v\n%s", err, out)
+		}
+	}
+	ws := filepath.Join(dir, "ws")
+	os.Mkdir(ws, 0o755)
+	cmd := exec.Command(bin, "serve")
+	cmd.Dir = ws
+	cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+dir)
+	cmd.Stderr = io.Discard
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	defer cmd.Process.Kill()
+	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(stdio{out, in}))
+	conn.Go(context.Background(), jsonrpc2.MethodNotFoundHandler)
+	ctx := context.Background()
+	if _, err := conn.Call(ctx, "initialize", map[string]any{"capabilities": map[string]any{}, "rootUri": "file://" + ws}, nil); err != nil {
+		return err
+	}
+	conn.Notify(ctx, "initialized", map[string]any{})
+
+	file := filepath.Join(ws, "p.txt")
+	var lines strings.Builder
+	for i := range n {
+		fmt.Fprintf(&lines, "line %04d = 0 // a line of a file the model edits in parallel\n", i)
+	}
+	edit := func(i int) (time.Duration, error) {
+		params := map[string]any{"command": "whale.edit", "arguments": []any{map[string]any{
+			"file_path": "p.txt", "search": fmt.Sprintf("line %04d = 0", i), "replace": fmt.Sprintf("line %04d = 1", i),
+		}}}
+		var res struct {
+			OK   bool   `json:"ok"`
+			Code string `json:"code"`
+			Text string `json:"text"`
+		}
+		t0 := time.Now()
+		_, err := conn.Call(ctx, "workspace/executeCommand", params, &res)
+		if err == nil && !res.OK {
+			err = fmt.Errorf("edit of line %d: %s %s", i, res.Code, res.Text)
+		}
+		return time.Since(t0), err
+	}
+	batch := func(parallel bool) (serverRun, error) {
+		if err := os.WriteFile(file, []byte(lines.String()), 0o644); err != nil {
+			return serverRun{}, err
+		}
+		r := serverRun{lat: make([]time.Duration, n)}
+		errs := make([]error, n)
+		start := time.Now()
+		if parallel {
+			var wg sync.WaitGroup
+			for i := range n {
+				wg.Go(func() { r.lat[i], errs[i] = edit(i) })
+			}
+			wg.Wait()
+		} else {
+			for i := range n {
+				r.lat[i], errs[i] = edit(i)
+			}
+		}
+		r.total = time.Since(start)
+		slices.Sort(r.lat)
+		if err := errorsJoin(errs); err != nil {
+			return r, err
+		}
+		got, _ := os.ReadFile(file)
+		if c := strings.Count(string(got), "= 1"); c != n {
+			return r, fmt.Errorf("%d of %d edits are in the file", c, n)
+		}
+		return r, nil
+	}
+	if _, err := batch(false); err != nil { // warm up
+		return err
+	}
+	var seq, par []serverRun
+	for range rounds {
+		s, err := batch(false)
+		if err != nil {
+			return err
+		}
+		p, err := batch(true)
+		if err != nil {
+			return err
+		}
+		seq, par = append(seq, s), append(par, p)
+	}
+	median := func(rs []serverRun) serverRun {
+		slices.SortFunc(rs, func(a, b serverRun) int { return int(a.total - b.total) })
+		return rs[len(rs)/2]
+	}
+	s, p := median(seq), median(par)
+	fmt.Printf("%d edits of one closed file through the server, median of %d rounds\n", n, rounds)
+	fmt.Printf("  one after another  %8.1f ms total   p50 %6.2f ms   p99 %6.2f ms  (baseline)\n", ms(s.total), ms(s.pct(50)), ms(s.pct(99)))
+	fmt.Printf("  all %d in flight  %8.1f ms total   p50 %6.2f ms   p99 %6.2f ms  %5.2fx  (goal <= 1.2x)\n", n, ms(p.total), ms(p.pct(50)), ms(p.pct(99)), ratio(p.total, s.total))
+	conn.Call(ctx, "shutdown", nil, nil)
+	conn.Notify(ctx, "exit", nil)
+	return nil
+}
+
+func errorsJoin(errs []error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
