@@ -117,7 +117,7 @@ type Listener struct {
 	mu sync.Mutex
 	// conns maps each attached connection to the cancel function of its
 	// calls' contexts.
-	conns  map[jsonrpc2.Conn]context.CancelFunc
+	conns  map[jsonrpc2.Conn]context.CancelCauseFunc
 	closed bool
 }
 
@@ -155,7 +155,7 @@ func Listen(roots []string, svc Service, o ListenOptions) (*Listener, error) {
 		ln.Close()
 		return nil, err
 	}
-	l := &Listener{ln: ln, svc: svc, log: o.Log, allowUID: os.Getuid(), conns: map[jsonrpc2.Conn]context.CancelFunc{}}
+	l := &Listener{ln: ln, svc: svc, log: o.Log, allowUID: os.Getuid(), conns: map[jsonrpc2.Conn]context.CancelCauseFunc{}}
 	if o.AllowUID != nil {
 		l.allowUID = *o.AllowUID
 	}
@@ -223,18 +223,18 @@ func (l *Listener) accept() {
 func (l *Listener) serve(c net.Conn) {
 	// Every call's context derives from work, which ends with the client's
 	// connection (its end of input) or with the Listener.
-	work, endWork := context.WithCancel(context.Background())
+	work, endWork := context.WithCancelCause(context.Background())
 	conn := jsonrpc2.NewConn(jsonrpc2.NewNDJSONStream(endingConn{c, endWork}))
 	l.mu.Lock()
 	if l.closed {
 		l.mu.Unlock()
-		endWork()
+		endWork(errListenerClosed)
 		c.Close()
 		return
 	}
 	l.conns[conn] = endWork
 	l.mu.Unlock()
-	calls := &callTable{cancels: map[jsonrpc2.ID]context.CancelFunc{}}
+	calls := &callTable{cancels: map[jsonrpc2.ID]context.CancelCauseFunc{}}
 	conn.Go(work, func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 		switch req.Method() {
 		case MethodTools:
@@ -259,6 +259,9 @@ func (l *Listener) serve(c net.Conn) {
 			defer done()
 			jsonrpc2.Async(ctx) // calls may be long: let others through
 			env := l.svc.Dispatch(call, toolbridge.Call{Name: p.Name, Input: p.Input})
+			if call.Err() != nil {
+				l.log.Info("attached call canceled", "tool", p.Name, "cause", context.Cause(call), "code", env.Code)
+			}
 			return json.RawMessage(toolbridge.MarshalEnvelope(env)), nil
 		}
 		if !req.IsCall() {
@@ -268,22 +271,29 @@ func (l *Listener) serve(c net.Conn) {
 	})
 	go func() {
 		<-conn.Done()
-		endWork()
+		endWork(errClientGone)
 		l.mu.Lock()
 		delete(l.conns, conn)
 		l.mu.Unlock()
 	}()
 }
 
+// Why the server canceled an attached call (the cause of its context).
+var (
+	errCanceledByClient = errors.New("the client canceled the call")
+	errClientGone       = errors.New("the client's connection ended")
+	errListenerClosed   = errors.New("the language-server session ended")
+)
+
 // callTable holds the cancel functions of a connection's calls in flight.
 type callTable struct {
 	mu      sync.Mutex
-	cancels map[jsonrpc2.ID]context.CancelFunc
+	cancels map[jsonrpc2.ID]context.CancelCauseFunc
 }
 
 // add derives the context of call id from parent; done forgets it.
 func (t *callTable) add(parent context.Context, id jsonrpc2.ID) (ctx context.Context, done func()) {
-	ctx, cancel := context.WithCancel(parent)
+	ctx, cancel := context.WithCancelCause(parent)
 	t.mu.Lock()
 	t.cancels[id] = cancel
 	t.mu.Unlock()
@@ -291,7 +301,7 @@ func (t *callTable) add(parent context.Context, id jsonrpc2.ID) (ctx context.Con
 		t.mu.Lock()
 		delete(t.cancels, id)
 		t.mu.Unlock()
-		cancel()
+		cancel(nil)
 	}
 }
 
@@ -301,7 +311,7 @@ func (t *callTable) cancel(id jsonrpc2.ID) {
 	cancel := t.cancels[id]
 	t.mu.Unlock()
 	if cancel != nil {
-		cancel()
+		cancel(errCanceledByClient)
 	}
 }
 
@@ -338,13 +348,13 @@ func idValue(id jsonrpc2.ID) any {
 // the connection broke, so nobody waits for the answers of its calls.
 type endingConn struct {
 	net.Conn
-	end context.CancelFunc
+	end context.CancelCauseFunc
 }
 
 func (c endingConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
 	if err != nil {
-		c.end()
+		c.end(errClientGone)
 	}
 	return n, err
 }
@@ -376,7 +386,7 @@ func (l *Listener) Close() error {
 	l.mu.Unlock()
 	err := l.ln.Close()
 	for c, endWork := range conns {
-		endWork() // cancel the calls; Close then answers them and ends
+		endWork(errListenerClosed) // cancel the calls; Close then answers them and ends
 		go c.Close()
 	}
 	for _, f := range l.files {

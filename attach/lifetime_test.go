@@ -48,12 +48,15 @@ func heldCall(t *testing.T) (*Client, *Listener, context.Context, context.Cancel
 	return nil, nil, nil, nil
 }
 
-func wantCanceled(t *testing.T, what string, server context.Context) {
+func wantCanceled(t *testing.T, what string, server context.Context, cause error) {
 	t.Helper()
 	select {
 	case <-server.Done():
 	case <-time.After(30 * time.Second):
 		t.Fatalf("%s: the server's call was not canceled", what)
+	}
+	if got := context.Cause(server); got != cause {
+		t.Errorf("%s: the call was canceled because %v, want %v", what, got, cause)
 	}
 }
 
@@ -62,18 +65,19 @@ func wantCanceled(t *testing.T, what string, server context.Context) {
 // listener closes.
 func TestServerCancelsAttachedCalls(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		end  func(c *Client, l *Listener, cancel context.CancelFunc)
+		name  string
+		end   func(c *Client, l *Listener, cancel context.CancelFunc)
+		cause error
 	}{
-		{"client cancels", func(_ *Client, _ *Listener, cancel context.CancelFunc) { cancel() }},
-		{"client leaves", func(c *Client, _ *Listener, _ context.CancelFunc) { c.Close() }},
-		{"listener closes", func(_ *Client, l *Listener, _ context.CancelFunc) { l.Close() }},
+		{"client cancels", func(_ *Client, _ *Listener, cancel context.CancelFunc) { cancel() }, errCanceledByClient},
+		{"client leaves", func(c *Client, _ *Listener, _ context.CancelFunc) { c.Close() }, errClientGone},
+		{"listener closes", func(_ *Client, l *Listener, _ context.CancelFunc) { l.Close() }, errListenerClosed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, l, server, cancel := heldCall(t)
 			defer cancel()
 			tc.end(c, l, cancel)
-			wantCanceled(t, tc.name, server)
+			wantCanceled(t, tc.name, server, tc.cause)
 		})
 	}
 }

@@ -1,0 +1,369 @@
+package lsp_test
+
+// The lifetime of the fronts (issue 13, "Lifetime"), checked from outside:
+// the real binary over real pipes. The clock starts when stdin is closed or
+// the signal is sent and stops when the process is reaped; a task's
+// processes are found in /proc by a unique argument, not by asking the
+// server.
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The bounds the issue sets, from the event to the process's exit.
+const (
+	clientGoneBound = time.Second     // stdin closed, stdout closed
+	signalBound     = 2 * time.Second // SIGTERM, SIGINT
+)
+
+// sleepMarker is a `sleep` argument that no other process has.
+func sleepMarker() string { return fmt.Sprintf("1000.%09d", rand.IntN(1e9)) }
+
+// markedPIDs lists the processes whose command line contains marker: the
+// sleep itself, and the shell and supervisor that run it.
+func markedPIDs(marker string) []string {
+	entries, _ := os.ReadDir("/proc")
+	var pids []string
+	for _, e := range entries {
+		if c := e.Name()[0]; c < '0' || c > '9' {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err == nil && bytes.Contains(b, []byte(marker)) {
+			pids = append(pids, fmt.Sprintf("%s (%s)", e.Name(), bytes.ReplaceAll(bytes.TrimRight(b, "\x00"), []byte{0}, []byte{' '})))
+		}
+	}
+	return pids
+}
+
+// waitSleeping waits until `sleep marker` itself runs (not only the shell
+// that is about to start it).
+func waitSleeping(t *testing.T, marker string) {
+	t.Helper()
+	waitFor(t, "the task's sleep "+marker, func() bool {
+		for _, p := range markedPIDs(marker) {
+			if strings.HasSuffix(p, "sleep "+marker+")") && !strings.Contains(p, "-c") {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// wantMarkedGone fails when a process with marker is still there.
+func wantMarkedGone(t *testing.T, marker string) {
+	t.Helper()
+	if pids := markedPIDs(marker); len(pids) > 0 {
+		t.Errorf("after whale-ls exited, the task's processes are still there: %v", pids)
+	}
+}
+
+// proc is a whale-ls process with pipes for stdin and stdout and a file
+// for stderr (no copying goroutines, so its exit is the process's own).
+type proc struct {
+	t        *testing.T
+	cmd      *exec.Cmd
+	in       io.WriteCloser
+	out      io.ReadCloser
+	stderr   *os.File
+	exited   chan struct{}
+	exitedAt time.Time
+}
+
+func launch(t *testing.T, dir string, env []string, args ...string) *proc {
+	t.Helper()
+	cmd := exec.Command(whaleBinary(t), args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	stderr, err := os.CreateTemp(t.TempDir(), "stderr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = stderr
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &proc{t: t, cmd: cmd, in: in, out: out, stderr: stderr, exited: make(chan struct{})}
+	go func() {
+		cmd.Process.Wait()
+		p.exitedAt = time.Now()
+		close(p.exited)
+	}()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-p.exited
+		in.Close()
+		out.Close()
+		if t.Failed() {
+			b, _ := os.ReadFile(stderr.Name())
+			t.Logf("whale-ls %s stderr:\n%s", strings.Join(args, " "), b)
+		}
+	})
+	return p
+}
+
+// exitAfter runs stop and returns how long the process took to exit from
+// the moment stop began.
+func (p *proc) exitAfter(stop func()) time.Duration {
+	p.t.Helper()
+	start := time.Now()
+	stop()
+	select {
+	case <-p.exited:
+	case <-time.After(30 * time.Second):
+		p.t.Fatalf("whale-ls still runs 30 s later")
+	}
+	return p.exitedAt.Sub(start)
+}
+
+func (p *proc) signal(sig syscall.Signal) func() {
+	return func() { p.cmd.Process.Signal(sig) }
+}
+
+// lspConn drives the language-server front of p frame by frame.
+func lspConn(p *proc) *rawConn {
+	return &rawConn{t: p.t, cmd: p.cmd, in: p.in, out: bufio.NewReader(p.out)}
+}
+
+// mcpConn drives an MCP front as newline-delimited JSON.
+type mcpConn struct {
+	t   *testing.T
+	p   *proc
+	out *bufio.Reader
+}
+
+func (c *mcpConn) send(body string) {
+	c.t.Helper()
+	if _, err := io.WriteString(c.p.in, body+"\n"); err != nil {
+		c.t.Fatalf("write to whale-ls mcp: %v", err)
+	}
+}
+
+// response reads messages until the response with id arrives.
+func (c *mcpConn) response(id string) message {
+	c.t.Helper()
+	type res struct {
+		m   message
+		err error
+	}
+	ch := make(chan res, 1)
+	go func() {
+		for {
+			line, err := c.out.ReadBytes('\n')
+			if err != nil {
+				ch <- res{err: err}
+				return
+			}
+			var m message
+			if err := json.Unmarshal(line, &m); err != nil {
+				ch <- res{err: fmt.Errorf("%w in %q", err, line)}
+				return
+			}
+			if string(m.ID) == id && m.Method == "" {
+				ch <- res{m: m}
+				return
+			}
+		}
+	}()
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			c.t.Fatalf("reading from whale-ls mcp: %v", r.err)
+		}
+		return r.m
+	case <-time.After(60 * time.Second):
+		c.t.Fatalf("no response %s from whale-ls mcp", id)
+	}
+	return message{}
+}
+
+// initialize runs the MCP handshake and returns the server's instructions.
+func (c *mcpConn) initialize() string {
+	c.t.Helper()
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"lifetime-test","version":"1"}}}`)
+	m := c.response("1")
+	if m.Error != nil {
+		c.t.Fatalf("MCP initialize: %+v", m.Error)
+	}
+	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`)
+	var r struct {
+		Instructions string `json:"instructions"`
+	}
+	json.Unmarshal(m.Result, &r)
+	return r.Instructions
+}
+
+func launchMCP(t *testing.T, root, runtimeDir string, args ...string) *mcpConn {
+	p := launch(t, root, []string{"XDG_RUNTIME_DIR=" + runtimeDir, "XDG_STATE_HOME=" + runtimeDir}, append([]string{"mcp", "--root", root}, args...)...)
+	return &mcpConn{t: t, p: p, out: bufio.NewReader(p.out)}
+}
+
+// The ways a session ends, with the bound on the time to exit.
+type ending struct {
+	name  string
+	bound time.Duration
+	// stop ends the session; request sends a request that the server
+	// answers (the stdout case needs a write to notice).
+	stop func(p *proc, request func()) func()
+}
+
+var endings = []ending{
+	{"stdin closed", clientGoneBound, func(p *proc, _ func()) func() { return func() { p.in.Close() } }},
+	{"stdout closed", clientGoneBound, func(p *proc, request func()) func() {
+		// The server sees a closed stdout only when it writes: the clock
+		// starts when a request it answers is sent.
+		p.out.Close()
+		return request
+	}},
+	{"SIGTERM", signalBound, func(p *proc, _ func()) func() { return p.signal(syscall.SIGTERM) }},
+	{"SIGINT", signalBound, func(p *proc, _ func()) func() { return p.signal(syscall.SIGINT) }},
+}
+
+// TestLifetimeLSP: with a foreground shell_run in flight, the language
+// server exits within the bound when its client goes away or it is told to
+// stop, and the task's processes are gone.
+func TestLifetimeLSP(t *testing.T) {
+	for _, end := range endings {
+		t.Run(end.name, func(t *testing.T) {
+			root := writeFiles(t, nil)
+			p := launch(t, root, []string{"XDG_RUNTIME_DIR=" + t.TempDir()})
+			c := lspConn(p)
+			c.initialize()
+			marker := sleepMarker()
+			c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"workspace/executeCommand","params":{"command":"whale.shell_run","arguments":[{"command":"sleep %s","yield_time_ms":600000}]}}`, marker))
+			waitSleeping(t, marker)
+			took := p.exitAfter(end.stop(p, func() { c.send(`{"jsonrpc":"2.0","id":3,"method":"whale/tools","params":{}}`) }))
+			t.Logf("%s: whale-ls exited after %v", end.name, took)
+			if took > end.bound {
+				t.Errorf("%s with a call in flight: whale-ls exited after %v, want at most %v", end.name, took, end.bound)
+			}
+			wantMarkedGone(t, marker)
+		})
+	}
+}
+
+// TestLifetimeMCPStandalone: the same for `whale-ls mcp` on its own.
+func TestLifetimeMCPStandalone(t *testing.T) {
+	for _, end := range endings {
+		t.Run(end.name, func(t *testing.T) {
+			root := writeFiles(t, nil)
+			c := launchMCP(t, root, t.TempDir(), "--standalone")
+			c.initialize()
+			marker := sleepMarker()
+			c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"shell_run","arguments":{"command":"sleep %s","yield_time_ms":600000}}}`, marker))
+			waitSleeping(t, marker)
+			took := c.p.exitAfter(end.stop(c.p, func() { c.send(`{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{}}`) }))
+			t.Logf("%s: whale-ls mcp exited after %v", end.name, took)
+			if took > end.bound {
+				t.Errorf("%s with a call in flight: whale-ls mcp exited after %v, want at most %v", end.name, took, end.bound)
+			}
+			wantMarkedGone(t, marker)
+		})
+	}
+}
+
+// TestLifetimeMCPStandaloneCancel: notifications/cancelled cancels the
+// call: a foreground shell_run answers canceled at once and its task keeps
+// running for shell_wait.
+func TestLifetimeMCPStandaloneCancel(t *testing.T) {
+	root := writeFiles(t, nil)
+	c := launchMCP(t, root, t.TempDir(), "--standalone")
+	c.initialize()
+	marker := sleepMarker()
+	c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"shell_run","arguments":{"command":"sleep %s","yield_time_ms":600000}}}`, marker))
+	waitSleeping(t, marker)
+	c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}`)
+	if m := c.response("2"); !strings.Contains(string(m.Result), `"code":"canceled"`) || !strings.Contains(string(m.Result), "keeps running") {
+		t.Errorf("canceled shell_run answered %s, want code canceled and that the task keeps running", m.Result)
+	}
+	if len(markedPIDs(marker)) == 0 {
+		t.Errorf("canceling the call ended its task; it should keep running in the background")
+	}
+}
+
+// TestLifetimeMCPAttached: `whale-ls mcp` attached to a running language
+// server exits within the bound when its client goes away or it is told to
+// stop, and the call it was running in the server is canceled there (the
+// server withdraws the call's question). A call its client cancels is
+// canceled in the server too. Tasks an attached call started belong to the
+// server's session, which shows them in the editor; they end with it.
+func TestLifetimeMCPAttached(t *testing.T) {
+	for _, end := range append(endings, ending{name: "notifications/cancelled"}) {
+		t.Run(end.name, func(t *testing.T) {
+			root := writeFiles(t, nil)
+			runtimeDir := t.TempDir()
+			s := start(t, root, sessionOptions{runtimeDir: runtimeDir, experimental: map[string]any{"whale": map[string]any{"prompts": true}}})
+			c := launchMCP(t, root, runtimeDir)
+			if in := c.initialize(); !strings.Contains(in, "attached") {
+				t.Fatalf("instructions %q: not attached to the running server", in)
+			}
+			c.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"test_ask","arguments":{"title":"held"}}}`)
+			waitFor(t, "the attached call's question in the editor", func() bool { return len(s.ed.prompts()) == 1 })
+			promptID := s.ed.prompts()[0]["promptId"].(string)
+			if end.stop == nil {
+				c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}`)
+				if m := c.response("2"); !strings.Contains(string(m.Result), `"code":"canceled"`) {
+					t.Errorf("canceled call answered %s, want code canceled", m.Result)
+				}
+			} else {
+				took := c.p.exitAfter(end.stop(c.p, func() { c.send(`{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{}}`) }))
+				t.Logf("%s: whale-ls mcp exited after %v", end.name, took)
+				if took > end.bound {
+					t.Errorf("%s with an attached call in flight: whale-ls mcp exited after %v, want at most %v", end.name, took, end.bound)
+				}
+			}
+			waitFor(t, "the server's log of the canceled call", func() bool {
+				return strings.Contains(s.stderrText(), `msg="attached call canceled" tool=test_ask`)
+			})
+			_, err := s.conn.Call(ctxT(t), "whale/prompt/answer", map[string]any{"promptId": promptID, "optionId": "deny"}, nil)
+			if err == nil || !strings.Contains(err.Error(), "no longer open") {
+				t.Errorf("answering the canceled call's question = %v, want that it is no longer open", err)
+			}
+		})
+	}
+}
+
+// TestLifetimeCall: `whale-ls call shell_run` in the foreground, stopped
+// by a signal, exits within the bound, answers canceled and leaves no
+// process of the task.
+func TestLifetimeCall(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			root := writeFiles(t, nil)
+			marker := sleepMarker()
+			// The input comes on stdin, so that whale-ls's own command line
+			// does not carry the marker.
+			p := launch(t, root, []string{"XDG_RUNTIME_DIR=" + t.TempDir()}, "call", "--root", root, "shell_run", "-")
+			fmt.Fprintf(p.in, `{"command":"sleep %s","yield_time_ms":600000}`, marker)
+			p.in.Close()
+			waitSleeping(t, marker)
+			out := make(chan []byte, 1)
+			go func() {
+				b, _ := io.ReadAll(p.out)
+				out <- b
+			}()
+			took := p.exitAfter(p.signal(sig))
+			t.Logf("%v: whale-ls call exited after %v", sig, took)
+			if took > signalBound {
+				t.Errorf("%v with a foreground shell_run: whale-ls call exited after %v, want at most %v", sig, took, signalBound)
+			}
+			wantMarkedGone(t, marker)
+			if b := <-out; !bytes.HasPrefix(b, []byte("canceled: ")) {
+				t.Errorf("whale-ls call printed %q, want a canceled answer", b)
+			}
+		})
+	}
+}
