@@ -57,6 +57,9 @@ func (s *Server) terminalRequest(method string, raw json.RawMessage) (any, error
 	var err error
 	switch method {
 	case "whale/terminal/list":
+		// Each entry is a terminal.Status: the task's terminal, state,
+		// exit code, and for a finished task whose processes still run
+		// (daemons, `&` jobs) survivors: [{pid, command}].
 		return map[string]any{"tasks": table.List()}, nil
 	case "whale/terminal/input":
 		err = s.inputs.enqueue(table, p.TaskID, p.Data)
@@ -66,6 +69,8 @@ func (s *Server) terminalRequest(method string, raw json.RawMessage) (any, error
 		}
 		err = table.Resize(p.TaskID, p.Cols, p.Rows)
 	case "whale/terminal/cancel":
+		// Also ends what a finished task left running (ended: [{pid,
+		// command}]).
 		var rep terminal.CancelReport
 		rep, err = table.Cancel(p.TaskID)
 		if err == nil {

@@ -51,7 +51,14 @@ func (t *Task) Diagnose() Diagnosis {
 				return Diagnosis{ReasonNetworkBlocked, fmt.Sprintf("The command failed (%s) with a network error (%q); this machine may have no network access. Do not retry in a loop: ask the user, or find a way that works offline.", how, m)}
 			}
 		}
-		return Diagnosis{ReasonExited, fmt.Sprintf("The command finished (%s); its output is complete.", how)}
+		switch n := len(st.Survivors); n {
+		case 0:
+			return Diagnosis{ReasonExited, fmt.Sprintf("The command finished (%s); its output is complete.", how)}
+		case 1:
+			return Diagnosis{ReasonExited, fmt.Sprintf("The command finished (%s); 1 process it started still runs and may print more: read it with shell_wait {task_id: %q}, stop it with shell_cancel.", how, id)}
+		default:
+			return Diagnosis{ReasonExited, fmt.Sprintf("The command finished (%s); %d processes it started still run and may print more: read it with shell_wait {task_id: %q}, stop them with shell_cancel.", how, n, id)}
+		}
 	}
 	tail := t.tail(4 << 10)
 	last := lastLine(tail)

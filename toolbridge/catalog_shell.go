@@ -62,6 +62,8 @@ type shellData struct {
 	Diagnosis *terminal.Diagnosis    `json:"diagnosis,omitempty"`
 	ReadOnly  *bool                  `json:"read_only,omitempty"`
 	Cancel    *terminal.CancelReport `json:"cancel,omitempty"`
+	// Survivors are the processes a finished task started that still run.
+	Survivors []terminal.Process `json:"survivors,omitempty"`
 }
 
 func shellRunTool(d *Deps) Tool {
@@ -237,8 +239,10 @@ func shellCancelTool(d *Deps) Tool {
 		switch {
 		case rep.AlreadyExited:
 			head = fmt.Sprintf("%s had already exited; nothing was left to stop.", task.ID())
-		case rep.Survivors > 0:
-			head = fmt.Sprintf("%s: %d processes survived SIGKILL (they may be stuck in the kernel); tell the user which task it was.", task.ID(), rep.Survivors)
+		case rep.Unkillable > 0:
+			head = fmt.Sprintf("%s: %d processes survived SIGKILL (they may be stuck in the kernel); tell the user which task it was.", task.ID(), rep.Unkillable)
+		case len(rep.Ended) > 0:
+			head = fmt.Sprintf("%s had already finished; ended %s it had left running (%s) with %s.", task.ID(), processCount(len(rep.Ended), "the process", "the %d processes"), processList(rep.Ended), rep.Took)
 		case rep.Took == "SIGINT":
 			head = fmt.Sprintf("Stopped %s: SIGINT (like ctrl-c) was enough.", task.ID())
 		default:
@@ -285,7 +289,12 @@ func shellDir(d *Deps, cwd string) (string, error) {
 
 // startFailure turns a Table.Start error into a Failure.
 func startFailure(table *terminal.Table, err error) error {
+	var tooLong *terminal.CommandTooLongError
 	switch {
+	case errors.As(err, &tooLong) && tooLong.Limit > 0:
+		return Fail(CodeInvalidInput, "the command is %d bytes, more than a command may be (%d bytes, the kernel's limit for one program argument); write it to a script file with `write` and run that, e.g. {\"command\": \"bash script.sh\"}", tooLong.Bytes, tooLong.Limit)
+	case errors.As(err, &tooLong):
+		return Fail(CodeInvalidInput, "the command is %d bytes, more than the system passes to a program along with the environment; write it to a script file with `write` and run that, e.g. {\"command\": \"bash script.sh\"}", tooLong.Bytes)
 	case errors.Is(err, terminal.ErrTooManyTasks):
 		return Fail(CodeInvalidInput, "%v; wait for one to finish with shell_wait or stop one with shell_cancel, then run the command again", err)
 	case errors.Is(err, terminal.ErrGate):
@@ -372,7 +381,17 @@ func shellResult(table *terminal.Table, task *terminal.Task, readOnly *bool, hea
 		if st.Canceled {
 			how += ", canceled"
 		}
-		fmt.Fprintf(&b, "[%s finished: %s · %s · %s]", st.ID, how, elapsed, transport)
+		if n := len(st.Survivors); n > 0 {
+			data.Survivors = st.Survivors
+			fmt.Fprintf(&b, "[%s finished: %s · %s · %s; %s it started still %s: %s]\n", st.ID, how, elapsed, transport, processCount(n, "1 process", "%d processes"), pick(n == 1, "runs", "run"), processList(st.Survivors))
+			if table.Ephemeral() {
+				fmt.Fprintf(&b, "This command-line session ends when this call returns, and %s killed then; run the command in an editor session to keep %s running.", pick(n == 1, "it is", "they are"), pick(n == 1, "it", "them"))
+			} else {
+				fmt.Fprintf(&b, "%s in the background; stop %s with shell_cancel {\"task_id\": %q} when no longer needed (every process of the task also ends when the server stops).", pick(n == 1, "It keeps running", "They keep running"), pick(n == 1, "it", "them"), st.ID)
+			}
+		} else {
+			fmt.Fprintf(&b, "[%s finished: %s · %s · %s]", st.ID, how, elapsed, transport)
+		}
 		if diag.Reason != terminal.ReasonExited {
 			b.WriteString("\n" + diag.Hint)
 		}
@@ -386,3 +405,35 @@ func shellResult(table *terminal.Table, task *terminal.Task, readOnly *bool, hea
 }
 
 func boolPtr(b bool) *bool { return &b }
+
+// shownProcesses bounds how many processes a result names.
+const shownProcesses = 5
+
+// processList names processes as "PID COMMAND", comma-separated, the first
+// few only.
+func processList(ps []terminal.Process) string {
+	var names []string
+	for i, p := range ps {
+		if i == shownProcesses {
+			names = append(names, fmt.Sprintf("and %d more", len(ps)-i))
+			break
+		}
+		names = append(names, fmt.Sprintf("%d %s", p.PID, p.Command))
+	}
+	return strings.Join(names, ", ")
+}
+
+// processCount is one when n is 1, else many with n filled in.
+func processCount(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return fmt.Sprintf(many, n)
+}
+
+func pick(cond bool, yes, no string) string {
+	if cond {
+		return yes
+	}
+	return no
+}

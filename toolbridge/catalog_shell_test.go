@@ -1,8 +1,11 @@
 package toolbridge
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -213,5 +216,86 @@ func TestShellRunEphemeralSaysKilled(t *testing.T) {
 	env := call(t, r, "shell_run", map[string]any{"command": "sleep 1000", "yield_time_ms": 10})
 	if !strings.Contains(env.Text, "killed") {
 		t.Errorf("ephemeral running result %q should say the task is killed at exit", env.Text)
+	}
+}
+
+// markedProcesses lists the pids of live processes whose command line
+// contains marker.
+func markedProcesses(t *testing.T, marker string) []int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	var pids []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err == nil && strings.Contains(string(cmdline), marker) && !strings.Contains(string(stat), ") Z ") {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+func TestShellResultsNameSurvivorsAndCancelEndsThem(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("survivors are found through /proc")
+	}
+	_, r, _ := shellTestDeps(t, terminal.Options{})
+	marker := fmt.Sprintf("1000.%d%d", os.Getpid(), time.Now().UnixNano()%100000)
+	t.Cleanup(func() {
+		for _, pid := range markedProcesses(t, marker) {
+			if p, err := os.FindProcess(pid); err == nil {
+				_ = p.Kill()
+			}
+		}
+	})
+	env := call(t, r, "shell_run", map[string]any{"command": "sleep " + marker + " >/dev/null 2>&1 & echo started", "yield_time_ms": 60000})
+	sd := shellDataOf(t, env)
+	deadline := time.Now().Add(3 * time.Minute)
+	for len(sd.Survivors) == 0 && time.Now().Before(deadline) {
+		env = call(t, r, "shell_wait", map[string]any{"task_id": sd.TaskID, "timeout_ms": 100})
+		sd = shellDataOf(t, env)
+	}
+	if sd.Status != "exited" || len(sd.Survivors) != 1 || !strings.HasSuffix(sd.Survivors[0].Command, "sleep "+marker) {
+		t.Fatalf("shell_wait = %q (%+v), want exited with the sleep still running", env.Text, sd)
+	}
+	pid := sd.Survivors[0].PID
+	want := fmt.Sprintf("[%s finished: exit code 0 · ", sd.TaskID)
+	line := fmt.Sprintf("; 1 process it started still runs: %d sleep %s]", pid, marker)
+	if !strings.Contains(env.Text, want) || !strings.Contains(env.Text, line) || !strings.Contains(env.Text, "shell_cancel") {
+		t.Errorf("shell_wait text = %q, want %q…%q and how to stop it", env.Text, want, line)
+	}
+	env = call(t, r, "shell_cancel", map[string]any{"task_id": sd.TaskID})
+	head := fmt.Sprintf("%s had already finished; ended the process it had left running (%d sleep %s) with SIG", sd.TaskID, pid, marker)
+	if !env.OK || !strings.HasPrefix(env.Text, head) {
+		t.Errorf("shell_cancel = %s %q, want it to start %q", env.Code, env.Text, head)
+	}
+	if cd := shellDataOf(t, env); cd.Cancel == nil || len(cd.Cancel.Ended) != 1 || len(cd.Survivors) != 0 || cd.Canceled {
+		t.Errorf("shell_cancel data = %+v, want one process ended, none left, the task not marked canceled", cd)
+	}
+	if left := markedProcesses(t, marker); len(left) > 0 {
+		t.Errorf("processes left after shell_cancel: %v", left)
+	}
+}
+
+func TestShellRunCommandOverTheArgumentLimit(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the per-argument limit is Linux's")
+	}
+	_, r, _ := shellTestDeps(t, terminal.Options{})
+	command := "echo " + strings.Repeat("x", 200_000)
+	env := call(t, r, "shell_run", map[string]any{"command": command})
+	want := fmt.Sprintf("the command is %d bytes, more than a command may be (%d bytes", len(command), 32*os.Getpagesize()-1)
+	if env.OK || env.Code != CodeInvalidInput || !strings.HasPrefix(env.Text, want) || !strings.Contains(env.Text, "script file with `write`") {
+		t.Errorf("shell_run of %d bytes = %s %q, want invalid_input starting %q and naming write", len(command), env.Code, env.Text, want)
+	}
+	if len(env.Text) > 400 {
+		t.Errorf("the answer is %d bytes; it must not echo the command", len(env.Text))
 	}
 }
