@@ -69,9 +69,9 @@ func wantMarkedGone(t *testing.T, marker string) {
 	}
 }
 
-// proc is a whale-ls process with pipes for stdin and stdout and a file
+// whaleProc is a whale-ls process with pipes for stdin and stdout and a file
 // for stderr (no copying goroutines, so its exit is the process's own).
-type proc struct {
+type whaleProc struct {
 	t        *testing.T
 	cmd      *exec.Cmd
 	in       io.WriteCloser
@@ -81,7 +81,7 @@ type proc struct {
 	exitedAt time.Time
 }
 
-func launch(t *testing.T, dir string, env []string, args ...string) *proc {
+func launch(t *testing.T, dir string, env []string, args ...string) *whaleProc {
 	t.Helper()
 	cmd := exec.Command(whaleBinary(t), args...)
 	cmd.Dir = dir
@@ -96,7 +96,7 @@ func launch(t *testing.T, dir string, env []string, args ...string) *proc {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &proc{t: t, cmd: cmd, in: in, out: out, stderr: stderr, exited: make(chan struct{})}
+	p := &whaleProc{t: t, cmd: cmd, in: in, out: out, stderr: stderr, exited: make(chan struct{})}
 	go func() {
 		cmd.Process.Wait()
 		p.exitedAt = time.Now()
@@ -117,7 +117,7 @@ func launch(t *testing.T, dir string, env []string, args ...string) *proc {
 
 // exitAfter runs stop and returns how long the process took to exit from
 // the moment stop began.
-func (p *proc) exitAfter(stop func()) time.Duration {
+func (p *whaleProc) exitAfter(stop func()) time.Duration {
 	p.t.Helper()
 	start := time.Now()
 	stop()
@@ -129,19 +129,19 @@ func (p *proc) exitAfter(stop func()) time.Duration {
 	return p.exitedAt.Sub(start)
 }
 
-func (p *proc) signal(sig syscall.Signal) func() {
+func (p *whaleProc) signal(sig syscall.Signal) func() {
 	return func() { p.cmd.Process.Signal(sig) }
 }
 
 // lspConn drives the language-server front of p frame by frame.
-func lspConn(p *proc) *rawConn {
+func lspConn(p *whaleProc) *rawConn {
 	return &rawConn{t: p.t, cmd: p.cmd, in: p.in, out: bufio.NewReader(p.out)}
 }
 
 // mcpConn drives an MCP front as newline-delimited JSON.
 type mcpConn struct {
 	t   *testing.T
-	p   *proc
+	p   *whaleProc
 	out *bufio.Reader
 }
 
@@ -217,19 +217,19 @@ type ending struct {
 	bound time.Duration
 	// stop ends the session; request sends a request that the server
 	// answers (the stdout case needs a write to notice).
-	stop func(p *proc, request func()) func()
+	stop func(p *whaleProc, request func()) func()
 }
 
 var endings = []ending{
-	{"stdin closed", clientGoneBound, func(p *proc, _ func()) func() { return func() { p.in.Close() } }},
-	{"stdout closed", clientGoneBound, func(p *proc, request func()) func() {
+	{"stdin closed", clientGoneBound, func(p *whaleProc, _ func()) func() { return func() { p.in.Close() } }},
+	{"stdout closed", clientGoneBound, func(p *whaleProc, request func()) func() {
 		// The server sees a closed stdout only when it writes: the clock
 		// starts when a request it answers is sent.
 		p.out.Close()
 		return request
 	}},
-	{"SIGTERM", signalBound, func(p *proc, _ func()) func() { return p.signal(syscall.SIGTERM) }},
-	{"SIGINT", signalBound, func(p *proc, _ func()) func() { return p.signal(syscall.SIGINT) }},
+	{"SIGTERM", signalBound, func(p *whaleProc, _ func()) func() { return p.signal(syscall.SIGTERM) }},
+	{"SIGINT", signalBound, func(p *whaleProc, _ func()) func() { return p.signal(syscall.SIGINT) }},
 }
 
 // TestLifetimeLSP: with a foreground shell_run in flight, the language
@@ -366,4 +366,58 @@ func TestLifetimeCall(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLifetimeStuckTool: a tool that ignores cancellation does not keep a
+// front alive: each exits within the bound with the tool still running.
+func TestLifetimeStuckTool(t *testing.T) {
+	const stuck = `{"ms":600000}`
+	env := func() []string { return []string{"WHALE_LS_TEST_TOOLS=1", "XDG_RUNTIME_DIR=" + t.TempDir()} }
+	for _, end := range []ending{endings[0], endings[2]} {
+		t.Run("LSP "+end.name, func(t *testing.T) {
+			p := launch(t, writeFiles(t, nil), env())
+			c := lspConn(p)
+			c.initialize()
+			c.send(`{"jsonrpc":"2.0","id":2,"method":"workspace/executeCommand","params":{"command":"whale.test_stuck","arguments":[` + stuck + `]}}`)
+			c.send(`{"jsonrpc":"2.0","id":3,"method":"whale/tools","params":{}}`)
+			c.response("3") // the stuck call has started by now
+			took := p.exitAfter(end.stop(p, nil))
+			t.Logf("%s: whale-ls exited after %v", end.name, took)
+			if took > end.bound {
+				t.Errorf("%s with a stuck tool: whale-ls exited after %v, want at most %v", end.name, took, end.bound)
+			}
+		})
+		t.Run("MCP "+end.name, func(t *testing.T) {
+			root := writeFiles(t, nil)
+			p := launch(t, root, env(), "mcp", "--standalone", "--root", root)
+			c := &mcpConn{t: t, p: p, out: bufio.NewReader(p.out)}
+			c.initialize()
+			c.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"test_stuck","arguments":` + stuck + `}}`)
+			c.send(`{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{}}`)
+			c.response("3")
+			took := p.exitAfter(end.stop(p, nil))
+			t.Logf("%s: whale-ls mcp exited after %v", end.name, took)
+			if took > end.bound {
+				t.Errorf("%s with a stuck tool: whale-ls mcp exited after %v, want at most %v", end.name, took, end.bound)
+			}
+		})
+	}
+	t.Run("call SIGTERM", func(t *testing.T) {
+		root := writeFiles(t, nil)
+		p := launch(t, root, env(), "call", "--root", root, "test_stuck", stuck)
+		out := make(chan []byte, 1)
+		go func() {
+			b, _ := io.ReadAll(p.out)
+			out <- b
+		}()
+		time.Sleep(200 * time.Millisecond) // let it reach the tool; a signal before that only makes it faster
+		took := p.exitAfter(p.signal(syscall.SIGTERM))
+		t.Logf("SIGTERM: whale-ls call exited after %v", took)
+		if took > signalBound {
+			t.Errorf("SIGTERM with a stuck tool: whale-ls call exited after %v, want at most %v", took, signalBound)
+		}
+		if b := <-out; !bytes.HasPrefix(b, []byte("canceled: whale-ls was stopped")) {
+			t.Errorf("whale-ls call printed %q, want that it was stopped", b)
+		}
+	})
 }

@@ -24,7 +24,9 @@ func stuckTool(started chan<- context.Context, release <-chan struct{}) toolbrid
 	})
 }
 
-func frame(body string) string { return fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body) }
+func lspFrame(body string) string {
+	return fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body)
+}
 
 // TestRunEndsWithAToolStillRunning: whichever way the session ends, Run
 // cancels the call in flight and returns although the tool never does.
@@ -38,11 +40,11 @@ func TestRunEndsWithAToolStillRunning(t *testing.T) {
 		{"input ends", func(input io.WriteCloser, _ io.ReadCloser, _ context.CancelFunc) { input.Close() }},
 		{"output breaks", func(input io.WriteCloser, output io.ReadCloser, _ context.CancelFunc) {
 			output.Close()
-			io.WriteString(input, frame(`{"jsonrpc":"2.0","id":3,"method":"whale/tools","params":{}}`))
+			io.WriteString(input, lspFrame(`{"jsonrpc":"2.0","id":3,"method":"whale/tools","params":{}}`))
 		}},
 		{"stopped", func(_ io.WriteCloser, _ io.ReadCloser, stop context.CancelFunc) { stop() }},
 		{"exit", func(input io.WriteCloser, _ io.ReadCloser, _ context.CancelFunc) {
-			io.WriteString(input, frame(`{"jsonrpc":"2.0","method":"exit"}`))
+			io.WriteString(input, lspFrame(`{"jsonrpc":"2.0","method":"exit"}`))
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -62,8 +64,8 @@ func TestRunEndsWithAToolStillRunning(t *testing.T) {
 					return []toolbridge.Tool{stuckTool(started, release)}
 				}})
 			}()
-			io.WriteString(inW, frame(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}`))
-			io.WriteString(inW, frame(`{"jsonrpc":"2.0","id":2,"method":"workspace/executeCommand","params":{"command":"whale.stuck","arguments":[{}]}}`))
+			io.WriteString(inW, lspFrame(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}`))
+			io.WriteString(inW, lspFrame(`{"jsonrpc":"2.0","id":2,"method":"workspace/executeCommand","params":{"command":"whale.stuck","arguments":[{}]}}`))
 			var call context.Context
 			select {
 			case call = <-started:

@@ -315,7 +315,11 @@ func newSession(root, config, approve string, log *slog.Logger) (*session, error
 	} else {
 		deps.SetSettings(toolbridge.Settings{})
 	}
-	registry, err := toolbridge.NewRegistry(log, toolbridge.Catalog(deps))
+	catalog := toolbridge.Catalog(deps)
+	if os.Getenv(testToolsEnv) != "" {
+		catalog = append(catalog, testTools(deps)...)
+	}
+	registry, err := toolbridge.NewRegistry(log, catalog)
 	if err != nil {
 		ws.Close()
 		return nil, err

@@ -46,7 +46,17 @@ func testTools(d *toolbridge.Deps) []toolbridge.Tool {
 		}
 		return toolbridge.Result{Text: fmt.Sprintf("%s: option=%s canceled=%v", in.Title, a.OptionID, a.Canceled)}, nil
 	})
-	return []toolbridge.Tool{ask, toolbridge.Define(toolbridge.Spec{
+	stuck := toolbridge.Define(toolbridge.Spec{
+		Name:        "test_stuck",
+		Description: "Test tool: waits ms milliseconds and ignores cancellation (a tool that does not honour its context).",
+		ReadOnly:    true,
+		Group:       "test",
+		InputSchema: toolbridge.Object([]string{"ms"}, map[string]*toolbridge.Schema{"ms": toolbridge.Int("milliseconds", 0)}),
+	}, func(_ context.Context, in testWaitInput) (toolbridge.Result, error) {
+		time.Sleep(time.Duration(in.Ms) * time.Millisecond)
+		return toolbridge.Result{Text: fmt.Sprintf("stuck for %d ms", in.Ms)}, nil
+	})
+	return []toolbridge.Tool{ask, stuck, toolbridge.Define(toolbridge.Spec{
 		Name:        "test_wait",
 		Description: "Test tool: waits ms milliseconds or until the call is canceled.",
 		ReadOnly:    true,
