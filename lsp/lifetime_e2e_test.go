@@ -238,12 +238,11 @@ var endings = []ending{
 func TestLifetimeLSP(t *testing.T) {
 	for _, end := range endings {
 		t.Run(end.name, func(t *testing.T) {
-			root := writeFiles(t, nil)
-			p := launch(t, root, []string{"XDG_RUNTIME_DIR=" + t.TempDir()})
+			p := launch(t, writeFiles(t, nil), []string{"XDG_RUNTIME_DIR=" + t.TempDir()})
 			c := lspConn(p)
 			c.initialize()
 			marker := sleepMarker()
-			c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"workspace/executeCommand","params":{"command":"whale.shell_run","arguments":[{"command":"sleep %s","yield_time_ms":600000}]}}`, marker))
+			c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"workspace/executeCommand","params":{"command":"whale.shell_run","arguments":[%s]}}`, sleepInput(marker)))
 			waitSleeping(t, marker)
 			took := p.exitAfter(end.stop(p, func() { c.send(`{"jsonrpc":"2.0","id":3,"method":"whale/tools","params":{}}`) }))
 			t.Logf("%s: whale-ls exited after %v", end.name, took)
@@ -255,16 +254,29 @@ func TestLifetimeLSP(t *testing.T) {
 	}
 }
 
+// sleepInput is the input of a foreground shell_run of `sleep marker`
+// that waits far longer than any test.
+func sleepInput(marker string) string {
+	return fmt.Sprintf(`{"command":"sleep %s","yield_time_ms":600000}`, marker)
+}
+
+// mcpSleeping starts a standalone `whale-ls mcp` with a foreground
+// shell_run of `sleep MARKER` in flight (request id 2).
+func mcpSleeping(t *testing.T) (*mcpConn, string) {
+	t.Helper()
+	c := launchMCP(t, writeFiles(t, nil), t.TempDir(), "--standalone")
+	c.initialize()
+	marker := sleepMarker()
+	c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"shell_run","arguments":%s}}`, sleepInput(marker)))
+	waitSleeping(t, marker)
+	return c, marker
+}
+
 // TestLifetimeMCPStandalone: the same for `whale-ls mcp` on its own.
 func TestLifetimeMCPStandalone(t *testing.T) {
 	for _, end := range endings {
 		t.Run(end.name, func(t *testing.T) {
-			root := writeFiles(t, nil)
-			c := launchMCP(t, root, t.TempDir(), "--standalone")
-			c.initialize()
-			marker := sleepMarker()
-			c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"shell_run","arguments":{"command":"sleep %s","yield_time_ms":600000}}}`, marker))
-			waitSleeping(t, marker)
+			c, marker := mcpSleeping(t)
 			took := c.p.exitAfter(end.stop(c.p, func() { c.send(`{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{}}`) }))
 			t.Logf("%s: whale-ls mcp exited after %v", end.name, took)
 			if took > end.bound {
@@ -279,12 +291,7 @@ func TestLifetimeMCPStandalone(t *testing.T) {
 // call: a foreground shell_run answers canceled at once and its task keeps
 // running for shell_wait.
 func TestLifetimeMCPStandaloneCancel(t *testing.T) {
-	root := writeFiles(t, nil)
-	c := launchMCP(t, root, t.TempDir(), "--standalone")
-	c.initialize()
-	marker := sleepMarker()
-	c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"shell_run","arguments":{"command":"sleep %s","yield_time_ms":600000}}}`, marker))
-	waitSleeping(t, marker)
+	c, marker := mcpSleeping(t)
 	c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}`)
 	if m := c.response("2"); !strings.Contains(string(m.Result), `"code":"canceled"`) || !strings.Contains(string(m.Result), "keeps running") {
 		t.Errorf("canceled shell_run answered %s, want code canceled and that the task keeps running", m.Result)
@@ -347,7 +354,7 @@ func TestLifetimeCall(t *testing.T) {
 			// The input comes on stdin, so that whale-ls's own command line
 			// does not carry the marker.
 			p := launch(t, root, []string{"XDG_RUNTIME_DIR=" + t.TempDir()}, "call", "--root", root, "shell_run", "-")
-			fmt.Fprintf(p.in, `{"command":"sleep %s","yield_time_ms":600000}`, marker)
+			io.WriteString(p.in, sleepInput(marker))
 			p.in.Close()
 			waitSleeping(t, marker)
 			out := make(chan []byte, 1)

@@ -67,22 +67,35 @@ func wantDone(t *testing.T, what string, ch <-chan struct{}) {
 	}
 }
 
-// TestStopCancelsCallsAndReturns: when Run's context ends, the call in
-// flight is canceled and Run returns although the backend never does.
-func TestStopCancelsCallsAndReturns(t *testing.T) {
+// stuckServer serves a stuckBackend.
+func stuckServer(t *testing.T) (*Server, *stuckBackend) {
+	t.Helper()
 	b := newStuckBackend(t)
 	srv, err := New(context.Background(), b, "test", "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return srv, b
+}
+
+// returns runs f and returns a channel closed when f returns.
+func returns(f func()) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	return done
+}
+
+// TestStopCancelsCallsAndReturns: when Run's context ends, the call in
+// flight is canceled and Run returns although the backend never does.
+func TestStopCancelsCallsAndReturns(t *testing.T) {
+	srv, b := stuckServer(t)
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	st, ct := mcp.NewInMemoryTransports()
-	returned := make(chan struct{})
-	go func() {
-		srv.Run(ctx, st)
-		close(returned)
-	}()
+	returned := returns(func() { srv.Run(ctx, st) })
 	call, _ := held(t, b, ct)
 	stop()
 	wantDone(t, "cancellation of the call", call.Done())
@@ -92,18 +105,10 @@ func TestStopCancelsCallsAndReturns(t *testing.T) {
 // TestServeReturnsWhenInputEnds: when the client's input ends, the call in
 // flight is canceled and Serve returns although the backend never does.
 func TestServeReturnsWhenInputEnds(t *testing.T) {
-	b := newStuckBackend(t)
-	srv, err := New(context.Background(), b, "test", "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, b := stuckServer(t)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	returned := make(chan struct{})
-	go func() {
-		srv.Serve(context.Background(), inR, outW)
-		close(returned)
-	}()
+	returned := returns(func() { srv.Serve(context.Background(), inR, outW) })
 	call, _ := held(t, b, &mcp.IOTransport{Reader: outR, Writer: inW})
 	inW.Close()
 	wantDone(t, "cancellation of the call", call.Done())
@@ -113,11 +118,7 @@ func TestServeReturnsWhenInputEnds(t *testing.T) {
 // TestClientCancellationReachesTheBackend: a call the client cancels
 // (notifications/cancelled) is canceled in the backend.
 func TestClientCancellationReachesTheBackend(t *testing.T) {
-	b := newStuckBackend(t)
-	srv, err := New(context.Background(), b, "test", "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, b := stuckServer(t)
 	st, ct := mcp.NewInMemoryTransports()
 	go srv.Run(context.Background(), st)
 	call, cancel := held(t, b, ct)
