@@ -498,9 +498,11 @@ func runTestServer(m string) {
 	select {}
 }
 
-func TestKilledServerLeavesNoProcess(t *testing.T) {
-	m := marker()
-	server := exec.Command(os.Args[0], serverArg, m)
+// startTestServer runs this test binary as a server (runTestServer) with
+// args and waits until it says "ready".
+func startTestServer(t *testing.T, args ...string) *exec.Cmd {
+	t.Helper()
+	server := exec.Command(os.Args[0], append([]string{serverArg}, args...)...)
 	server.Dir = t.TempDir()
 	server.Stderr = os.Stderr
 	out, err := server.StdoutPipe()
@@ -510,15 +512,21 @@ func TestKilledServerLeavesNoProcess(t *testing.T) {
 	if err := server.Start(); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = server.Process.Kill(); _ = server.Wait() })
 	line := make([]byte, 6)
 	if _, err := io.ReadFull(out, line); err != nil || string(line) != "ready\n" {
 		t.Fatalf("server said %q, %v", line, err)
 	}
+	return server
+}
+
+func TestKilledServerLeavesNoProcess(t *testing.T) {
+	m := marker()
+	server := startTestServer(t, m)
 	eventually(t, "all sleepers", func() bool { return len(sleepers(t, m)) == 7 })
 	if err := server.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	_ = server.Wait()
 	eventually(t, "no sleeper left after the server was killed", func() bool { return len(sleepers(t, m)) == 0 })
 }
 

@@ -5,9 +5,7 @@ package terminal
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
@@ -119,28 +117,13 @@ func TestShellExitIsReportedWhileJobsRun(t *testing.T) {
 func TestKilledServerEndsDaemonsOfFinishedTasks(t *testing.T) {
 	m := marker()
 	t.Cleanup(func() { killSleepers(t, m) })
-	server := exec.Command(os.Args[0], serverArg, m, "finished")
-	server.Dir = t.TempDir()
-	server.Stderr = os.Stderr
-	out, err := server.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := server.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = server.Process.Kill(); _ = server.Wait() })
-	line := make([]byte, 6)
-	if _, err := io.ReadFull(out, line); err != nil || string(line) != "ready\n" {
-		t.Fatalf("server said %q, %v", line, err)
-	}
+	server := startTestServer(t, m, "finished")
 	if got := sleepers(t, m); len(got) != len(daemonCommands) {
 		t.Fatalf("sleepers = %v, want one per daemon command", got)
 	}
-	if err := server.Process.Signal(syscall.SIGKILL); err != nil {
+	if err := server.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	_ = server.Wait()
 	eventually(t, "no daemon left after the server was killed", func() bool { return len(sleepers(t, m)) == 0 })
 }
 
