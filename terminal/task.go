@@ -27,11 +27,14 @@ type Gate interface {
 	// shell, or the task supervisor followed by the shell), Dir,
 	// Env, Stdin/Stdout/Stderr, and a SysProcAttr that gives the task its own
 	// session. Start may change how the program is reached (run a helper that
-	// execs the shell, add ExtraFiles, rewrite Path and Args) but must keep
-	// the standard streams and the session attributes, and must leave cmd
-	// started so that cmd.Wait reports the task's exit. An error means the
-	// command must not run; its text reaches the model. stop, when not nil,
-	// is called once after the process has exited.
+	// execs the shell, append ExtraFiles, rewrite Path and Args) but must keep
+	// the standard streams, the ExtraFiles already set (fd 3 of a supervised
+	// task is the supervisor's status pipe) and the session attributes, and
+	// must leave cmd started so that cmd.Wait reports the exit of the task's
+	// first process. An error means the command must not run; its text
+	// reaches the model. stop, when not nil, is called once after that
+	// process has exited (for a supervised task: after the last process of
+	// the task, since the supervisor outlives the shell).
 	Start(cmd *exec.Cmd, task GateTask) (stop func(), err error)
 }
 
