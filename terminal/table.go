@@ -63,8 +63,11 @@ type Options struct {
 	Ephemeral bool
 	// Supervisor, when set, is the argv of a program that calls Supervise
 	// (typically this executable with a hidden subcommand). Each task's
-	// shell then runs as `Supervisor… -- SHELL -c COMMAND`, and the task's
-	// whole tree dies with the server even if the server is killed (SIGKILL)
+	// shell then runs as `Supervisor… --status-fd 3 -- SHELL -c COMMAND`
+	// (on Linux; without --status-fd elsewhere): the supervisor reports the
+	// shell's exit on fd 3 and stays while processes the task started live,
+	// so they stay in reach (Status.Survivors, Cancel), and the task's whole
+	// tree dies with the server even if the server is killed (SIGKILL)
 	// without Close. Without it only the shell gets the parent-death signal.
 	Supervisor []string
 }
