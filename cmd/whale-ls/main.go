@@ -216,14 +216,17 @@ func stopSignals() (context.Context, func()) {
 	}
 }
 
-// How long a command-line front waits after a stop signal (or, for the MCP
-// server, after its client left and its calls were given their grace) for
-// the pieces that are still running: sessionCloseBudget for ending the
-// session's shell tasks and releasing the rest, callStopGrace for the call
-// `whale-ls call` runs to return after it was canceled.
+// How long a command-line front waits for the pieces that are still
+// running once it stops: for ending the session's shell tasks and
+// releasing the rest, clientGoneCloseBudget after the MCP server's client
+// left and stopCloseBudget otherwise (a stop signal, the end of a `call`);
+// callStopGrace for the tool `whale-ls call` runs to return after a stop
+// signal canceled it. With the MCP server's own grace (mcpfront) they keep
+// the exit within 1 s of the client leaving and 2 s of a signal.
 const (
-	sessionCloseBudget = time.Second
-	callStopGrace      = 500 * time.Millisecond
+	clientGoneCloseBudget = 600 * time.Millisecond
+	stopCloseBudget       = 1200 * time.Millisecond
+	callStopGrace         = 500 * time.Millisecond
 )
 
 // within runs f and waits at most d for it to return; it reports whether f
@@ -371,7 +374,7 @@ func call(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "whale-ls call: %v\n", err)
 		return exitUsage
 	}
-	defer within(sessionCloseBudget, sess.close)
+	defer within(stopCloseBudget, sess.close)
 	ctx, stop := stopSignals()
 	defer stop()
 	env := dispatchUntilStopped(ctx, sess.registry, toolbridge.Call{Name: rest[0], Input: input})

@@ -47,7 +47,11 @@ func mcpCommand(args []string, stderr io.Writer) int {
 	// Serve has canceled the calls; end the tasks and detach, but do not
 	// let a piece that hangs keep a process nobody talks to.
 	defer func() {
-		if !within(sessionCloseBudget, b.close) {
+		budget := clientGoneCloseBudget
+		if ctx.Err() != nil {
+			budget = stopCloseBudget
+		}
+		if !within(budget, b.close) {
 			log.Warn("the MCP session was not released in time; exiting anyway")
 		}
 	}()
