@@ -428,3 +428,24 @@ func TestLifetimeStuckTool(t *testing.T) {
 		}
 	})
 }
+
+// TestLifetimeStubbornTask: a task that ignores SIGTERM is killed all the
+// same, within the bound.
+func TestLifetimeStubbornTask(t *testing.T) {
+	for _, end := range []ending{endings[0], endings[2]} {
+		t.Run(end.name, func(t *testing.T) {
+			p := launch(t, writeFiles(t, nil), []string{"XDG_RUNTIME_DIR=" + t.TempDir()})
+			c := lspConn(p)
+			c.initialize()
+			marker := sleepMarker()
+			c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"workspace/executeCommand","params":{"command":"whale.shell_run","arguments":[{"command":"trap '' TERM INT HUP; sleep %s","yield_time_ms":600000}]}}`, marker))
+			waitSleeping(t, marker)
+			took := p.exitAfter(end.stop(p, nil))
+			t.Logf("%s: whale-ls exited after %v", end.name, took)
+			if took > end.bound {
+				t.Errorf("%s with a task that ignores SIGTERM: whale-ls exited after %v, want at most %v", end.name, took, end.bound)
+			}
+			wantMarkedGone(t, marker)
+		})
+	}
+}
