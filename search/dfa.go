@@ -27,9 +27,10 @@ import (
 //
 // A lineDFA is used by one goroutine at a time.
 type lineDFA struct {
-	prog   *syntax.Prog
-	budget int64 // instructions a scan may visit while building states
-	work   int64
+	prog    *syntax.Prog
+	classes *byteClasses
+	budget  int64 // steps a scan may spend building states
+	work    int64
 
 	cache map[string]*dfaState
 	pcs   int // program positions held by cached states
@@ -50,8 +51,9 @@ type dfaState struct {
 	pcs []uint32
 	// prev stands for the previous rune in syntax.EmptyOpContext: -1 at the
 	// start of the text, '\n', 'a' for a word character, ' ' otherwise.
-	prev  rune
-	ascii [utf8.RuneSelf]*dfaState
+	prev rune
+	// ascii holds the transitions on ASCII bytes, one per byte class.
+	ascii []*dfaState
 	other map[rune]*dfaState
 	end   int8 // 0 unknown, 1 no match at the end of the text, 2 a match
 }
@@ -68,11 +70,57 @@ const (
 	dfaMaxOther = 256
 	// dfaCheckEvery is how many bytes pass between context checks.
 	dfaCheckEvery = 16 << 10
+	// dfaStateCost is what building a state costs beyond the positions it
+	// visits (allocation, hashing), in the same steps as the budget.
+	dfaStateCost = 64
 )
 
-func newLineDFA(prog *syntax.Prog, budget int64) *lineDFA {
+// byteClasses groups the ASCII bytes that no instruction of a program, no
+// word boundary and no line boundary tells apart: they lead from any state
+// to the same state, so a state keeps one transition per class.
+type byteClasses struct {
+	of [utf8.RuneSelf]uint8
+	n  int
+}
+
+// newByteClasses refines the classes by every rune instruction; it costs
+// 128 steps per instruction, once per pattern.
+func newByteClasses(prog *syntax.Prog) *byteClasses {
+	c := &byteClasses{n: 1}
+	split := func(in func(b byte) bool) {
+		var to [256][2]int16 // old class, in or not -> new class
+		for i := range to {
+			to[i] = [2]int16{-1, -1}
+		}
+		n := 0
+		for b := 0; b < utf8.RuneSelf; b++ {
+			k := 0
+			if in(byte(b)) {
+				k = 1
+			}
+			slot := &to[c.of[b]][k]
+			if *slot < 0 {
+				*slot = int16(n)
+				n++
+			}
+			c.of[b] = uint8(*slot)
+		}
+		c.n = n
+	}
+	split(func(b byte) bool { return syntax.IsWordChar(rune(b)) })
+	split(func(b byte) bool { return b == '\n' })
+	for i := range prog.Inst {
+		inst := &prog.Inst[i]
+		if (inst.Op == syntax.InstRune || inst.Op == syntax.InstRune1) && c.n < utf8.RuneSelf {
+			split(func(b byte) bool { return inst.MatchRune(rune(b)) })
+		}
+	}
+	return c
+}
+
+func newLineDFA(prog *syntax.Prog, classes *byteClasses, budget int64) *lineDFA {
 	n := len(prog.Inst)
-	d := &lineDFA{prog: prog, budget: budget, seen: make([]uint32, n), dense: make([]uint32, 0, n), mark: make([]uint64, (n+63)/64)}
+	d := &lineDFA{prog: prog, classes: classes, budget: budget, seen: make([]uint32, n), dense: make([]uint32, 0, n), mark: make([]uint64, (n+63)/64)}
 	d.reset()
 	return d
 }
@@ -94,7 +142,7 @@ func (d *lineDFA) intern(pcs []uint32, prev rune) *dfaState {
 	if s, ok := d.cache[string(d.key)]; ok {
 		return s
 	}
-	s := &dfaState{pcs: slices.Clone(pcs), prev: prevClass(prev)}
+	s := &dfaState{pcs: slices.Clone(pcs), prev: prevClass(prev), ascii: make([]*dfaState, d.classes.n)}
 	d.cache[string(d.key)] = s
 	d.pcs += len(pcs)
 	return s
@@ -130,7 +178,7 @@ func (d *lineDFA) find(ctx context.Context, text []byte) (int, error) {
 		r, w := rune(c), 1
 		var n *dfaState
 		if c < utf8.RuneSelf {
-			n = s.ascii[c]
+			n = s.ascii[d.classes.of[c]]
 		} else {
 			r, w = utf8.DecodeRune(text[i:])
 			n = s.other[r]
@@ -181,13 +229,13 @@ func (d *lineDFA) step(s *dfaState, r rune) (*dfaState, error) {
 			// Drop every cached state but s, which the caller still
 			// holds; its transitions led into the dropped ones.
 			d.reset()
-			s.ascii = [utf8.RuneSelf]*dfaState{}
+			clear(s.ascii)
 			s.other = nil
 		}
 		n = d.intern(next, r)
 	}
 	if r < utf8.RuneSelf {
-		s.ascii[r] = n
+		s.ascii[d.classes.of[r]] = n
 	} else if len(s.other) < dfaMaxOther {
 		if s.other == nil {
 			s.other = map[rune]*dfaState{}
@@ -256,7 +304,7 @@ walk:
 			d.mark[w] = 0
 		}
 	}
-	d.work += int64(len(d.dense)) + int64(len(d.mark))/8
+	d.work += int64(len(d.dense)) + int64(len(d.mark))/8 + dfaStateCost
 	if d.work > d.budget {
 		return false, nil, &WorkLimitError{Work: d.work}
 	}

@@ -68,6 +68,9 @@ type Request struct {
 	// its bytes on disk, and an overlay file that does not exist on disk yet
 	// is searched too.
 	Overlay map[string][]byte
+
+	// workLimit replaces WorkLimit when set (tests).
+	workLimit int64
 }
 
 // Line is one line of content output.
@@ -132,6 +135,9 @@ func Grep(ctx context.Context, root *os.Root, ig *workspace.Ignorer, req Request
 	m, err := compilePattern(req.Pattern, req.FixedStrings, req.CaseInsensitive)
 	if err != nil {
 		return nil, err
+	}
+	if req.workLimit > 0 {
+		m.workLimit = req.workLimit
 	}
 	include, err := parseGlobs(req.Include)
 	if err != nil {
@@ -350,7 +356,7 @@ func (m *matcher) scan(ctx context.Context, buf []byte, firstOnly bool, around, 
 	if len(m.prog.Inst)*len(buf) >= m.dfaFrom {
 		// The regexp could take long here, in calls that cannot be
 		// interrupted: judge lines with the automaton instead.
-		j.prog = m.prog
+		j.prog, j.classes, j.workLimit = m.prog, m.byteClasses, m.workLimit
 		whole = nil
 	}
 	if whole != nil && bytes.IndexByte(buf, '\r') >= 0 {
@@ -452,15 +458,17 @@ func (m *matcher) scan(ctx context.Context, buf []byte, firstOnly bool, around, 
 // matches: by the regexp, or, when prog is set, by a lineDFA built on first
 // use.
 type lineJudge struct {
-	ctx  context.Context
-	re   *regexp.Regexp
-	prog *syntax.Prog
-	dfa  *lineDFA
+	ctx       context.Context
+	re        *regexp.Regexp
+	prog      *syntax.Prog
+	classes   func() *byteClasses
+	workLimit int64
+	dfa       *lineDFA
 }
 
 func (j *lineJudge) automaton() *lineDFA {
 	if j.dfa == nil {
-		j.dfa = newLineDFA(j.prog, WorkLimit)
+		j.dfa = newLineDFA(j.prog, j.classes(), j.workLimit)
 	}
 	return j.dfa
 }

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -74,6 +75,15 @@ func (e *PatternError) Error() string {
 // Unwrap returns the parser's error.
 func (e *PatternError) Unwrap() error { return e.Err }
 
+// shortSyntaxError keeps the parser's complaint but only an excerpt of the
+// part of the pattern it quotes (which can be the whole pattern).
+func shortSyntaxError(err error) error {
+	if se, ok := err.(*syntax.Error); ok && len(se.Expr) > excerpt.Limit {
+		return &syntax.Error{Code: se.Code, Expr: excerpt.Text(se.Expr)}
+	}
+	return err
+}
+
 // looksLiteral guesses whether an invalid regex was meant as plain text: it
 // has no escape sequences or constructs that only a regex author writes.
 func looksLiteral(p string) bool {
@@ -94,6 +104,10 @@ type matcher struct {
 	// slow: from dfaFrom instructions × bytes of a file on.
 	prog    *syntax.Prog
 	dfaFrom int
+	// byteClasses are prog's, computed on first use.
+	byteClasses func() *byteClasses
+	// workLimit is WorkLimit, lowered by tests.
+	workLimit int64
 	// buf searches a whole buffer (multi-line mode) when no finder exists
 	// and the buffer has no carriage return.
 	buf    *regexp.Regexp
@@ -122,7 +136,7 @@ func compilePattern(pattern string, fixed, caseInsensitive bool) (*matcher, erro
 	}
 	tree, err := syntax.Parse(expr, flags)
 	if err != nil {
-		return nil, &PatternError{Pattern: pattern, Err: err, LooksLiteral: !fixed && looksLiteral(pattern)}
+		return nil, &PatternError{Pattern: pattern, Err: shortSyntaxError(err), LooksLiteral: !fixed && looksLiteral(pattern)}
 	}
 	if caseInsensitive {
 		expr = "(?i)" + expr
@@ -138,7 +152,7 @@ func compilePattern(pattern string, fixed, caseInsensitive bool) (*matcher, erro
 	if err != nil {
 		return nil, &PatternError{Pattern: pattern, Err: err, LooksLiteral: !fixed && looksLiteral(pattern)}
 	}
-	m := &matcher{line: re, prog: prog, dfaFrom: dfaFrom}
+	m := &matcher{line: re, prog: prog, dfaFrom: dfaFrom, workLimit: WorkLimit, byteClasses: sync.OnceValue(func() *byteClasses { return newByteClasses(prog) })}
 	m.finder, m.exact = planFinder(tree)
 	if m.finder != nil && !m.exact {
 		var allowed byteSet
