@@ -9,6 +9,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/whale-ls/whale-ls/excerpt"
 	"github.com/whale-ls/whale-ls/workspace"
 )
 
@@ -56,7 +57,7 @@ func listDirTool(d *Deps) Tool {
 			return Result{}, statFailure(d, t, p, err)
 		}
 		if !fi.IsDir() {
-			return Result{}, Fail(CodeInvalidInput, "%s is a file, not a folder; use read_file to read it", p)
+			return Result{}, Fail(CodeInvalidInput, "%s is a file, not a folder; use read_file to read it", excerpt.Text(p))
 		}
 		depth := in.Depth
 		if depth <= 0 {

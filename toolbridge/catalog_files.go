@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/whale-ls/whale-ls/edits"
+	"github.com/whale-ls/whale-ls/excerpt"
 	"github.com/whale-ls/whale-ls/workspace"
 )
 
@@ -90,10 +91,10 @@ func readFromDisk(ctx context.Context, d *Deps, t workspace.Target, shown string
 		return Result{}, statFailure(d, t, shown, err)
 	}
 	if fi.IsDir() {
-		return Result{}, Fail(CodeIsDirectory, "%s is a folder, not a file; use list_dir to see what it holds", shown)
+		return Result{}, Fail(CodeIsDirectory, "%s is a folder, not a file; use list_dir to see what it holds", excerpt.Text(shown))
 	}
 	binary := func() error {
-		return Fail(CodeBinaryFile, "%s is a binary file (%d bytes); read_file shows text only — inspect it with shell_run (e.g. `file` or `xxd | head`)", shown, fi.Size())
+		return Fail(CodeBinaryFile, "%s is a binary file (%d bytes); read_file shows text only — inspect it with shell_run (e.g. `file` or `xxd | head`)", excerpt.Text(shown), fi.Size())
 	}
 	if fi.Size() > readWholeLimit {
 		br := bufio.NewReaderSize(f, 64<<10)
@@ -103,7 +104,7 @@ func readFromDisk(ctx context.Context, d *Deps, t workspace.Target, shown string
 		case enc == "":
 			return Result{}, binary()
 		case enc != encUTF8:
-			return Result{}, Fail(CodeTooLarge, "%s is %d bytes of %s text, more than read_file decodes (%d); use grep to find the part you need", shown, fi.Size(), enc, readWholeLimit)
+			return Result{}, Fail(CodeTooLarge, "%s is %d bytes of %s text, more than read_file decodes (%d); use grep to find the part you need", excerpt.Text(shown), fi.Size(), enc, readWholeLimit)
 		}
 		page.encoding = enc
 		res, _, err := page.fromReader(ctx, shown, br, false)
@@ -129,7 +130,7 @@ func readFromDisk(ctx context.Context, d *Deps, t workspace.Target, shown string
 	}
 	decoded, err := edits.Decode(b)
 	if err != nil {
-		return Result{}, Fail(CodeBinaryFile, "%s is not text in UTF-8, UTF-16 or GB18030; inspect it with shell_run (e.g. `file` or `xxd | head`)", shown)
+		return Result{}, Fail(CodeBinaryFile, "%s is not text in UTF-8, UTF-16 or GB18030; inspect it with shell_run (e.g. `file` or `xxd | head`)", excerpt.Text(shown))
 	}
 	if d.Reads != nil {
 		d.Reads.Record(t.Abs, b)
@@ -288,7 +289,7 @@ func (p linePage) collect(shown string, lines func(yield func([]byte) bool) erro
 	case total == 0:
 		foot = "(empty file)"
 	case shownLines == 0:
-		return Result{}, Fail(CodeInvalidInput, "%s has %d lines, so offset %d is past the end; read from offset 1, or from a line up to %d", shown, total, p.offset, total)
+		return Result{}, Fail(CodeInvalidInput, "%s has %d lines, so offset %d is past the end; read from offset 1, or from a line up to %d", excerpt.Text(shown), total, p.offset, total)
 	case stoppedEarly:
 		foot = fmt.Sprintf("(lines %d-%d shown; the file is large and has more lines; read on with offset=%d)", p.offset, last, last+1)
 		data["more"] = true
@@ -325,9 +326,15 @@ func appendLineNumber(b *strings.Builder, n int) {
 // statFailure explains a file that cannot be opened; a missing file names
 // the closest existing names in the nearest existing folder.
 func statFailure(d *Deps, t workspace.Target, shown string, err error) error {
+	shown = excerpt.Text(shown)
 	if !errors.Is(err, fs.ErrNotExist) {
 		if strings.Contains(err.Error(), "escapes") {
 			return Fail(CodePathEscapesWorkspace, "%s leads out of its root through a symlink; use a path inside the workspace", shown)
+		}
+		// The path is named already; a PathError would repeat it whole.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
 		}
 		return Fail(CodeNotFound, "%s cannot be opened (%v); check the path with list_dir", shown, err)
 	}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/whale-ls/whale-ls/excerpt"
 )
 
 //go:embed request_user_input.md
@@ -124,7 +126,7 @@ func inputOptions(labels []string) ([]PromptOption, error) {
 			return nil, Fail(CodeInvalidInput, "options[%d] is empty; give every option a label, or leave it out", i)
 		}
 		if seen[strings.ToLower(l)] {
-			return nil, Fail(CodeInvalidInput, "option %q is listed twice; give each option once", l)
+			return nil, Fail(CodeInvalidInput, "option %s is listed twice; give each option once", excerpt.Quote(l))
 		}
 		seen[strings.ToLower(l)] = true
 		out = append(out, PromptOption{ID: strconv.Itoa(i + 1), Label: l})

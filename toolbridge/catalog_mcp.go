@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/whale-ls/whale-ls/excerpt"
 	"github.com/whale-ls/whale-ls/mcphost"
 )
 
@@ -334,7 +335,7 @@ func (g *mcpGroup) searchTool() Tool {
 				names = append(names, doc.ID)
 			}
 			sort.Strings(names)
-			text := fmt.Sprintf("No deferred tool matches %q.", q)
+			text := fmt.Sprintf("No deferred tool matches %s.", excerpt.Quote(q))
 			if len(names) > 0 {
 				if len(names) > mcpMaxListedCandidate {
 					names = append(names[:mcpMaxListedCandidate], fmt.Sprintf("and %d more", len(names)-mcpMaxListedCandidate))
@@ -419,11 +420,11 @@ func (g *mcpGroup) findDeferred(ctx context.Context, name string) (Tool, bool, e
 	}
 	server := strings.Join(owners, " or ")
 	if len(problems) > 0 && len(names) == 0 {
-		return Tool{}, false, Fail(CodeNetworkError, "%s belongs to the deferred MCP server %s, which is not available (%s); use other tools, and tell the user the server needs fixing", name, server, strings.Join(problems, "; "))
+		return Tool{}, false, Fail(CodeNetworkError, "%s belongs to the deferred MCP server %s, which is not available (%s); use other tools, and tell the user the server needs fixing", excerpt.Text(name), server, strings.Join(problems, "; "))
 	}
 	sort.Strings(names)
 	near = near[:min(len(near), 3)]
-	text := fmt.Sprintf("there is no tool named %q: the deferred MCP server %s has no such tool", name, server)
+	text := fmt.Sprintf("there is no tool named %s: the deferred MCP server %s has no such tool", excerpt.Quote(name), server)
 	switch {
 	case len(near) > 0:
 		text += fmt.Sprintf("; did you mean %s? Call it by that exact name, or ", strings.Join(quoteAll(near), " or "))

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+
+	"github.com/whale-ls/whale-ls/excerpt"
 )
 
 //go:embed update_plan.md
@@ -42,6 +44,13 @@ type planStore struct {
 	plan Plan
 }
 
+// Bounds of a plan: it is shown whole after every update.
+const (
+	planMaxSteps       = 100
+	planMaxStep        = 1000
+	planMaxExplanation = 4000
+)
+
 type updatePlanInput struct {
 	Explanation string     `json:"explanation"`
 	Plan        []PlanStep `json:"plan"`
@@ -62,14 +71,23 @@ func updatePlanTool(d *Deps, store *planStore) Tool {
 		}),
 	}
 	return Define(spec, func(ctx context.Context, in updatePlanInput) (Result, error) {
+		if err := tooLong("explanation", strings.TrimSpace(in.Explanation), planMaxExplanation, "explain the plan in a few sentences"); err != nil {
+			return Result{}, err
+		}
+		if len(in.Plan) > planMaxSteps {
+			return Result{}, Fail(CodeInvalidInput, "the plan has %d steps; it may have up to %d — group small steps into larger ones", len(in.Plan), planMaxSteps)
+		}
 		var active []string
 		for i, s := range in.Plan {
 			in.Plan[i].Step = strings.TrimSpace(s.Step)
 			if in.Plan[i].Step == "" {
 				return Result{}, Fail(CodeInvalidInput, "plan[%d].step is empty; describe every step in a few words", i)
 			}
+			if err := tooLong(fmt.Sprintf("plan[%d].step", i), in.Plan[i].Step, planMaxStep, "describe the step in a short sentence"); err != nil {
+				return Result{}, err
+			}
 			if s.Status == StatusInProgress {
-				active = append(active, fmt.Sprintf("%d (%q)", i+1, in.Plan[i].Step))
+				active = append(active, fmt.Sprintf("%d (%s)", i+1, excerpt.Quote(in.Plan[i].Step)))
 			}
 		}
 		if len(active) > 1 {

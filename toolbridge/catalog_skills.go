@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/whale-ls/whale-ls/excerpt"
 	"github.com/whale-ls/whale-ls/workspace"
 )
 
@@ -156,9 +157,9 @@ func loadSkillTool(d *Deps) Tool {
 			names = append(names, s.Name)
 		}
 		if len(names) == 0 {
-			return Result{}, Fail(CodeNotFound, "there is no skill named %q, and no skills are installed (folders with a SKILL.md under .whale/skills/ in the workspace, %s, or the skills.paths setting); continue without it", in.Name, userSkillFolder())
+			return Result{}, Fail(CodeNotFound, "there is no skill named %s, and no skills are installed (folders with a SKILL.md under .whale/skills/ in the workspace, %s, or the skills.paths setting); continue without it", excerpt.Quote(in.Name), userSkillFolder())
 		}
-		return Result{}, Fail(CodeNotFound, "there is no skill named %q; the skills are: %s; call load_skill with one of them", in.Name, strings.Join(names, ", "))
+		return Result{}, Fail(CodeNotFound, "there is no skill named %s; the skills are: %s; call load_skill with one of them", excerpt.Quote(in.Name), strings.Join(names, ", "))
 	})
 }
 

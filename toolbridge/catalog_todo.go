@@ -337,6 +337,11 @@ func storeFailure(err error) error {
 var todoStatus = Enum("Where the todo stands.", StatusPending, StatusInProgress, StatusCompleted)
 var todoPriority = Enum("How important it is (default medium).", PriorityHigh, PriorityMedium, PriorityLow)
 
+// todoMaxContent bounds a todo's wording: every todo result lists them all.
+const todoMaxContent = 2000
+
+const todoContentAdvice = "say what is to be done in a sentence or two, and keep details in a file"
+
 type todoAddInput struct {
 	Content  string `json:"content"`
 	Priority string `json:"priority"`
@@ -354,6 +359,9 @@ func todoAddTool(d *Deps, st *todoStore) Tool {
 		content := strings.TrimSpace(in.Content)
 		if content == "" {
 			return Result{}, Fail(CodeInvalidInput, "content is empty; say what is to be done")
+		}
+		if err := tooLong("content", content, todoMaxContent, todoContentAdvice); err != nil {
+			return Result{}, err
 		}
 		prio := in.Priority
 		if prio == "" {
@@ -411,6 +419,11 @@ func todoUpdateTool(d *Deps, st *todoStore) Tool {
 		}
 		if in.Content != nil && strings.TrimSpace(*in.Content) == "" {
 			return Result{}, Fail(CodeInvalidInput, "content is empty; give the new wording, or leave content out")
+		}
+		if in.Content != nil {
+			if err := tooLong("content", strings.TrimSpace(*in.Content), todoMaxContent, todoContentAdvice); err != nil {
+				return Result{}, err
+			}
 		}
 		var what []string
 		f, warn, err := st.update(func(f *todoFile) (bool, error) {

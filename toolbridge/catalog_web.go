@@ -15,6 +15,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/whale-ls/whale-ls/excerpt"
 	"github.com/whale-ls/whale-ls/web"
 )
 
@@ -52,6 +53,14 @@ func webClient(d *Deps) *web.Client {
 
 // webFailure maps a fetch error to the Failure the model reads.
 func webFailure(ctx context.Context, rawURL string, err error) error {
+	// Messages name the URL by an excerpt, and print an error without a
+	// *url.Error's copy of the whole URL.
+	rawURL = excerpt.Text(rawURL)
+	detail := err
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		detail = ue.Err
+	}
 	var denied *web.DeniedError
 	var proxyErr *web.ProxyError
 	var dnsErr *net.DNSError
@@ -59,7 +68,7 @@ func webFailure(ctx context.Context, rawURL string, err error) error {
 	case errors.As(err, &denied):
 		var redirect *web.RedirectError
 		if errors.As(err, &redirect) {
-			rawURL += " (redirected to " + redirect.URL + ")"
+			rawURL += " (redirected to " + excerpt.Text(redirect.URL) + ")"
 		}
 		return Fail(CodeDenied, "request to %s refused: %v; whale-ls does not reach loopback, private, link-local or cloud metadata addresses. Use a public URL; if the user wants local servers reachable, they can set %s to true in the whale settings", rawURL, denied, webAllowPrivateKey)
 	case errors.Is(err, web.ErrScheme):
@@ -71,20 +80,20 @@ func webFailure(ctx context.Context, rawURL string, err error) error {
 	case errors.As(err, &proxyErr):
 		return proxyFailure(rawURL, proxyErr)
 	case errors.Is(err, web.ErrTargetUnresolved):
-		return Fail(CodeNetworkError, "%s was not sent to the proxy: %v; check the URL for typos — if this machine cannot resolve public names at all, tell the user to fix its DNS or to set %s to true (which also turns off the address check)", rawURL, err, webAllowPrivateKey)
+		return Fail(CodeNetworkError, "%s was not sent to the proxy: %v; check the URL for typos — if this machine cannot resolve public names at all, tell the user to fix its DNS or to set %s to true (which also turns off the address check)", rawURL, detail, webAllowPrivateKey)
 	case errors.Is(err, context.DeadlineExceeded):
 		return Fail(CodeTimeout, "%s did not answer within %s; try again later, or use another source", rawURL, web.DefaultTimeout)
 	case errors.As(err, &dnsErr):
-		return Fail(CodeNetworkError, "the host of %s cannot be found (%v); check the URL for typos — the network may also be offline", rawURL, dnsErr)
+		return Fail(CodeNetworkError, "the host of %s cannot be found (%v); check the URL for typos — the network may also be offline", rawURL, dnsErr.Err)
 	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
-		return Fail(CodeTimeout, "%s did not answer in time (%v); try again later, or use another source", rawURL, err)
+		return Fail(CodeTimeout, "%s did not answer in time (%v); try again later, or use another source", rawURL, detail)
 	}
 	if strings.HasPrefix(err.Error(), "not a valid URL") || strings.Contains(err.Error(), "has no host") {
 		return Fail(CodeInvalidInput, "%v; give a full URL such as https://example.com/page", err)
 	}
-	return Fail(CodeNetworkError, "fetching %s failed: %v; check the URL, or try again later", rawURL, err)
+	return Fail(CodeNetworkError, "fetching %s failed: %v; check the URL, or try again later", rawURL, detail)
 }
 
 // proxyFailure says what to check when the proxy from the environment
@@ -388,10 +397,10 @@ func webSearchTool(d *Deps) Tool {
 		}
 		data := map[string]any{"provider": p.Name(), "query": q, "results": results}
 		if len(results) == 0 {
-			return Result{Text: fmt.Sprintf("No results for %q (%s); try other words or a broader query.", q, p.Name()), Data: data}, nil
+			return Result{Text: fmt.Sprintf("No results for %s (%s); try other words or a broader query.", excerpt.Quote(q), p.Name()), Data: data}, nil
 		}
 		var b strings.Builder
-		fmt.Fprintf(&b, "%d results for %q (%s):\n", len(results), q, p.Name())
+		fmt.Fprintf(&b, "%d results for %s (%s):\n", len(results), excerpt.Quote(q), p.Name())
 		for i, r := range results {
 			fmt.Fprintf(&b, "\n%d. %s\n   %s\n", i+1, strings.TrimSpace(r.Title), r.URL)
 			if s := strings.Join(strings.Fields(r.Snippet), " "); s != "" {

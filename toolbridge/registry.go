@@ -9,6 +9,8 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+
+	"github.com/whale-ls/whale-ls/excerpt"
 )
 
 // Call is one tool invocation as a front end received it.
@@ -166,7 +168,7 @@ func (r *Registry) envelope(res Result, err error, repairs []string) Envelope {
 func (r *Registry) unknownTool(name string) Envelope {
 	names := r.Names()
 	close := closest(name, names, 3)
-	text := fmt.Sprintf("there is no tool named %q", name)
+	text := fmt.Sprintf("there is no tool named %s", excerpt.Quote(name))
 	if len(close) > 0 {
 		text += fmt.Sprintf("; did you mean %s? ", strings.Join(quoteAll(close), " or "))
 	} else {
@@ -185,7 +187,9 @@ func quoteAll(ss []string) []string {
 }
 
 // closest returns up to n candidates nearest to name: substring matches and
-// small edit distances first.
+// small edit distances first. The edit distance is computed only where it
+// can be small enough (it is at least the difference in length), so a huge
+// name costs a substring search per candidate, not length × length.
 func closest(name string, candidates []string, n int) []string {
 	type scored struct {
 		s string
@@ -194,11 +198,15 @@ func closest(name string, candidates []string, n int) []string {
 	low := strings.ToLower(name)
 	var list []scored
 	for _, c := range candidates {
-		d := editDistance(low, strings.ToLower(c))
+		limit := max(2, len(c)/2)
+		d := limit + 1
+		if abs(len(low)-len(c)) <= limit {
+			d = editDistance(low, strings.ToLower(c))
+		}
 		if low != "" && (strings.Contains(c, low) || strings.Contains(low, c)) {
 			d = min(d, 2)
 		}
-		if d <= max(2, len(c)/2) {
+		if d <= limit {
 			list = append(list, scored{c, d})
 		}
 	}
@@ -208,6 +216,13 @@ func closest(name string, candidates []string, n int) []string {
 		out = append(out, list[i].s)
 	}
 	return out
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }
 
 // editDistance is the Levenshtein distance between a and b in bytes.

@@ -6,6 +6,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/whale-ls/whale-ls/excerpt"
 )
 
 // validate checks v against s and returns one sentence per problem: missing
@@ -40,7 +42,7 @@ func validate(s *Schema, v any, path string) []string {
 			ps, known := s.Properties[k]
 			if !known {
 				if s.AdditionalProperties == nil || !*s.AdditionalProperties {
-					problems = append(problems, fmt.Sprintf("%s is not a field of this tool", join(path, k)))
+					problems = append(problems, fmt.Sprintf("%s is not a field of this tool", join(path, excerpt.Text(k))))
 				}
 				continue
 			}
@@ -63,7 +65,7 @@ func validate(s *Schema, v any, path string) []string {
 			return []string{fmt.Sprintf("%s must be a string, got %s", name, describe(v))}
 		}
 		if len(s.Enum) > 0 && !contains(s.Enum, str) {
-			problems = append(problems, fmt.Sprintf("%s must be one of %s, got %q", name, strings.Join(s.Enum, ", "), str))
+			problems = append(problems, fmt.Sprintf("%s must be one of %s, got %s", name, strings.Join(s.Enum, ", "), excerpt.Quote(str)))
 		}
 	case "boolean":
 		if _, ok := v.(bool); !ok {
@@ -76,16 +78,16 @@ func validate(s *Schema, v any, path string) []string {
 		}
 		f, err := n.Float64()
 		if err != nil {
-			return []string{fmt.Sprintf("%s is not a usable number: %s", name, n)}
+			return []string{fmt.Sprintf("%s is not a usable number: %s", name, excerpt.Text(n.String()))}
 		}
 		if s.Type == "integer" && (f != math.Trunc(f) || math.Abs(f) > 1<<53) {
-			return []string{fmt.Sprintf("%s must be a whole number, got %s", name, n)}
+			return []string{fmt.Sprintf("%s must be a whole number, got %s", name, excerpt.Text(n.String()))}
 		}
 		if s.Minimum != nil && f < *s.Minimum {
-			problems = append(problems, fmt.Sprintf("%s must be at least %v, got %s", name, *s.Minimum, n))
+			problems = append(problems, fmt.Sprintf("%s must be at least %v, got %s", name, *s.Minimum, excerpt.Text(n.String())))
 		}
 		if s.Maximum != nil && f > *s.Maximum {
-			problems = append(problems, fmt.Sprintf("%s must be at most %v, got %s", name, *s.Maximum, n))
+			problems = append(problems, fmt.Sprintf("%s must be at most %v, got %s", name, *s.Maximum, excerpt.Text(n.String())))
 		}
 	}
 	return problems
@@ -107,7 +109,7 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// describe names the JSON type of v, with a short excerpt of strings.
+// describe names the JSON type of v, with an excerpt of strings.
 func describe(v any) string {
 	switch x := v.(type) {
 	case nil:
@@ -115,12 +117,9 @@ func describe(v any) string {
 	case bool:
 		return fmt.Sprintf("boolean %v", x)
 	case json.Number:
-		return "number " + x.String()
+		return "number " + excerpt.Text(x.String())
 	case string:
-		if len(x) > 40 {
-			x = x[:40] + "…"
-		}
-		return fmt.Sprintf("string %q", x)
+		return "string " + excerpt.Quote(x)
 	case []any:
 		return "an array"
 	case map[string]any:
@@ -182,4 +181,14 @@ func fieldList(s *Schema) string {
 		parts = append(parts, fmt.Sprintf("%s (%s)", n, t))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// tooLong refuses a free-text field of more than max bytes, or returns nil.
+// Tools that keep such text (todos, plans) repeat it in every later result,
+// so one huge value would flood them all.
+func tooLong(field, s string, max int, advice string) error {
+	if len(s) <= max {
+		return nil
+	}
+	return Fail(CodeInvalidInput, "%s is %d bytes; it may hold up to %d — %s", field, len(s), max, advice)
 }

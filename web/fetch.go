@@ -16,6 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/whale-ls/whale-ls/excerpt"
 	"golang.org/x/text/encoding/htmlindex"
 )
 
@@ -35,7 +36,7 @@ type RedirectError struct {
 }
 
 func (e *RedirectError) Error() string {
-	return fmt.Sprintf("redirect to %s refused: %v", e.URL, e.Err)
+	return fmt.Sprintf("redirect to %s refused: %v", excerpt.Text(e.URL), e.Err)
 }
 
 // Unwrap returns why the redirect was refused.
@@ -101,18 +102,31 @@ type Response struct {
 	Charset string
 }
 
-// CheckURL parses a URL and refuses schemes other than http and https and
-// hosts the guard refuses by name.
+// MaxURLLen is the longest URL CheckURL accepts, in bytes; servers refuse
+// longer ones anyway.
+const MaxURLLen = 8 << 10
+
+// CheckURL parses a URL and refuses schemes other than http and https, URLs
+// longer than MaxURLLen, and hosts the guard refuses by name. Its errors
+// quote at most an excerpt of raw.
 func (c *Client) CheckURL(raw string) (*url.URL, error) {
-	u, err := url.Parse(strings.TrimSpace(raw))
+	raw = strings.TrimSpace(raw)
+	if len(raw) > MaxURLLen {
+		return nil, fmt.Errorf("not a valid URL: %s is %d bytes, more than the %d that can be fetched", excerpt.Quote(raw), len(raw), MaxURLLen)
+	}
+	u, err := url.Parse(raw)
 	if err != nil {
-		return nil, fmt.Errorf("not a valid URL: %w", err)
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // without the URL, quoted whole
+		}
+		return nil, fmt.Errorf("not a valid URL: %s: %w", excerpt.Quote(raw), err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("%w (got %q)", ErrScheme, u.Scheme)
+		return nil, fmt.Errorf("%w (got %s)", ErrScheme, excerpt.Quote(u.Scheme))
 	}
 	if u.Hostname() == "" {
-		return nil, fmt.Errorf("the URL %q has no host", raw)
+		return nil, fmt.Errorf("the URL %s has no host", excerpt.Quote(raw))
 	}
 	if err := c.Guard.CheckHost(u.Hostname()); err != nil {
 		return nil, err

@@ -7,6 +7,8 @@ import (
 	"net/netip"
 	"strings"
 	"syscall"
+
+	"github.com/whale-ls/whale-ls/excerpt"
 )
 
 // DeniedError reports a request to an address the guard refuses: loopback,
@@ -22,9 +24,9 @@ type DeniedError struct {
 
 func (e *DeniedError) Error() string {
 	if e.Addr.IsValid() && e.Addr.String() != e.Host {
-		return fmt.Sprintf("%s resolves to %s, %s", e.Host, e.Addr, e.Reason)
+		return fmt.Sprintf("%s resolves to %s, %s", excerpt.Text(e.Host), e.Addr, e.Reason)
 	}
-	return fmt.Sprintf("%s is %s", e.Host, e.Reason)
+	return fmt.Sprintf("%s is %s", excerpt.Text(e.Host), e.Reason)
 }
 
 // blockedNames are host names that always mean this machine or a cloud

@@ -11,6 +11,7 @@ import (
 	"os"
 	"sync"
 
+	"github.com/whale-ls/whale-ls/excerpt"
 	"golang.org/x/net/http/httpproxy"
 	"golang.org/x/net/idna"
 )
@@ -160,7 +161,7 @@ func (r *proxyRoute) checkTarget(ctx context.Context, host string) error {
 	}
 	name, err := idnaASCII(host)
 	if err != nil {
-		return fmt.Errorf("the host name %q is not valid: %w", host, err)
+		return fmt.Errorf("the host name %s is not valid: %w", excerpt.Quote(host), err)
 	}
 	addrs, err := r.resolver.LookupNetIP(ctx, "ip", name)
 	if err != nil {

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/whale-ls/whale-ls/excerpt"
 )
 
 // Kinds of roots. Only KindWorkspace roots accept writes.
@@ -222,12 +224,14 @@ func (s *Set) Resolve(raw string, access Access) (Target, error) {
 	return Target{}, s.refuse(raw, access, real)
 }
 
-// refuse builds the error for a path outside every allowed root.
+// refuse builds the error for a path outside every allowed root. The
+// message names the path by an excerpt.
 func (s *Set) refuse(raw string, access Access, real string) error {
+	shown := excerpt.Text(raw)
 	var viaLink string
 	for _, r := range s.workspace {
 		if abs, _ := s.absolute(raw); abs != "" && (within(r.Path, abs) || within(r.Real, abs)) {
-			viaLink = real
+			viaLink = excerpt.Text(real)
 		}
 	}
 	roots := make([]string, 0, len(s.workspace))
@@ -236,15 +240,15 @@ func (s *Set) refuse(raw string, access Access, real string) error {
 	}
 	where := strings.Join(roots, ", ")
 	if access == Write {
-		msg := fmt.Sprintf("%s is outside the workspace (%s); tools may only change files inside it, so pick a path inside the workspace", raw, where)
+		msg := fmt.Sprintf("%s is outside the workspace (%s); tools may only change files inside it, so pick a path inside the workspace", shown, where)
 		if viaLink != "" {
-			msg = fmt.Sprintf("%s leads through a symlink to %s, outside the workspace (%s); edit the file inside the workspace instead of the link", raw, viaLink, where)
+			msg = fmt.Sprintf("%s leads through a symlink to %s, outside the workspace (%s); edit the file inside the workspace instead of the link", shown, viaLink, where)
 		}
 		return &PathError{Code: CodePathEscapesWorkspace, Path: raw, Msg: msg}
 	}
-	msg := fmt.Sprintf("%s is outside the workspace (%s) and not under an approved read path; ask the user to add it to the read.approvedPaths setting, or read a file inside the workspace", raw, where)
+	msg := fmt.Sprintf("%s is outside the workspace (%s) and not under an approved read path; ask the user to add it to the read.approvedPaths setting, or read a file inside the workspace", shown, where)
 	if viaLink != "" {
-		msg = fmt.Sprintf("%s leads through a symlink to %s, outside the workspace (%s) and not under an approved read path; ask the user to add that folder to read.approvedPaths", raw, viaLink, where)
+		msg = fmt.Sprintf("%s leads through a symlink to %s, outside the workspace (%s) and not under an approved read path; ask the user to add that folder to read.approvedPaths", shown, viaLink, where)
 	}
 	return &PathError{Code: CodePathNotAllowed, Path: raw, Msg: msg}
 }
@@ -252,7 +256,7 @@ func (s *Set) refuse(raw string, access Access, real string) error {
 // absolute validates raw and makes it absolute and clean.
 func (s *Set) absolute(raw string) (string, *PathError) {
 	bad := func(why string) *PathError {
-		return &PathError{Code: CodeInvalidInput, Path: raw, Msg: fmt.Sprintf("path %q %s; give a path relative to the workspace root or an absolute path", raw, why)}
+		return &PathError{Code: CodeInvalidInput, Path: raw, Msg: fmt.Sprintf("path %s %s; give a path relative to the workspace root or an absolute path", excerpt.Quote(raw), why)}
 	}
 	p := strings.TrimSpace(raw)
 	if p == "" {
