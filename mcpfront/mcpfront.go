@@ -202,10 +202,12 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 
 // Serve serves the MCP protocol as newline-delimited JSON on in and out
 // (the stdio transport) like Run, and knows the client is gone as soon as
-// in ends or a write to out fails.
+// in ends or a write to out fails. A message nested deeper than the SDK
+// decodes is answered with invalid_input instead of ending the session.
 func (s *Server) Serve(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
 	gone := &clientGone{ch: make(chan struct{})}
-	t := &mcp.IOTransport{Reader: goneReader{in, gone}, Writer: goneWriter{out, gone}}
+	lw := &lockedWriter{w: out}
+	t := &mcp.IOTransport{Reader: goneReader{newDepthGuard(in, lw), gone}, Writer: goneWriter{lw, gone}}
 	return s.serve(ctx, t, gone.ch)
 }
 
