@@ -7,7 +7,8 @@
 // the developer's ignore files exclude (see workspace.Ignorer); symlinks are
 // never followed, so a search cannot leave the root or loop; files open in
 // an editor can be searched as their buffer text (the Overlay of a request);
-// a cancelled context stops the search within about one file's work.
+// a cancelled context stops the search soon (it is checked between files,
+// between candidate lines and every 16 KiB inside a long line).
 //
 // Grep matches RE2 syntax (Go's regexp) line by line. A trailing carriage
 // return is not part of the line, so "$" works on CRLF files. Files with a
@@ -23,6 +24,15 @@
 // byte scans (bytes.Index, bytes.IndexByte, starting at the rarest byte) and
 // the regexp runs only on candidate lines, or, for ASCII-only patterns, only on
 // the run of bytes around a candidate that a match could cover.
+//
+// Bounded work: Go's regexp costs up to pattern size × line length and
+// cannot be interrupted inside one call, so a pattern over MaxPatternLen
+// bytes or MaxPatternInsts compiled instructions, and globs over their
+// limits, are refused before any file is read (the error names the limit),
+// and a file on which the regexp could be slow is judged by a lazily built
+// automaton over the same compiled program: linear in the text while its
+// states stay few, checked for cancellation every 16 KiB, and stopped with
+// *WorkLimitError past WorkLimit steps on one file.
 //
 // Not guaranteed: a consistent snapshot of files that change during a
 // search; multi-line matches (a match never spans a newline); binary
