@@ -49,11 +49,20 @@ func divergence(text string, sl []string, base int) string {
 		return "The search holds only blank lines; include the text around the place you mean."
 	}
 	fileLines, starts := indexLines(text)
+	trimmed := make([]string, len(sl))
+	for j, l := range sl {
+		trimmed[j] = strings.TrimSpace(l)
+	}
 	bestLine, bestAgree := -1, -1
-	for _, fl := range matchingLines(text, starts, strings.TrimSpace(sl[first])) {
+	work := 0 // line comparisons, bounded by lineWork: past it the best so far is told
+	for _, fl := range matchingLines(text, starts, trimmed[first]) {
+		if work > lineWork {
+			break
+		}
 		agree := 0
 		for j := first; j < len(sl) && fl+j-first < len(fileLines); j++ {
-			if strings.TrimSpace(fileLines[fl+j-first]) != strings.TrimSpace(sl[j]) {
+			work++
+			if strings.TrimSpace(fileLines[fl+j-first]) != trimmed[j] {
 				break
 			}
 			agree++

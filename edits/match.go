@@ -180,18 +180,69 @@ func locateIn(text, search, replace string, wholeLines bool) location {
 	return locateLines(text, search, replace)
 }
 
-// findAll returns every start of search in text, overlapping ones included.
+// findAll returns every start of search in text, overlapping ones included,
+// in time linear in the sizes of both: a search that cannot overlap itself
+// is found with strings.Index from the end of each match, one that can (a
+// periodic search such as "aaaa") with the Knuth–Morris–Pratt automaton.
 func findAll(text, search string) []span {
 	var out []span
-	for pos := 0; pos <= len(text); {
-		i := strings.Index(text[pos:], search)
-		if i < 0 {
-			break
-		}
-		out = append(out, span{pos + i, pos + i + len(search)})
-		pos += i + 1
+	fail := kmpTable(len(search), func(i, j int) bool { return search[i] == search[j] })
+	step := len(search)
+	if len(search) > 0 && fail[len(search)-1] > 0 {
+		step = 0 // overlaps are possible
 	}
+	if step > 0 {
+		for pos := 0; pos <= len(text); {
+			i := strings.Index(text[pos:], search)
+			if i < 0 {
+				break
+			}
+			out = append(out, span{pos + i, pos + i + len(search)})
+			pos += i + step
+		}
+		return out
+	}
+	kmpScan(len(text), len(search), fail, func(i, j int) bool { return text[i] == search[j] }, func(end int) {
+		out = append(out, span{end - len(search), end})
+	})
 	return out
+}
+
+// kmpTable is the Knuth–Morris–Pratt failure table of a pattern of length
+// m, compared with eq(i, j) (pattern[i] == pattern[j]).
+func kmpTable(m int, eq func(i, j int) bool) []int {
+	fail := make([]int, m)
+	for i, k := 1, 0; i < m; i++ {
+		for k > 0 && !eq(i, k) {
+			k = fail[k-1]
+		}
+		if eq(i, k) {
+			k++
+		}
+		fail[i] = k
+	}
+	return fail
+}
+
+// kmpScan runs the automaton over a text of length n, comparing with
+// eq(textIndex, patternIndex), and calls found with the end of every match,
+// overlapping ones included.
+func kmpScan(n, m int, fail []int, eq func(i, j int) bool, found func(end int)) {
+	if m == 0 {
+		return
+	}
+	for i, k := 0, 0; i < n; i++ {
+		for k > 0 && !eq(i, k) {
+			k = fail[k-1]
+		}
+		if eq(i, k) {
+			k++
+		}
+		if k == m {
+			found(i + 1)
+			k = fail[k-1]
+		}
+	}
 }
 
 // block is a run of whole lines of a text that may match a search.
@@ -201,9 +252,16 @@ type block struct {
 	missingNL  bool     // the search ended in "\n" but the block ends the text without one
 }
 
+// lineWork bounds the line comparisons of the whole-line tiers' fast path
+// (candidate blocks × search lines); past it they switch to the linear one.
+const lineWork = 4 << 20
+
 // locateLines implements the whole-line tiers. Candidate blocks are found by
 // looking for the search's longest trimmed line with strings.Index, so that
-// the cost on a large file stays close to one exact scan.
+// the cost on a large file stays close to one exact scan; a search whose
+// anchor line is in the file so often that this would cost more than
+// lineWork comparisons (a file of repeated lines) is located with the
+// Knuth–Morris–Pratt automaton over lines instead, in linear time.
 func locateLines(text, search, replace string) location {
 	wantNL := strings.HasSuffix(search, "\n")
 	sl := strings.Split(strings.TrimSuffix(search, "\n"), "\n")
@@ -221,12 +279,20 @@ func locateLines(text, search, replace string) location {
 		trimmed[j] = strings.TrimSpace(l)
 	}
 	var blocks []block
+	work, tooMuch := 0, false
 	eachTrimmedLine(text, anchor, func(ls, _ int) bool {
+		if work += aj + len(sl); work > lineWork {
+			tooMuch = true
+			return false
+		}
 		if b, ok := blockAround(text, ls, aj, len(sl), wantNL); ok && trimEqualAll(b.lines, trimmed) {
 			blocks = append(blocks, b)
 		}
 		return true
 	})
+	if tooMuch {
+		return locateManyLines(text, sl, trimmed, replace, wantNL)
+	}
 	if len(blocks) == 0 {
 		return location{}
 	}
@@ -259,6 +325,131 @@ func locateLines(text, search, replace string) location {
 		cands = append(cands, blockCandidate(b, replace))
 	}
 	return withNewlineRepair(location{cands: cands, repairs: []string{RepairWhitespaceNormalized}, how: "ignoring leading and trailing whitespace"}, blocks)
+}
+
+// locateManyLines is the whole-line tiers for a search whose lines recur
+// all over the file: every run of lines equal to the search's once trimmed
+// is found in one pass, and so is every run equal up to trailing blanks
+// (tier 2a). When there are too many runs to compare each with the search,
+// the indentation tier (2b), which compares each run on its own, is skipped
+// and tier 2c answers: so many places make the search ambiguous anyway.
+func locateManyLines(text string, sl, trimmed []string, replace string, wantNL bool) location {
+	starts := []int{0}
+	for i := 0; i < len(text); i++ {
+		if text[i] == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	if starts[len(starts)-1] == len(text) && len(text) > 0 {
+		starts = starts[:len(starts)-1] // no empty line after the final "\n"
+	}
+	line := func(i int) string {
+		end := len(text)
+		if i+1 < len(starts) {
+			end = starts[i+1] - 1
+		} else if end > 0 && text[end-1] == '\n' {
+			end--
+		}
+		return text[starts[i]:end]
+	}
+	n, m := len(starts), len(sl)
+	runs := func(norm func(string) string, pattern []string) []int {
+		ids := map[string]int32{}
+		pat := make([]int32, m)
+		for j, l := range pattern {
+			id, ok := ids[l]
+			if !ok {
+				id = int32(len(ids))
+				ids[l] = id
+			}
+			pat[j] = id
+		}
+		txt := make([]int32, n)
+		for i := range n {
+			id, ok := ids[norm(line(i))]
+			if !ok {
+				id = -1
+			}
+			txt[i] = id
+		}
+		fail := kmpTable(m, func(i, j int) bool { return pat[i] == pat[j] })
+		var out []int
+		kmpScan(n, m, fail, func(i, j int) bool { return txt[i] == pat[j] }, func(end int) { out = append(out, end-m) })
+		return out
+	}
+	span := func(first int) (candidate, bool) {
+		last := first + m - 1
+		c := candidate{span: span{start: starts[first]}, replace: replace}
+		switch {
+		case last+1 < n:
+			c.end = starts[last+1] - 1
+			if wantNL {
+				c.end++
+			}
+		case len(text) > 0 && text[len(text)-1] == '\n':
+			c.end = len(text) - 1
+			if wantNL {
+				c.end++
+			}
+		default:
+			c.end = len(text)
+			if wantNL {
+				c.replace = strings.TrimSuffix(replace, "\n")
+				return c, true
+			}
+		}
+		return c, false
+	}
+	build := func(firsts []int, repairs []string, how string) location {
+		loc := location{repairs: repairs, how: how}
+		for _, f := range firsts {
+			c, missingNL := span(f)
+			if missingNL && len(loc.cands) == 0 {
+				loc.repairs = append(loc.repairs, RepairFinalNewlineAdjusted)
+			}
+			loc.cands = append(loc.cands, c)
+		}
+		return loc
+	}
+	rs := make([]string, m)
+	for j, l := range sl {
+		rs[j] = rstrip(l)
+	}
+	firsts := runs(strings.TrimSpace, trimmed)
+	if len(firsts) == 0 {
+		return location{}
+	}
+	if exact := runs(rstrip, rs); len(exact) > 0 {
+		loc := build(exact, []string{RepairWhitespaceNormalized}, "ignoring trailing whitespace")
+		if len(exact) == 1 && len(firsts) == 1 && len(loc.repairs) == 2 {
+			same := true
+			for k := range m {
+				same = same && line(exact[0]+k) == sl[k]
+			}
+			if same { // only the final line break differed
+				loc.repairs, loc.how = []string{RepairFinalNewlineAdjusted}, "after dropping the final line break of the search"
+			}
+		}
+		return loc
+	}
+	if len(firsts)*m <= lineWork {
+		var cands []candidate
+		for _, f := range firsts {
+			lines := make([]string, m)
+			for k := range lines {
+				lines[k] = line(f + k)
+			}
+			if sh, ok := findShift(lines, sl); ok {
+				c, _ := span(f)
+				c.replace = sh.reindent(c.replace)
+				cands = append(cands, c)
+			}
+		}
+		if len(cands) > 0 {
+			return location{cands: cands, repairs: []string{RepairIndentShifted}, how: "after shifting the indentation"}
+		}
+	}
+	return build(firsts, []string{RepairWhitespaceNormalized}, "ignoring leading and trailing whitespace")
 }
 
 func withNewlineRepair(loc location, blocks []block) location {

@@ -323,7 +323,7 @@ func (ch *fileChange) result(note string, a edits.Applied) Result {
 		b.WriteString(" " + note)
 	}
 	if diff != "" {
-		b.WriteString("\n\n" + strings.TrimSuffix(diff, "\n"))
+		b.WriteString("\n\n" + strings.TrimSuffix(shortDiff(diff), "\n"))
 	}
 	target := "disk"
 	if ch.src.doc != nil {
@@ -340,6 +340,22 @@ func (ch *fileChange) result(note string, a edits.Applied) Result {
 		data["changedSinceRead"] = true
 	}
 	return Result{Text: b.String(), Data: data, Repairs: a.Repairs, MoreHint: "the change was applied in full; read_file shows the result"}
+}
+
+// diffShown is how much of a change's diff a result shows: enough for any
+// ordinary edit, while a rewrite of a large file does not flood the
+// model's context.
+const diffShown = 6 << 10
+
+// shortDiff cuts a unified diff to about diffShown bytes at a line break
+// and says how much was left out.
+func shortDiff(diff string) string {
+	if len(diff) <= diffShown {
+		return diff
+	}
+	cut := strings.LastIndexByte(diff[:diffShown], '\n') + 1
+	rest := diff[cut:]
+	return fmt.Sprintf("%s… %d more diff lines (%d bytes) not shown; read_file shows the result\n", diff[:cut], strings.Count(rest, "\n"), len(rest))
 }
 
 func editPlural(n int, one, many string) string {
