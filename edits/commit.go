@@ -11,6 +11,8 @@ import (
 	"os"
 	"path"
 	"strings"
+
+	"github.com/whale-ls/whale-ls/excerpt"
 )
 
 // FilePlan is one file's part of a commit: the bytes the change was computed
@@ -352,11 +354,11 @@ func syncDir(root *os.Root, dir string) {
 // root, and returns it cleaned.
 func cleanRel(name string) (string, error) {
 	if name == "" || path.IsAbs(name) || strings.Contains(name, `\`) {
-		return "", newError(CodeInvalidInput, "path %s must be relative to the workspace root and use slashes", Quote(name))
+		return "", newError(CodeInvalidInput, "path %s must be relative to the workspace root and use slashes", excerpt.Quote(name))
 	}
 	c := path.Clean(name)
 	if c == ".." || strings.HasPrefix(c, "../") {
-		return "", newError(CodeInvalidInput, "path %s leaves the workspace root", Quote(name))
+		return "", newError(CodeInvalidInput, "path %s leaves the workspace root", excerpt.Quote(name))
 	}
 	return c, nil
 }

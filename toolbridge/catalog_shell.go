@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/whale-ls/whale-ls/excerpt"
 	"github.com/whale-ls/whale-ls/terminal"
 	"github.com/whale-ls/whale-ls/workspace"
 )
@@ -100,7 +101,7 @@ func shellRunTool(d *Deps) Tool {
 		env := make([]string, 0, len(in.Env))
 		for k, v := range in.Env {
 			if k == "" || strings.ContainsAny(k, "=\x00") {
-				return Result{}, Fail(CodeInvalidInput, "env name %q is not a valid variable name; use names without '=' such as {\"GOFLAGS\": \"-count=1\"}", k)
+				return Result{}, Fail(CodeInvalidInput, "env name %s is not a valid variable name; use names without '=' such as {\"GOFLAGS\": \"-count=1\"}", excerpt.Quote(k))
 			}
 			env = append(env, k+"="+v)
 		}
@@ -279,10 +280,10 @@ func shellDir(d *Deps, cwd string) (string, error) {
 	}
 	fi, err := os.Stat(t.Abs)
 	if err != nil {
-		return "", Fail(CodeNotFound, "cwd %s does not exist; create it first or run from the workspace root (leave cwd out)", cwd)
+		return "", Fail(CodeNotFound, "cwd %s does not exist; create it first or run from the workspace root (leave cwd out)", excerpt.Text(cwd))
 	}
 	if !fi.IsDir() {
-		return "", Fail(CodeInvalidInput, "cwd %s is a file, not a folder; give its folder instead", cwd)
+		return "", Fail(CodeInvalidInput, "cwd %s is a file, not a folder; give its folder instead", excerpt.Text(cwd))
 	}
 	return t.Abs, nil
 }
@@ -331,7 +332,7 @@ func findTask(table *terminal.Table, id string) (*terminal.Task, error) {
 			finished = append(finished, st.ID)
 		}
 	}
-	msg := fmt.Sprintf("there is no task %q", id)
+	msg := fmt.Sprintf("there is no task %s", excerpt.Quote(id))
 	if len(running) == 0 && len(finished) == 0 {
 		msg += "; no task is running or kept. Finished tasks are released a few minutes after their output was read: run the command again with shell_run"
 	} else {

@@ -234,7 +234,9 @@ func TestShellResultsNameSurvivorsAndCancelEndsThem(t *testing.T) {
 	env := call(t, r, "shell_run", map[string]any{"command": "sleep " + marker + " >/dev/null 2>&1 & echo started", "yield_time_ms": 60000})
 	sd := shellDataOf(t, env)
 	deadline := time.Now().Add(3 * time.Minute)
-	for len(sd.Survivors) == 0 && time.Now().Before(deadline) {
+	// The forked subshell shows as bash until it has exec'd the sleep.
+	execd := func() bool { return len(sd.Survivors) == 1 && strings.HasSuffix(sd.Survivors[0].Command, "sleep "+marker) }
+	for !execd() && time.Now().Before(deadline) {
 		env = call(t, r, "shell_wait", map[string]any{"task_id": sd.TaskID, "timeout_ms": 100})
 		sd = shellDataOf(t, env)
 	}
