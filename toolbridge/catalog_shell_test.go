@@ -235,7 +235,9 @@ func TestShellResultsNameSurvivorsAndCancelEndsThem(t *testing.T) {
 	sd := shellDataOf(t, env)
 	deadline := time.Now().Add(3 * time.Minute)
 	// The forked subshell shows as bash until it has exec'd the sleep.
-	execd := func() bool { return len(sd.Survivors) == 1 && strings.HasSuffix(sd.Survivors[0].Command, "sleep "+marker) }
+	execd := func() bool {
+		return len(sd.Survivors) == 1 && strings.HasSuffix(sd.Survivors[0].Command, "sleep "+marker)
+	}
 	for !execd() && time.Now().Before(deadline) {
 		env = call(t, r, "shell_wait", map[string]any{"task_id": sd.TaskID, "timeout_ms": 100})
 		sd = shellDataOf(t, env)
