@@ -1,6 +1,7 @@
 package edits
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -103,7 +104,7 @@ func BenchmarkApplyNotFound(b *testing.B)      { benchApply(b, benchData(b).notF
 func BenchmarkMultiEdit100Steps(b *testing.B) {
 	f := benchData(b)
 	for b.Loop() {
-		if _, err := ApplyAll(f.medium, f.steps); err != nil {
+		if _, err := ApplyAll(context.Background(), f.medium, f.steps); err != nil {
 			b.Fatal(err)
 		}
 	}

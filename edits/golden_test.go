@@ -2,6 +2,7 @@ package edits
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -203,7 +204,7 @@ func (c goldenCase) run(t *testing.T) goldenOutcome {
 		if !ok {
 			t.Fatalf("no old/%s section", in.FilePath)
 		}
-		plan, err := PlanEdits(raw, steps)
+		plan, err := PlanEdits(context.Background(), raw, steps)
 		if err != nil {
 			return fail(err)
 		}

@@ -1,6 +1,7 @@
 package edits
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -641,6 +642,11 @@ func normalizeInput(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
 }
 
+// MaxSteps is the most steps one ApplyAll takes: each step scans and
+// rebuilds the whole text, so a thousand keep a multi-megabyte file within
+// about a second.
+const MaxSteps = 1000
+
 // Apply performs one edit on LF text: it finds the place the search means
 // through the tiers (see the package documentation), replaces it (or every
 // place, with All), and reports where and with which repairs. Failures are
@@ -662,15 +668,21 @@ func Apply(text string, e Edit) (Applied, error) {
 // ApplyAll performs the steps in order, each on the result of the previous
 // one, entirely in memory. If any step fails, it returns that step's *Error
 // with Step set (1-based) and no text: callers write nothing.
-func ApplyAll(text string, steps []Edit) (Applied, error) {
+func ApplyAll(ctx context.Context, text string, steps []Edit) (Applied, error) {
 	if len(steps) == 0 {
 		return Applied{}, newError(CodeInvalidInput, "edits is empty; give at least one {search, replace} step")
+	}
+	if len(steps) > MaxSteps {
+		return Applied{}, newError(CodeInvalidInput, "edits has %d steps, more than one call takes (%d); split them over several multi_edit calls, or use all=true for one replacement repeated everywhere", len(steps), MaxSteps)
 	}
 	if len(steps) == 1 {
 		return Apply(text, steps[0])
 	}
 	res := Applied{Text: text}
 	for i, st := range steps {
+		if err := ctx.Err(); err != nil {
+			return Applied{}, err
+		}
 		a, err := Apply(res.Text, st)
 		if err != nil {
 			if e, ok := err.(*Error); ok {

@@ -1,6 +1,8 @@
 package edits
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -89,7 +91,7 @@ func TestNotFoundMakesWhitespaceVisible(t *testing.T) {
 }
 
 func TestApplyAllStepIndex(t *testing.T) {
-	_, err := ApplyAll("a b c", []Edit{{Search: "a", Replace: "x"}, {Search: "b", Replace: "y"}, {Search: "q", Replace: "z"}})
+	_, err := ApplyAll(context.Background(), "a b c", []Edit{{Search: "a", Replace: "x"}, {Search: "b", Replace: "y"}, {Search: "q", Replace: "z"}})
 	e, ok := err.(*Error)
 	if !ok || e.Step != 3 || e.Code != CodeSearchNotFound {
 		t.Fatalf("error = %#v, want step 3 search_not_found", err)
@@ -154,5 +156,22 @@ func TestBlankAfterNormalisingNeverMatches(t *testing.T) {
 				t.Errorf("Apply(search %q, all %v) = %q, want an error", search, all, got.Text)
 			}
 		}
+	}
+}
+
+// TestApplyAllBoundsItsSteps: more steps than MaxSteps are refused up
+// front, naming the limit, and a canceled context stops the steps.
+func TestApplyAllBoundsItsSteps(t *testing.T) {
+	steps := make([]Edit, MaxSteps+1)
+	for i := range steps {
+		steps[i] = Edit{Search: "a", Replace: "b"}
+	}
+	if _, err := ApplyAll(context.Background(), "a", steps); CodeOf(err) != CodeInvalidInput || !strings.Contains(err.Error(), "more than one call takes (1000)") {
+		t.Errorf("ApplyAll(%d steps) = %v, want invalid_input naming the limit", len(steps), err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := ApplyAll(ctx, "a b", []Edit{{Search: "a", Replace: "x"}, {Search: "b", Replace: "y"}}); !errors.Is(err, context.Canceled) {
+		t.Errorf("ApplyAll with a canceled context = %v, want context.Canceled", err)
 	}
 }

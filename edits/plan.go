@@ -1,5 +1,7 @@
 package edits
 
+import "context"
+
 // Plan is a change of one file computed in memory: the LF texts before and
 // after (for diffs and messages), the file's Format, and the bytes to write.
 type Plan struct {
@@ -11,12 +13,13 @@ type Plan struct {
 
 // PlanEdits decodes a file's bytes, applies the steps in order, and encodes
 // the result in the file's own encoding, BOM and line endings.
-func PlanEdits(raw []byte, steps []Edit) (Plan, error) {
+// The steps stop early when ctx ends.
+func PlanEdits(ctx context.Context, raw []byte, steps []Edit) (Plan, error) {
 	d, err := Decode(raw)
 	if err != nil {
 		return Plan{}, err
 	}
-	a, err := ApplyAll(d.Text, steps)
+	a, err := ApplyAll(ctx, d.Text, steps)
 	if err != nil {
 		return Plan{}, err
 	}

@@ -250,7 +250,7 @@ func (d *Deps) editSteps(ctx context.Context, shown string, steps []edits.Edit) 
 		if err != nil {
 			return nil, err
 		}
-		plan, err := edits.PlanEdits(src.raw, steps)
+		plan, err := edits.PlanEdits(ctx, src.raw, steps)
 		if err != nil {
 			return nil, d.explainMissedTarget(src, steps, err)
 		}

@@ -131,6 +131,9 @@ func (d *Deps) commitChanges(ctx context.Context, tx *edits.Txn, chs []*fileChan
 			addDisk(s, edits.FilePlan{Path: s.t.Rel, Existed: s.exists, Expected: s.raw, New: ch.plan.New})
 		}
 	}
+	if ctx.Err() != nil {
+		return "", Fail(CodeCanceled, "the edit was canceled before anything was written; call it again if the change is still wanted")
+	}
 	if err := tx.Stage(commits); err != nil {
 		return "", diskFailure(err)
 	}
@@ -207,7 +210,7 @@ func (d *Deps) explainMissedTarget(src *editSource, steps []edits.Edit, err erro
 	if read == nil || bytes.Equal(read, src.raw) {
 		return editFailure(src.shown, err)
 	}
-	then, perr := edits.PlanEdits(read, steps)
+	then, perr := edits.PlanEdits(context.Background(), read, steps)
 	cur, derr := edits.Decode(src.raw)
 	if perr != nil || derr != nil || len(then.Applied.Lines) == 0 {
 		return editFailure(src.shown, err)

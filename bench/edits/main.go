@@ -18,6 +18,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -106,7 +107,7 @@ func engine() {
 	}
 	one := measure(func() { edits.Apply(medium, steps[0]) })
 	multi := measure(func() {
-		if _, err := edits.ApplyAll(medium, steps); err != nil {
+		if _, err := edits.ApplyAll(context.Background(), medium, steps); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
