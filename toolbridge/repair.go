@@ -9,12 +9,17 @@ import (
 )
 
 // Repair kinds, reported by their exact names in an Envelope's repairs.
+// Each name says what was repaired.
 const (
-	RepairStringifiedArray      = "stringified_array"
-	RepairBareStringToArray     = "bare_string_to_array"
-	RepairNullOptionalOmitted   = "null_optional_omitted"
+	RepairStringifiedArray    = "stringified_array"
+	RepairBareStringToArray   = "bare_string_to_array"
+	RepairNullOptionalOmitted = "null_optional_omitted"
+	// RepairSemanticBooleanString: "true" or "false" in a boolean field.
 	RepairSemanticBooleanString = "semantic_boolean_string"
-	RepairMarkdownAutolinkPath  = "markdown_autolink_path"
+	// RepairNumericString: a number sent as a string ("5") in an integer
+	// or number field.
+	RepairNumericString        = "numeric_string"
+	RepairMarkdownAutolinkPath = "markdown_autolink_path"
 )
 
 // prepareInput turns raw call input into the input a tool runs on: parsed,
@@ -143,7 +148,7 @@ func repairValue(s *Schema, v any, repairs *[]string) any {
 		if x, ok := v.(string); ok {
 			t := strings.TrimSpace(x)
 			if _, err := strconv.ParseFloat(t, 64); err == nil && t != "" && !strings.ContainsAny(t, "xXpP_") {
-				*repairs = append(*repairs, RepairSemanticBooleanString)
+				*repairs = append(*repairs, RepairNumericString)
 				return json.Number(t)
 			}
 		}

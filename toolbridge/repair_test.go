@@ -42,13 +42,15 @@ func TestRepairs(t *testing.T) {
 		{"null optional omitted", `{"file_path":"a","limit":null,"mode":null}`, `{"file_path":"a"}`, []string{RepairNullOptionalOmitted}},
 		{"boolean string", `{"file_path":"a","all":"true"}`, `{"file_path":"a","all":true}`, []string{RepairSemanticBooleanString}},
 		{"boolean string, case and space", `{"file_path":"a","all":" False "}`, `{"file_path":"a","all":false}`, []string{RepairSemanticBooleanString}},
-		{"number string", `{"file_path":"a","limit":"42"}`, `{"file_path":"a","limit":42}`, []string{RepairSemanticBooleanString}},
-		{"float string", `{"file_path":"a","ratio":"0.5"}`, `{"file_path":"a","ratio":0.5}`, []string{RepairSemanticBooleanString}},
+		{"number string", `{"file_path":"a","limit":"42"}`, `{"file_path":"a","limit":42}`, []string{RepairNumericString}},
+		{"number string with spaces", `{"file_path":"a","limit":" 5 "}`, `{"file_path":"a","limit":5}`, []string{RepairNumericString}},
+		{"float string", `{"file_path":"a","ratio":"0.5"}`, `{"file_path":"a","ratio":0.5}`, []string{RepairNumericString}},
+		{"number strings in an array", `{"file_path":"a","numbers":["1","2"]}`, `{"file_path":"a","numbers":[1,2]}`, []string{RepairNumericString}},
 		{"markdown autolink", `{"file_path":"[README.md](http://README.md)"}`, `{"file_path":"README.md"}`, []string{RepairMarkdownAutolinkPath}},
 		{"markdown self link", `{"file_path":"[src/a.go](src/a.go)"}`, `{"file_path":"src/a.go"}`, []string{RepairMarkdownAutolinkPath}},
 		{"markdown link inside array", `{"file_path":"a","paths":["[b.go](https://b.go)"]}`, `{"file_path":"a","paths":["b.go"]}`, []string{RepairMarkdownAutolinkPath}},
 		{"nested array items", `{"file_path":"a","edits":[{"search":"x","all":"true"}]}`, `{"file_path":"a","edits":[{"all":true,"search":"x"}]}`, []string{RepairSemanticBooleanString}},
-		{"several kinds at once", `{"file_path":"[a](a)","all":"false","limit":"7","paths":"p"}`, `{"all":false,"file_path":"a","limit":7,"paths":["p"]}`, []string{RepairMarkdownAutolinkPath, RepairSemanticBooleanString, RepairBareStringToArray}},
+		{"several kinds at once", `{"file_path":"[a](a)","all":"false","limit":"7","paths":"p"}`, `{"all":false,"file_path":"a","limit":7,"paths":["p"]}`, []string{RepairMarkdownAutolinkPath, RepairSemanticBooleanString, RepairNumericString, RepairBareStringToArray}},
 		{"description field is dropped", `{"file_path":"a","description":"reading a"}`, `{"file_path":"a"}`, nil},
 		// left alone:
 		{"markdown link to another target stays", `{"file_path":"[docs](https://example.com/docs)"}`, `{"file_path":"[docs](https://example.com/docs)"}`, nil},
@@ -323,5 +325,18 @@ func TestBounded(t *testing.T) {
 		if got := bounded(tc.n, 5, 10); got != tc.want {
 			t.Errorf("bounded(%d, 5, 10) = %d, want %d", tc.n, got, tc.want)
 		}
+	}
+}
+
+// TestNumericStringRepairIsNamed: read_file's limit sent as "5" pages as
+// 5 would, and the repair reported names a numeric string, not a boolean.
+func TestNumericStringRepairIsNamed(t *testing.T) {
+	_, r, _ := testWorkspace(t, map[string]string{"a.txt": "1\n2\n3\n4\n5\n6\n7\n"}, fileTools)
+	env := call(t, r, "read_file", map[string]any{"file_path": "a.txt", "limit": "5"})
+	if env.Code != CodeOK || !strings.Contains(env.Text, "5\t5") || strings.Contains(env.Text, "6\t6") {
+		t.Fatalf("read_file with limit \"5\" = %s %q, want lines 1-5", env.Code, env.Text)
+	}
+	if diff := cmp.Diff([]string{RepairNumericString}, env.Repairs); diff != "" {
+		t.Errorf("read_file with limit \"5\" repairs (-want +got):\n%s", diff)
 	}
 }
