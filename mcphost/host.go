@@ -15,6 +15,7 @@
 package mcphost
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -164,7 +165,7 @@ func (h *Host) Tools(ctx context.Context, name string) ([]ToolInfo, error) {
 	return append([]ToolInfo(nil), s.tools...), nil
 }
 
-// Call calls a tool with arguments (a JSON object). A server that stops
+// Call calls a tool with arguments (a JSON object), sent as they are. A server that stops
 // during the call is restarted once (the call is not repeated: it may have
 // had effects) and the error is a *StoppedError.
 func (h *Host) Call(ctx context.Context, server, tool string, args json.RawMessage) (Result, error) {
@@ -180,11 +181,9 @@ func (h *Host) Call(ctx context.Context, server, tool string, args json.RawMessa
 	sess, gen := s.session, s.gen
 	s.mu.Unlock()
 
-	var arguments map[string]any
-	if len(args) > 0 {
-		if err := json.Unmarshal(args, &arguments); err != nil {
-			return Result{}, fmt.Errorf("arguments must be a JSON object: %w", err)
-		}
+	arguments, err := objectArguments(args)
+	if err != nil {
+		return Result{}, err
 	}
 	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: arguments})
 	if err == nil {
@@ -211,6 +210,20 @@ func (h *Host) Call(ctx context.Context, server, tool string, args json.RawMessa
 		cancel()
 	}
 	return Result{}, &StoppedError{Server: server, Restarted: restarted, Err: err}
+}
+
+// objectArguments checks that args is one JSON object and returns it to be
+// sent byte for byte: null values, the spelling of numbers and the order of
+// fields reach the server as the caller wrote them. Empty args are {}.
+func objectArguments(args json.RawMessage) (json.RawMessage, error) {
+	trimmed := bytes.TrimSpace(args)
+	if len(trimmed) == 0 {
+		return json.RawMessage("{}"), nil
+	}
+	if trimmed[0] != '{' || !json.Valid(trimmed) {
+		return nil, errors.New("arguments must be one JSON object")
+	}
+	return json.RawMessage(trimmed), nil
 }
 
 // Close stops every running server and waits for them.

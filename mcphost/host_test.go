@@ -172,3 +172,41 @@ func TestRank(t *testing.T) {
 		}
 	}
 }
+
+// TestHostSendsArgumentsAsTheyAre: nulls, number spellings and field order
+// reach the server unchanged, and input schemas are listed in full.
+func TestHostSendsArgumentsAsTheyAre(t *testing.T) {
+	h := New(map[string]ServerConfig{"s": {Command: mcptest.Server(t), Args: []string{"s", mcptest.SchemasArg}}}, Options{})
+	defer h.Close()
+	tools, err := h.Tools(ctxT(t), "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]string{}
+	for _, tl := range tools {
+		listed[tl.Name] = string(tl.InputSchema)
+	}
+	for _, want := range mcptest.SchemaTools() {
+		if _, ok := listed[want.Name]; !ok {
+			t.Errorf("Tools lacks %s", want.Name)
+		}
+	}
+	if s := listed["nullable_fields"]; !strings.Contains(s, `["integer","null"]`) {
+		t.Errorf("nullable_fields schema = %s, want the type list kept", s)
+	}
+	for _, tc := range []struct{ args, want string }{
+		{`{"title":"x","milestone":null,"big":12345678901234567890,"f":1.50}`, `args: {"title":"x","milestone":null,"big":12345678901234567890,"f":1.50}`},
+		{``, `args: {}`},
+		{"  {\"a\": [null]}\n", `args: {"a":[null]}`},
+	} {
+		res, err := h.Call(ctxT(t), "s", "nullable_fields", []byte(tc.args))
+		if err != nil || res.Text != tc.want {
+			t.Errorf("Call(%s) = %q, %v, want %q", tc.args, res.Text, err, tc.want)
+		}
+	}
+	for _, bad := range []string{`[1]`, `null`, `{"a":`, `{} {}`} {
+		if _, err := h.Call(ctxT(t), "s", "nullable_fields", []byte(bad)); err == nil || !strings.Contains(err.Error(), "one JSON object") {
+			t.Errorf("Call(%s) error = %v, want one JSON object", bad, err)
+		}
+	}
+}

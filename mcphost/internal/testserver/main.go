@@ -1,6 +1,7 @@
 // Command testserver is a small MCP server over stdio for the tests of the
 // MCP client side: a few tools, one that fails and one that crashes the
-// process.
+// process. Its first argument names it; with mcptest.SchemasArg it also
+// lists mcptest.SchemaTools, which answer with the arguments as received.
 package main
 
 import (
@@ -8,9 +9,12 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/whale-ls/whale-ls/mcphost/mcptest"
 )
 
 type echoIn struct {
@@ -36,7 +40,7 @@ func text(s string) *mcp.CallToolResult {
 func main() {
 	fmt.Fprintln(os.Stderr, "testserver: ready, pid", os.Getpid())
 	name := "testserver"
-	if len(os.Args) > 1 {
+	if len(os.Args) > 1 && os.Args[1] != mcptest.SchemasArg {
 		name = os.Args[1]
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: name, Version: "1.0.0"}, nil)
@@ -62,6 +66,14 @@ func main() {
 			os.Exit(3)
 			return nil, nil, nil
 		})
+	if slices.Contains(os.Args[1:], mcptest.SchemasArg) {
+		for _, tool := range mcptest.SchemaTools() {
+			s.AddTool(&mcp.Tool{Name: tool.Name, Description: "Answer with the arguments as received.", InputSchema: tool.Schema},
+				func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					return text("args: " + string(req.Params.Arguments)), nil
+				})
+		}
+	}
 	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		log.Printf("testserver: %v", err)
 	}
