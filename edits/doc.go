@@ -40,7 +40,10 @@
 // (callers map Error codes to their own results and convert Pos columns to
 // their position encoding); it does not guard against writers that bypass it
 // between its final comparison and its rename; it does not detect encodings
-// other than UTF-8, UTF-16 with a byte-order mark and GB18030; and its line
+// other than UTF-8, UTF-16 with a byte-order mark and GB18030, except that
+// other ASCII-compatible 8-bit text is guessed to be ISO-8859-1 or
+// Windows-1252 (an edit of such a file may add only ASCII and characters the
+// file already contains, so a wrong guess cannot corrupt it); and its line
 // alignment, though exact on ordinary changes, may report a larger changed
 // block than necessary when two very large texts differ almost everywhere.
 package edits

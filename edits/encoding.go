@@ -19,6 +19,11 @@ const (
 	UTF16LE Encoding = "utf-16le"
 	UTF16BE Encoding = "utf-16be"
 	GB18030 Encoding = "gb18030"
+	// Latin1 (ISO-8859-1) and Windows1252 are guesses for 8-bit text that
+	// is none of the above; an edit may add only ASCII and characters the
+	// file already contains (see Decode).
+	Latin1      Encoding = "iso-8859-1"
+	Windows1252 Encoding = "windows-1252"
 )
 
 // Ending is one line's terminator.
@@ -82,6 +87,10 @@ func (f Format) Describe() string {
 		b.WriteString("UTF-16 BE")
 	case GB18030:
 		b.WriteString("GB18030")
+	case Latin1:
+		b.WriteString("ISO-8859-1")
+	case Windows1252:
+		b.WriteString("Windows-1252")
 	default:
 		b.WriteString("UTF-8")
 	}
@@ -122,9 +131,11 @@ var (
 )
 
 // Decode turns a file's bytes into LF text. It accepts UTF-8 (with or without
-// BOM), UTF-16 LE/BE with BOM, and GB18030, and refuses anything else, or
-// text containing NUL, with an *Error of code binary_file. For every input it
-// accepts, Encode(d.Format, d.Text, d.Text) returns the input unchanged.
+// BOM), UTF-16 LE/BE with BOM, GB18030, and, as a last guess, 8-bit text
+// that looks like ISO-8859-1 or Windows-1252 (see decodeLegacy8Bit for the
+// heuristic and its limits); it refuses anything else, or text containing
+// NUL, with an *Error of code binary_file. For every input it accepts,
+// Encode(d.Format, d.Text, d.Text) returns the input unchanged.
 func Decode(raw []byte) (Decoded, error) {
 	var (
 		text string
@@ -153,11 +164,15 @@ func Decode(raw []byte) (Decoded, error) {
 		if bytes.IndexByte(raw, 0) >= 0 {
 			return Decoded{}, errBinary("it contains NUL bytes")
 		}
-		t, ok := decodeGB18030(raw)
-		if !ok {
-			return Decoded{}, errBinary("it is neither UTF-8, UTF-16 with a byte-order mark, nor GB18030")
+		if t, ok := decodeGB18030(raw); ok {
+			text, f = t, Format{Encoding: GB18030}
+			break
 		}
-		text, f = t, Format{Encoding: GB18030}
+		t, enc, ok := decodeLegacy8Bit(raw)
+		if !ok {
+			return Decoded{}, errBinary("it is neither UTF-8, UTF-16 with a byte-order mark, GB18030, nor text in Latin-1 or Windows-1252")
+		}
+		text, f = t, Format{Encoding: enc}
 	}
 	if strings.IndexByte(text, 0) >= 0 {
 		return Decoded{}, errBinary("it contains NUL characters")
@@ -302,6 +317,10 @@ func normalizeEndings(s string) (text string, style Ending, mixed bool, endings 
 // with mixed endings, new and old lines are aligned, lines present in both
 // keep their own ending, and changed lines take the ending of the lines they
 // replace (or f.Style). Encode(f, t, t) returns the original bytes.
+// In ISO-8859-1 and Windows-1252, a character the encoding lacks is written
+// as the byte 0x1A; PlanEdits, PlanWrite and PlanPatch refuse such text, and
+// every non-ASCII character the file does not already contain, before they
+// encode.
 func Encode(f Format, oldText, newText string) []byte {
 	var text string
 	switch {
@@ -333,6 +352,8 @@ func Encode(f Format, oldText, newText string) []byte {
 			return []byte(text)
 		}
 		return out
+	case Latin1, Windows1252:
+		return encodeLegacy8Bit(f.Encoding, text)
 	}
 	if f.BOM {
 		out = make([]byte, 0, len(bomUTF8)+len(text))

@@ -51,6 +51,10 @@ func TestDecodeRoundTrip(t *testing.T) {
 		{"utf16be", utf16Bytes("x\ny", true), "x\ny", "UTF-16 BE, LF"},
 		{"gb18030", gb("你好\r\n世界\r\n"), "你好\n世界\n", "GB18030, CRLF"},
 		{"form feed and escape", []byte("a\fb\x1b[0m\n"), "a\fb\x1b[0m\n", "UTF-8, LF"},
+		{"latin-1", []byte("caf\xe9 au lait\n"), "café au lait\n", "ISO-8859-1, LF"},
+		{"latin-1 crlf", []byte("gr\xfc\xdf dich \xa9\r\nok\r\n"), "grüß dich ©\nok\n", "ISO-8859-1, CRLF"},
+		{"windows-1252", []byte("\x93caf\xe9\x94 \x80\x85\n"), "“café” €…\n", "Windows-1252, LF"},
+		{"windows-1252 mixed", []byte("\x96 a\r\n\x97 b\nc"), "– a\n— b\nc", "Windows-1252, mixed line endings"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d, err := Decode(tc.raw)
@@ -80,7 +84,10 @@ func TestDecodeRefusesBinary(t *testing.T) {
 		{"utf16 lone surrogate", []byte{0xFF, 0xFE, 0x00, 0xD8, 'a', 0}},
 		{"utf16 with nul", []byte{0xFF, 0xFE, 0, 0, 'a', 0}},
 		{"bom then invalid utf8", []byte("\xEF\xBB\xBF\xff\xfe")},
-		{"latin-1", []byte("caf\xe9 au lait\n")},
+		{"windows-1252 undefined byte", []byte("caf\xe9 \x81\n")},
+		{"mostly high bytes", []byte("\xe9\xe9\xe9\xe9\xe9 \xe9\xe9\xe9\n")},
+		{"8-bit with a control byte", []byte("caf\xe9 \x02\n")},
+		{"8-bit with DEL", []byte("caf\xe9 \x7f\n")},
 		{"png header", []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -138,6 +145,7 @@ func FuzzRoundTrip(f *testing.F) {
 	for _, s := range [][]byte{
 		nil, []byte("a\r\nb\nc\rd"), []byte("\xEF\xBB\xBFx"), utf16Bytes("a\r\n\U0001F600", false),
 		utf16Bytes("z\r", true), gb("中文\r\n"), []byte("\r\r\n\n\r"), []byte("caf\xe9"),
+		[]byte("caf\xe9 \xa4\r\nb\n"), []byte("\x93q\x94 \x80\x85\x9f\r"), []byte("\xff \x8e\x9e\r\n"),
 	} {
 		f.Add(s)
 	}
@@ -154,6 +162,20 @@ func FuzzRoundTrip(f *testing.F) {
 		}
 		if back := Encode(d.Format, d.Text, d.Text); !bytes.Equal(back, raw) {
 			t.Fatalf("Encode(Decode(%q)) = %q", raw, back)
+		}
+		if !isLegacy8Bit(d.Format.Encoding) {
+			return
+		}
+		// An 8-bit guess: added ASCII is written as is after the file's
+		// own bytes, and a character neither charmap has is refused.
+		if err := checkEncodable(d.Format, "", d.Text, d.Text+"x"); err != nil {
+			t.Fatalf("checkEncodable(%q + ASCII) = %v", raw, err)
+		}
+		if back := Encode(d.Format, d.Text, d.Text+"x"); !bytes.Equal(back, append(raw[:len(raw):len(raw)], 'x')) {
+			t.Fatalf("Encode(Decode(%q) + \"x\") = %q", raw, back)
+		}
+		if err := checkEncodable(d.Format, "", d.Text, d.Text+"Ω"); CodeOf(err) != CodeEditRejected {
+			t.Fatalf("checkEncodable(%q + Ω) = %v, want code %s", raw, err, CodeEditRejected)
 		}
 	})
 }

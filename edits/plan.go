@@ -13,7 +13,9 @@ type Plan struct {
 
 // PlanEdits decodes a file's bytes, applies the steps in order, and encodes
 // the result in the file's own encoding, BOM and line endings.
-// The steps stop early when ctx ends.
+// The steps stop early when ctx ends. In an ISO-8859-1 or Windows-1252 file,
+// a result with a non-ASCII character the file does not already contain is
+// refused with CodeEditRejected; PlanWrite and PlanPatch do the same.
 func PlanEdits(ctx context.Context, raw []byte, steps []Edit) (Plan, error) {
 	d, err := Decode(raw)
 	if err != nil {
@@ -21,6 +23,9 @@ func PlanEdits(ctx context.Context, raw []byte, steps []Edit) (Plan, error) {
 	}
 	a, err := ApplyAll(ctx, d.Text, steps)
 	if err != nil {
+		return Plan{}, err
+	}
+	if err := checkEncodable(d.Format, "", d.Text, a.Text); err != nil {
 		return Plan{}, err
 	}
 	return Plan{OldText: d.Text, NewText: a.Text, Format: d.Format, New: Encode(d.Format, d.Text, a.Text), Applied: a}, nil
@@ -42,6 +47,9 @@ func PlanWrite(name string, raw []byte, exists bool, content string) (Plan, erro
 		f, old = d.Format, d.Text
 		if old == content {
 			return Plan{}, newError(CodeNoChange, "the file already has exactly this content; nothing to write")
+		}
+		if err := checkEncodable(f, "", old, content); err != nil {
+			return Plan{}, err
 		}
 	}
 	return Plan{OldText: old, NewText: content, Format: f, New: Encode(f, old, content), Applied: Applied{Text: content, Replacements: 1}}, nil
@@ -84,6 +92,9 @@ func PlanPatch(fp FilePatch, raw []byte, exists bool) (Plan, error) {
 	}
 	if a.Text == old && fp.OldPath == fp.NewPath {
 		return Plan{}, newError(CodeNoChange, "the patch leaves %s exactly as it is; check that its + and - lines differ", fp.NewPath)
+	}
+	if err := checkEncodable(f, fp.NewPath, old, a.Text); err != nil {
+		return Plan{}, err
 	}
 	return Plan{OldText: old, NewText: a.Text, Format: f, New: Encode(f, old, a.Text), Applied: a}, nil
 }
