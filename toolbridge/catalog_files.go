@@ -104,7 +104,11 @@ func readFromDisk(ctx context.Context, d *Deps, t workspace.Target, shown string
 		case enc == "":
 			return Result{}, binary()
 		case enc != encUTF8:
-			return Result{}, Fail(CodeTooLarge, "%s is %d bytes of %s text, more than read_file decodes (%d); use grep to find the part you need", excerpt.Text(shown), fi.Size(), enc, readWholeLimit)
+			what := enc
+			if enc == encGB18030 {
+				what = "GB18030 or 8-bit" // the head alone does not tell them apart
+			}
+			return Result{}, Fail(CodeTooLarge, "%s is %d bytes of %s text, more than read_file decodes (%d); use grep to find the part you need", excerpt.Text(shown), fi.Size(), what, readWholeLimit)
 		}
 		page.encoding = enc
 		res, _, err := page.fromReader(ctx, shown, br, false)
@@ -117,7 +121,13 @@ func readFromDisk(ctx context.Context, d *Deps, t workspace.Target, shown string
 	if err != nil {
 		return Result{}, err
 	}
-	enc := sniffEncoding(b[:min(len(b), 8<<10)])
+	head := b[:min(len(b), 8<<10)]
+	enc := sniffEncoding(head)
+	if enc == encUTF8 && len(head) == len(b) && !utf8.Valid(b) {
+		// Nothing was cut off, so a broken character at the end is not
+		// one: the file is not UTF-8, and edits.Decode decides what it is.
+		enc = encGB18030
+	}
 	if enc == "" {
 		return Result{}, binary()
 	}
@@ -130,7 +140,7 @@ func readFromDisk(ctx context.Context, d *Deps, t workspace.Target, shown string
 	}
 	decoded, err := edits.Decode(b)
 	if err != nil {
-		return Result{}, Fail(CodeBinaryFile, "%s is not text in UTF-8, UTF-16 or GB18030; inspect it with shell_run (e.g. `file` or `xxd | head`)", excerpt.Text(shown))
+		return Result{}, Fail(CodeBinaryFile, "%s is not text in UTF-8, UTF-16, GB18030, Latin-1 or Windows-1252; inspect it with shell_run (e.g. `file` or `xxd | head`)", excerpt.Text(shown))
 	}
 	if d.Reads != nil {
 		d.Reads.Record(t.Abs, b)
@@ -306,6 +316,9 @@ func (p linePage) collect(shown string, lines func(yield func([]byte) bool) erro
 	}
 	if p.source != "" {
 		foot += " (from the " + p.source + ", which may differ from disk)"
+	}
+	if note := legacyEncodingNote(p.encoding); note != "" {
+		foot += " " + note
 	}
 	b.WriteString(foot)
 	return Result{Text: b.String(), Data: data, MoreHint: fmt.Sprintf("read a smaller range with offset=%d and a smaller limit", p.offset)}, nil

@@ -3,6 +3,8 @@ package toolbridge
 import (
 	"bytes"
 	"unicode/utf8"
+
+	"github.com/whale-ls/whale-ls/edits"
 )
 
 // Encodings sniffEncoding tells apart; the edits package decodes all but
@@ -13,12 +15,33 @@ const (
 	encUTF16LE = "utf-16le"
 	encUTF16BE = "utf-16be"
 	encGB18030 = "gb18030"
+	// The 8-bit guesses edits.Decode makes when nothing above fits.
+	encLatin1      = string(edits.Latin1)
+	encWindows1252 = string(edits.Windows1252)
 )
+
+// legacyEncodingNote is what read_file says under a file it decoded from a
+// guessed 8-bit encoding ("" for every other encoding): the guess, and what
+// the edit tools will write into such a file.
+func legacyEncodingNote(enc string) string {
+	var name string
+	switch enc {
+	case encLatin1:
+		name = "Latin-1 (ISO-8859-1)"
+	case encWindows1252:
+		name = "Windows-1252"
+	default:
+		return ""
+	}
+	return "(decoded from " + name + ", a guess: edits to this file may add only ASCII and characters it already contains)"
+}
 
 // sniffEncoding guesses the encoding of a file from its first bytes. It
 // returns "" for binary content (a NUL byte without a UTF-16 BOM).
 // Plain UTF-8 is assumed when the head is valid UTF-8 (a cut character at
-// the end of the head is allowed).
+// the end of the head is allowed); any other head gives encGB18030, which
+// stands for "not UTF-8": edits.Decode then tells GB18030 from ISO-8859-1
+// and Windows-1252 on the whole file.
 func sniffEncoding(head []byte) string {
 	switch {
 	case bytes.HasPrefix(head, []byte{0xEF, 0xBB, 0xBF}):
