@@ -34,10 +34,13 @@ type Applied struct {
 type span struct{ start, end int }
 
 // candidate is one place a search matched and the text that replaces it
-// there (indentation may differ per place).
+// there (indentation may differ per place). A tolerant match carries the
+// fitter that puts the file's own bytes back into the replacement's
+// unchanged lines when it is applied (see fitToFile).
 type candidate struct {
 	span
 	replace string
+	fit     *fitter
 }
 
 // location is what the tiered matcher found: every candidate of the first
@@ -85,6 +88,12 @@ func locate(text string, search, replace string, wholeLines bool) location {
 			for i := range loc.cands {
 				loc.cands[i].start = offsets[loc.cands[i].start]
 				loc.cands[i].end = offsets[loc.cands[i].end]
+			}
+		}
+		if v.repair != "" || loc.how != "" {
+			f := newFitter(v.search, v.replace)
+			for i := range loc.cands {
+				loc.cands[i].fit = f
 			}
 		}
 		return loc
@@ -174,7 +183,7 @@ func locateIn(text, search, replace string, wholeLines bool) location {
 	if len(spans) > 0 {
 		cands := make([]candidate, len(spans))
 		for i, s := range spans {
-			cands[i] = candidate{s, replace}
+			cands[i] = candidate{span: s, replace: replace}
 		}
 		return location{cands: cands, how: ""}
 	}
@@ -467,7 +476,7 @@ func blockCandidate(b block, replace string) candidate {
 	if b.missingNL {
 		replace = strings.TrimSuffix(replace, "\n")
 	}
-	return candidate{span{b.start, b.end}, replace}
+	return candidate{span: span{b.start, b.end}, replace: replace}
 }
 
 // blockAround collects n whole lines of text such that line j of them starts
@@ -626,7 +635,11 @@ func replaceSpans(text string, cands []candidate) string {
 	pos := 0
 	for _, c := range cands {
 		b.WriteString(text[pos:c.start])
-		b.WriteString(c.replace)
+		if c.fit != nil {
+			b.WriteString(c.fit.fitToFile(text[c.start:c.end], c.replace))
+		} else {
+			b.WriteString(c.replace)
+		}
 		pos = c.end
 	}
 	b.WriteString(text[pos:])

@@ -105,6 +105,9 @@ func FuzzEditSpan(f *testing.F) {
 	f.Add("a\nb\na\n", "a", "c", true)
 	f.Add("x = “1”\n", "x = \"1\"", "x = 2", false)
 	f.Add("     1\tfoo\n", "foo", "bar", false)
+	f.Add("kept  \nold\n", "kept\nold\n", "kept\nnew\n", false)
+	f.Add("// it’s\u00a0so\nv = 1\n", "// it's so\nv = 1\n", "// it's so\nv = 2\n", false)
+	f.Add("\tif a {\n\t\tb()\n\t}\n", "if a {\n    b()\n}\n", "if a {\n    b()\n    c()\n}\n", false)
 	f.Fuzz(func(t *testing.T, text, search, replace string, all bool) {
 		text = normalizeInput(text)
 		e := Edit{Search: normalizeInput(search), Replace: normalizeInput(replace), All: all}
@@ -123,7 +126,8 @@ func FuzzEditSpan(f *testing.F) {
 			t.Fatalf("single edit used %d places", len(cands))
 		}
 		// Rebuild the expected text place by place: outside the spans every
-		// byte must be the old one.
+		// byte must be the old one. A tolerant match's replacement keeps the
+		// file's own bytes on the lines the model left as they were.
 		var b strings.Builder
 		pos := 0
 		for _, c := range cands {
@@ -131,7 +135,18 @@ func FuzzEditSpan(f *testing.F) {
 				t.Fatalf("bad span %+v after %d in %q", c.span, pos, text)
 			}
 			b.WriteString(text[pos:c.start])
-			b.WriteString(c.replace)
+			r := c.replace
+			if c.fit != nil {
+				r = c.fit.fitToFile(text[c.start:c.end], c.replace)
+				realLines, _ := splitFinal(text[c.start:c.end])
+				fitted, _ := splitFinal(r)
+				for i, j := range c.fit.same {
+					if j >= 0 && len(fitted) == len(c.fit.replaceLines) && len(realLines) == len(c.fit.searchLines) && fitted[i] != realLines[j] {
+						t.Fatalf("unchanged line %d of the replacement is %q, not the file's %q", i+1, fitted[i], realLines[j])
+					}
+				}
+			}
+			b.WriteString(r)
 			pos = c.end
 		}
 		b.WriteString(text[pos:])
