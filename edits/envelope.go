@@ -327,18 +327,24 @@ func (c *envChunk) hunk(p *envelopeParser) (patchHunk, *Error) {
 	return patchHunk{old: oldB.String(), new: newB.String(), hint: c.hint, header: header, anchors: c.anchors, eof: c.eof, line: p.lineNo(c.start)}, nil
 }
 
-// applyChunks applies an envelope part's chunks to text in order. Each chunk
-// is searched from where the previous one ended: first each anchor (the
-// first line at or after that point equal to it once blanks are ignored, or
-// else starting with it), then the chunk's old side, at or after the last
-// anchor's line, through the same tiers as unified hunks; it must match one
-// place there (a unified line number in its @@ line may choose), and at the
-// end of the text when "*** End of File" closed it. A chunk with only added
-// lines goes right after its anchor line, or at the end of the file when it
-// has none.
-func (fp FilePatch) applyChunks(text string) (Applied, error) {
+// applyChunks applies an envelope part's chunks to text in order, as the
+// format defines: each chunk is searched in the region after the previous
+// chunk of the file. Each @@ anchor must match exactly one line of its
+// region (the line equal to it once blanks are ignored or, when no line is,
+// the one starting with it; see findAnchorLines), and the region of the
+// chunk's next anchor, and then of its old side, starts at that line, so
+// that a chunk may repeat its anchor as its first context line. The old
+// side goes through the same tiers as unified hunks and must match one
+// place in its region (a unified line number in its @@ line may choose, by
+// the rule of chooseByHint), and at the end of the text when "*** End of
+// File" closed it. When the whole file holds the anchor or the old side
+// more than once and the region only once, RepairAnchorScoped is reported.
+// A chunk with only added lines goes right after its anchor line, or at the
+// end of the file when it has none.
+func (fp FilePatch) applyChunks(text string, trace func(placedHunk)) (Applied, error) {
 	res := Applied{Text: text}
-	from, delta := 0, 0
+	from := 0
+	var hints lineHints
 	for i, h := range fp.hunks {
 		where := func(err *Error) *Error {
 			err.Step = i + 1
@@ -348,20 +354,26 @@ func (fp FilePatch) applyChunks(text string) (Applied, error) {
 		if h.old == h.new {
 			continue
 		}
-		// Each anchor is searched after the previous anchor's line; the old
-		// side from the last anchor's line on, so that a chunk may repeat
-		// its anchor as its first context line.
 		start, afterAnchor := from, -1
+		scoped := false
 		for k, a := range h.anchors {
 			pos := from
 			if k > 0 {
 				pos = afterAnchor
 			}
-			ls, le, ok := findAnchorLine(res.Text, pos, a)
-			if !ok {
+			found := findAnchorLines(res.Text, pos, a)
+			switch {
+			case len(found) == 0:
 				return Applied{}, where(anchorNotFound(res.Text, pos, a, k > 0))
+			case len(found) > 1:
+				return Applied{}, where(anchorNotUnique(res.Text, pos, a, k > 0, found))
 			}
-			start, afterAnchor = ls, le
+			if pos > 0 {
+				if all := findAnchorLines(res.Text, 0, a); len(all) != 1 || all[0] != found[0] {
+					scoped = true
+				}
+			}
+			start, afterAnchor = found[0].start, found[0].next
 		}
 		if h.old == "" {
 			at := len(res.Text)
@@ -369,12 +381,15 @@ func (fp FilePatch) applyChunks(text string) (Applied, error) {
 			case afterAnchor >= 0 && !h.eof:
 				at = afterAnchor
 			case h.hint > 0 && !h.eof:
-				at = insertionOffset(res.Text, h.hint+delta)
+				at = insertionOffset(res.Text, max(h.hint+hints.shift, 0))
 			}
 			ins := h.new
 			if at == len(res.Text) && at > 0 && res.Text[at-1] != '\n' {
 				// Keep the file's missing final line break missing.
 				ins = "\n" + strings.TrimSuffix(ins, "\n")
+			}
+			if trace != nil {
+				trace(placedHunk{before: res.Text, from: start, pick: candidate{span: span{at, at}, replace: ins}})
 			}
 			res.Text = res.Text[:at] + ins + res.Text[at:]
 			res.Replacements++
@@ -383,8 +398,11 @@ func (fp FilePatch) applyChunks(text string) (Applied, error) {
 				first++
 			}
 			res.Lines = append(res.Lines, lineOf(res.Text, first))
+			if scoped {
+				res.Repairs = appendUnique(res.Repairs, RepairAnchorScoped)
+			}
 			from = at + len(ins)
-			delta += strings.Count(h.new, "\n")
+			hints.placed(h.hint, 0, strings.Count(h.new, "\n"), false)
 			continue
 		}
 		subject := "the chunk's old side"
@@ -416,7 +434,9 @@ func (fp FilePatch) applyChunks(text string) (Applied, error) {
 			}
 			cands = atEnd
 		}
-		var pick []candidate
+		var pick candidate
+		rule := ""
+		want := hints.expect(h.hint)
 		switch {
 		case len(cands) == 0:
 			if before := locate(res.Text[:start], h.old, h.new, true); start > 0 && len(before.cands) > 0 {
@@ -427,54 +447,43 @@ func (fp FilePatch) applyChunks(text string) (Applied, error) {
 			}
 			return Applied{}, where(notFoundAfter(res.Text, start, h.old, subject))
 		case len(cands) == 1:
-			pick = cands
+			pick = cands[0]
 		default:
-			sorted := nonOverlappingSorted(cands)
-			lines := linesOf(res.Text, sorted)
-			for k, c := range sorted {
-				if h.hint > 0 && lines[k] == h.hint+delta {
-					pick = []candidate{c}
-				}
+			next := "add context lines, or an @@ line naming the enclosing function or class, until it matches one place"
+			if h.hint <= 0 {
+				return Applied{}, where(notUnique(res.Text, cands, loc.how, subject, next))
 			}
-			if pick == nil {
-				return Applied{}, where(notUnique(res.Text, cands, loc.how, subject, "add context lines, or an @@ line naming the enclosing function or class, until it matches one place"))
+			ch := chooseByHint(res.Text, cands, h.hint, want, "its @@ line")
+			if !ch.ok {
+				return Applied{}, where(notUnique(res.Text, cands, loc.how, subject, ch.reason+"; "+next))
 			}
+			pick, rule = ch.pick, RepairLineHintChose
 		}
-		res.Lines = append(res.Lines, lineOf(res.Text, pick[0].start))
-		res.Text = replaceSpans(res.Text, pick)
+		if start > 0 && !scoped {
+			// Did the region decide? Searched in the whole file, the old
+			// side would have matched elsewhere too, or at another tier.
+			whole := locate(res.Text, h.old, h.new, true)
+			scoped = len(whole.cands) != len(loc.cands) || whole.how != loc.how
+		}
+		if trace != nil {
+			trace(placedHunk{before: res.Text, from: start, cands: cands, want: want, pick: pick, rule: rule})
+		}
+		at := lineOf(res.Text, pick.start)
+		added := addedLines(res.Text, pick)
+		res.Lines = append(res.Lines, at)
+		res.Text = replaceSpans(res.Text, []candidate{pick})
 		res.Replacements++
 		res.Repairs = appendUnique(res.Repairs, loc.repairs...)
-		from = pick[0].start + len(pick[0].replace)
-		delta += strings.Count(pick[0].replace, "\n") - strings.Count(h.old, "\n")
+		if rule != "" {
+			res.Repairs = appendUnique(res.Repairs, rule)
+		}
+		if scoped {
+			res.Repairs = appendUnique(res.Repairs, RepairAnchorScoped)
+		}
+		from = pick.start + len(pick.replace)
+		hints.placed(h.hint, at, added, true)
 	}
 	return res, nil
-}
-
-// findAnchorLine finds the first line starting at or after byte from whose
-// text equals anchor once surrounding blanks are ignored or, when no line
-// does, the first that starts with it (git's section headings are cut-off
-// lines). It returns the line's start and the offset just after its line
-// break.
-func findAnchorLine(text string, from int, anchor string) (ls, next int, ok bool) {
-	anchor = strings.TrimSpace(anchor)
-	for _, prefix := range []bool{false, true} {
-		for pos := lineStartAtOrAfter(text, from); pos < len(text); {
-			end := strings.IndexByte(text[pos:], '\n')
-			next := len(text)
-			if end < 0 {
-				end = len(text)
-			} else {
-				end += pos
-				next = end + 1
-			}
-			t := strings.TrimSpace(text[pos:end])
-			if t == anchor || prefix && strings.HasPrefix(t, anchor) {
-				return pos, next, true
-			}
-			pos = next
-		}
-	}
-	return 0, 0, false
 }
 
 // lineStartAtOrAfter returns the first line start at or after byte off.
@@ -492,17 +501,10 @@ func lineStartAtOrAfter(text string, off int) int {
 // line at or after from; nested says from is the end of the chunk's previous
 // @@ line rather than of the previous chunk.
 func anchorNotFound(text string, from int, anchor string, nested bool) *Error {
-	scope := "no line of the file"
-	switch {
-	case nested:
-		scope = fmt.Sprintf("no line of the file after line %d, the chunk's previous @@ line", lineOf(text, from-1))
-	case from > 0:
-		scope = fmt.Sprintf("no line of the file after line %d, where the previous chunk ended", lineOf(text, from-1))
-	}
-	msg := fmt.Sprintf("the @@ line %s matches %s", visible(anchor), scope)
+	msg := fmt.Sprintf("the @@ line %s matches no line of %s", visible(anchor), anchorRegion(text, from, nested))
 	if from > 0 {
-		if ls, _, ok := findAnchorLine(text, 0, anchor); ok && ls < from {
-			msg += fmt.Sprintf(" (it matches line %d, before that: put @@ lines and chunks in the order their lines appear in the file)", lineOf(text, ls))
+		if all := findAnchorLines(text, 0, anchor); len(all) > 0 && all[0].start < from {
+			msg += fmt.Sprintf(" (it matches line %d, before that: put @@ lines and chunks in the order their lines appear in the file)", lineOf(text, all[0].start))
 		}
 	}
 	return newError(CodeSearchNotFound, "%s; copy that line exactly from the file, or leave the @@ line bare", msg)

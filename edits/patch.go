@@ -220,16 +220,25 @@ func readHunk(h *diff.Hunk) patchHunk {
 // Apply applies the file's hunks in order to text (its LF text; "" for a
 // file the patch creates). Each hunk is located by its context and removed
 // lines through the same tiers as Apply, except that an exact match must
-// start a line; the line number in its header only chooses among several
-// equal candidates. A deletion with hunks must remove the whole text. Parts
-// of a "*** Begin Patch" patch are located chunk after chunk instead (see
+// start a line. When the first tier that matches finds several places, the
+// line number in the hunk's header, moved by the hunks before it, chooses
+// the one clearly nearest to it (see lineHints and chooseByHint), reported
+// as RepairLineHintChose; otherwise the hunk is refused with every place's
+// line. A deletion with hunks must remove the whole text. Parts of a "***
+// Begin Patch" patch are located chunk after chunk instead (see
 // applyChunks).
 func (fp FilePatch) Apply(text string) (Applied, error) {
+	return fp.apply(text, nil)
+}
+
+// apply is Apply, reporting each hunk it places to trace when trace is not
+// nil.
+func (fp FilePatch) apply(text string, trace func(placedHunk)) (Applied, error) {
 	if fp.envelope {
-		return fp.applyChunks(text)
+		return fp.applyChunks(text, trace)
 	}
 	res := Applied{Text: text}
-	delta := 0
+	var hints lineHints
 	for i, h := range fp.hunks {
 		where := func(err *Error) *Error {
 			err.Step = i + 1
@@ -241,37 +250,49 @@ func (fp FilePatch) Apply(text string) (Applied, error) {
 		}
 		if h.old == "" {
 			// Pure insertion: only the line number says where.
-			at := insertionOffset(res.Text, h.hint+delta)
+			after := max(h.hint+hints.shift, 0) // the line it goes after
+			at := insertionOffset(res.Text, after)
+			if trace != nil {
+				trace(placedHunk{before: res.Text, want: after, pick: candidate{span: span{at, at}, replace: h.new}})
+			}
 			res.Text = res.Text[:at] + h.new + res.Text[at:]
 			res.Replacements++
 			res.Lines = append(res.Lines, lineOf(res.Text, at))
-			delta += strings.Count(h.new, "\n")
+			hints.placed(h.hint, 0, strings.Count(h.new, "\n"), false)
 			continue
 		}
 		loc := locate(res.Text, h.old, h.new, true)
-		var pick []candidate
+		var pick candidate
+		rule := ""
+		want := hints.expect(h.hint)
 		switch {
 		case len(loc.cands) == 0:
 			return Applied{}, where(notFound(res.Text, h.old, "the hunk's old side"))
 		case len(loc.cands) == 1:
-			pick = loc.cands
+			pick = loc.cands[0]
 		default:
-			want := h.hint + delta
-			lines := linesOf(res.Text, nonOverlappingSorted(loc.cands))
-			for k, c := range nonOverlappingSorted(loc.cands) {
-				if h.hint > 0 && lines[k] == want {
-					pick = []candidate{c}
-				}
-			}
-			if pick == nil {
+			if h.hint <= 0 {
 				return Applied{}, where(notUnique(res.Text, loc.cands, loc.how, "the hunk's old side", "add context lines to the hunk until it matches one place, or give the line numbers in its @@ header to choose one"))
 			}
+			ch := chooseByHint(res.Text, loc.cands, h.hint, want, "its @@ header")
+			if !ch.ok {
+				return Applied{}, where(notUnique(res.Text, loc.cands, loc.how, "the hunk's old side", ch.reason+"; add context lines to the hunk until it matches one place, or correct the line numbers in its @@ header"))
+			}
+			pick, rule = ch.pick, RepairLineHintChose
 		}
-		res.Lines = append(res.Lines, lineOf(res.Text, pick[0].start))
-		res.Text = replaceSpans(res.Text, pick)
+		if trace != nil {
+			trace(placedHunk{before: res.Text, cands: loc.cands, want: want, pick: pick, rule: rule})
+		}
+		at := lineOf(res.Text, pick.start)
+		added := addedLines(res.Text, pick)
+		res.Lines = append(res.Lines, at)
+		res.Text = replaceSpans(res.Text, []candidate{pick})
 		res.Replacements++
 		res.Repairs = appendUnique(res.Repairs, loc.repairs...)
-		delta += strings.Count(pick[0].replace, "\n") - strings.Count(h.old, "\n")
+		if rule != "" {
+			res.Repairs = appendUnique(res.Repairs, rule)
+		}
+		hints.placed(h.hint, at, added, true)
 	}
 	if fp.Deletes() && strings.TrimSpace(res.Text) != "" && len(fp.hunks) > 0 {
 		return Applied{}, newError(CodeSearchNotFound, "%s: the patch deletes the file but its removed lines do not cover all of it; read the file again and list every line as removed, or delete it with a shell command", fp.name())

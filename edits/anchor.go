@@ -1,0 +1,72 @@
+package edits
+
+import (
+	"fmt"
+	"strings"
+)
+
+// anchorLine is a line of a text an @@ anchor matched: its start and the
+// offset just after its line break (the end of the text for a last line
+// without one).
+type anchorLine struct{ start, next int }
+
+// findAnchorLines returns every line starting at or after byte from that an
+// @@ anchor matches, in two tiers, the second only when the first finds
+// none: lines whose text equals the anchor once surrounding blanks are
+// ignored, then lines that start with it (git's section headings are
+// cut-off lines). The work is one pass over text[from:].
+func findAnchorLines(text string, from int, anchor string) []anchorLine {
+	anchor = strings.TrimSpace(anchor)
+	for _, prefix := range []bool{false, true} {
+		var out []anchorLine
+		for pos := lineStartAtOrAfter(text, from); pos < len(text); {
+			end := strings.IndexByte(text[pos:], '\n')
+			next := len(text)
+			if end < 0 {
+				end = len(text)
+			} else {
+				end += pos
+				next = end + 1
+			}
+			t := strings.TrimSpace(text[pos:end])
+			if t == anchor || prefix && strings.HasPrefix(t, anchor) {
+				out = append(out, anchorLine{pos, next})
+			}
+			pos = next
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
+	return nil
+}
+
+// anchorNotUnique is the search_not_unique error of an @@ line that matches
+// several lines of its region (at or after from); nested says from is the
+// end of the chunk's previous @@ line rather than of the previous chunk.
+func anchorNotUnique(text string, from int, anchor string, nested bool, found []anchorLine) *Error {
+	spans := make([]candidate, len(found))
+	for k, a := range found {
+		spans[k] = candidate{span: span{a.start, a.next}}
+	}
+	lines := linesOf(text, spans)
+	return &Error{
+		Code:  CodeSearchNotUnique,
+		Lines: lines,
+		Message: fmt.Sprintf("the @@ line %s matches %d lines of %s (lines %s), and an @@ line must name one; put an @@ line for the enclosing class or function before it, copy a line that occurs once there, or leave the @@ line bare and add context lines",
+			visible(anchor), len(found), anchorRegion(text, from, nested), formatLines(lines)),
+	}
+}
+
+// anchorRegion names the region an @@ line is searched in, for messages:
+// the whole file, or the part after from, the end of the previous chunk or
+// (nested) of the chunk's previous @@ line.
+func anchorRegion(text string, from int, nested bool) string {
+	switch {
+	case nested:
+		return fmt.Sprintf("the file after line %d, the chunk's previous @@ line", lineOf(text, from-1))
+	case from > 0:
+		return fmt.Sprintf("the file after line %d, where the previous chunk ended", lineOf(text, from-1))
+	}
+	return "the file"
+}
