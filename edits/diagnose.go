@@ -28,6 +28,9 @@ func notFoundAfter(text string, from int, search, subject string) *Error {
 	var b strings.Builder
 	b.WriteString(subject + " was not found, not even ignoring whitespace, escapes, line-number prefixes or typographic quotes. ")
 	b.WriteString(divergence(text[from:], sl, lineOf(text, from)-1))
+	if len(splitElided(search)) > 1 {
+		b.WriteString(` Its "..." line stands for lines left out, which works only when the replacement elides the same lines the same way and the lines around each elision occur once in the file; otherwise copy those lines in full.`)
+	}
 	if len(sl) > largeSearchLines {
 		fmt.Fprintf(&b, " The search has %d lines and one wrong line fails all of them: split it into smaller edits or use multi_edit.", len(sl))
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Edit is one search-and-replace step. Search is the text the model believes
@@ -59,6 +61,7 @@ type variant struct {
 	repair          string
 	how             string
 	typography      bool
+	nfc             bool // compare in Unicode NFC (the file's view too)
 	searchChanged   bool
 }
 
@@ -74,6 +77,13 @@ func locate(text string, search, replace string, wholeLines bool) location {
 				view, offsets = nt, offs
 			} else if !v.searchChanged {
 				continue // neither side has look-alikes: nothing new to try
+			}
+		}
+		if v.nfc {
+			if nt, offs, changed := nfcView(text); changed {
+				view, offsets = nt, offs
+			} else if !v.searchChanged {
+				continue // both are NFC already
 			}
 		}
 		loc := locateIn(view, v.search, v.replace, wholeLines)
@@ -98,7 +108,7 @@ func locate(text string, search, replace string, wholeLines bool) location {
 		}
 		return loc
 	}
-	return location{}
+	return locateElided(text, search, replace)
 }
 
 func joinHow(a, b string) string {
@@ -131,6 +141,12 @@ func variants(search, replace string) []variant {
 		}
 		vs = append(vs, variant{search: s, replace: r, repair: RepairLineNumbersStripped, how: "after removing read_file line-number prefixes"})
 	}
+	if s, r, ok := unwrapSearch(search, replace); ok && s != search && strings.TrimSpace(s) != "" {
+		vs = append(vs, variant{search: s, replace: r, repair: RepairSearchFenceRemoved, how: "after removing the code fence or file-name line around the search"})
+	}
+	if s, r, ok := trimBlankEdges(search, replace); ok && s != search {
+		vs = append(vs, variant{search: s, replace: r, repair: RepairBlankEdgesTrimmed, how: "after dropping blank lines at the edges of the search"})
+	}
 	// The typography tier also runs when only the file has look-alikes.
 	ts, _, changed := normalizeTypography(search, false)
 	tr := replace
@@ -140,6 +156,9 @@ func variants(search, replace string) []variant {
 		tr, _, _ = normalizeTypography(replace, false)
 	}
 	vs = append(vs, variant{search: ts, replace: tr, repair: RepairTypographyNormalized, how: "after treating typographic quotes, dashes and no-break spaces as their ASCII look-alikes", typography: true, searchChanged: changed})
+	// So does the NFC tier when only the file is decomposed.
+	ns, nr := norm.NFC.String(search), norm.NFC.String(replace)
+	vs = append(vs, variant{search: ns, replace: nr, repair: RepairUnicodeNormalized, how: "after comparing composed and decomposed accents (Unicode NFC) as equal", nfc: true, searchChanged: ns != search})
 	if s := strings.TrimRight(search, "\n"); s != search && s != "" {
 		r := replace
 		for k := len(search) - len(s); k > 0 && strings.HasSuffix(r, "\n"); k-- {

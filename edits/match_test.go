@@ -108,6 +108,10 @@ func FuzzEditSpan(f *testing.F) {
 	f.Add("kept  \nold\n", "kept\nold\n", "kept\nnew\n", false)
 	f.Add("// it’s\u00a0so\nv = 1\n", "// it's so\nv = 1\n", "// it's so\nv = 2\n", false)
 	f.Add("\tif a {\n\t\tb()\n\t}\n", "if a {\n    b()\n}\n", "if a {\n    b()\n    c()\n}\n", false)
+	f.Add("x\n```\ny\n", "```go\ny\n```", "```go\nz\n```", false)
+	f.Add("cafe\u0301\nv\n", "café\nv", "café\nw", false)
+	f.Add("a\nb\nc\nd\n", "a\n// ...\nd\n", "A\n// ...\nD\n", false)
+	f.Add("k\nl\n", "\n\nk\n", "\n\nK\n", false)
 	f.Fuzz(func(t *testing.T, text, search, replace string, all bool) {
 		text = normalizeInput(text)
 		e := Edit{Search: normalizeInput(search), Replace: normalizeInput(replace), All: all}
