@@ -62,7 +62,7 @@ type applyPatchInput struct {
 
 func stepSchema() map[string]*Schema {
 	return map[string]*Schema{
-		"search":  Str("Text to find, copied from the file as it is now (without read_file's line-number prefixes)."),
+		"search":  Str("Text to find, copied from the file as it is now (without read_file's line-number prefixes), with two or three surrounding lines when it is short or repeated; it must match exactly one place unless all is true."),
 		"replace": Str("Text to put in its place (may be empty to delete)."),
 		"all":     Bool("Replace every place the search matches instead of requiring exactly one (default false)."),
 	}
@@ -111,7 +111,7 @@ func writeTool(d *Deps) Tool {
 		Group:       GroupEdit,
 		InputSchema: Object([]string{"file_path", "content"}, map[string]*Schema{
 			"file_path": PathStr("File to create or overwrite, inside the workspace; missing folders are created."),
-			"content":   Str("The whole new content of the file."),
+			"content":   Str("The whole new content of the file, never a fragment or a placeholder for unchanged parts."),
 		}),
 	}
 	return Define(spec, func(ctx context.Context, in writeInput) (Result, error) {
@@ -139,7 +139,7 @@ func applyPatchTool(d *Deps) Tool {
 		Description: applyPatchDoc,
 		Group:       GroupEdit,
 		InputSchema: Object([]string{"patch"}, map[string]*Schema{
-			"patch": Str("A unified diff of one or more files (--- a/path, +++ b/path, @@ hunks; /dev/null creates or deletes a file), or a *** Begin Patch … *** End Patch envelope (*** Add File:, *** Delete File:, *** Update File: with @@ chunks)."),
+			"patch": Str("A unified diff of one or more files (--- a/path, +++ b/path, @@ hunks; /dev/null creates or deletes a file), or a *** Begin Patch … *** End Patch envelope (*** Add File: with + lines, *** Delete File:, *** Update File: with @@ chunks; *** End of File closes a chunk that ends the file). A Markdown fence or shell heredoc around it is removed."),
 		}),
 	}
 	return Define(spec, func(ctx context.Context, in applyPatchInput) (Result, error) {

@@ -31,8 +31,8 @@ func TestEditToolsInCatalog(t *testing.T) {
 			continue
 		}
 		delete(want, tool.Spec.Name)
-		if tool.Spec.ReadOnly || tool.Spec.Group != GroupEdit || !strings.Contains(tool.Spec.Description, "Example") {
-			t.Errorf("%s: spec %+v is not a documented, writing edit tool", tool.Spec.Name, tool.Spec)
+		if tool.Spec.ReadOnly || tool.Spec.Group != GroupEdit || !strings.Contains(LongHelp(tool.Spec.Name), "Example") {
+			t.Errorf("%s: spec %+v is not a writing edit tool with an example in its long help", tool.Spec.Name, tool.Spec)
 		}
 	}
 	if len(want) > 0 {

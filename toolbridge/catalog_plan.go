@@ -64,8 +64,8 @@ func updatePlanTool(d *Deps, store *planStore) Tool {
 		Group:       GroupPlan,
 		InputSchema: Object([]string{"plan"}, map[string]*Schema{
 			"explanation": Str("Optional: why the plan is what it is, or what changed since the last update."),
-			"plan": Arr("The whole plan, in order; it replaces the previous one.", Object([]string{"step", "status"}, map[string]*Schema{
-				"step":   Str("What the step does, in a short sentence."),
+			"plan": Arr("The whole plan, in order (at most 100 steps); it replaces the previous one.", Object([]string{"step", "status"}, map[string]*Schema{
+				"step":   Str("What the step does, in a short sentence (at most 1000 bytes)."),
 				"status": Enum("Where the step stands.", StatusPending, StatusInProgress, StatusCompleted),
 			})),
 		}),

@@ -45,7 +45,7 @@ func grepTool(d *Deps) Tool {
 		ReadOnly:    true,
 		Group:       GroupSearch,
 		InputSchema: Object([]string{"pattern"}, map[string]*Schema{
-			"pattern":          Str("RE2 regular expression (Go regexp syntax), matched line by line; plain text when fixed_strings is true."),
+			"pattern":          Str("RE2 regular expression (Go regexp syntax), matched line by line, such as func \\w+Handler\\(; plain text when fixed_strings is true."),
 			"path":             PathStr("Folder or file to search (default: the workspace root)."),
 			"include":          Str("Only files matching these globs, comma-separated: \"*.go\", \"**/*.{ts,tsx}\", \"src/**\"."),
 			"case_insensitive": Bool("Ignore case (default false)."),

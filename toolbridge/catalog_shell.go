@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"time"
 
@@ -40,15 +41,25 @@ const (
 	shellCancelTimeout = 30 * time.Second
 )
 
+// shellMaxEnvEntry is the longest NAME=value the kernel passes to a
+// program: on Linux MAX_ARG_STRLEN (32 pages) less the terminating NUL;
+// elsewhere 0, no limit per variable.
+func shellMaxEnvEntry() int {
+	if runtime.GOOS == "linux" {
+		return 32*os.Getpagesize() - 1
+	}
+	return 0
+}
+
 type shellRunInput struct {
-	Command     string            `json:"command"`
-	Cwd         string            `json:"cwd"`
-	Mode        string            `json:"mode"`
-	YieldTimeMs *int              `json:"yield_time_ms"`
-	Background  bool              `json:"background"`
-	Env         map[string]string `json:"env"`
-	Cols        int               `json:"cols"`
-	Rows        int               `json:"rows"`
+	Command     string      `json:"command"`
+	Cwd         string      `json:"cwd"`
+	Mode        string      `json:"mode"`
+	YieldTimeMs *int        `json:"yield_time_ms"`
+	Background  bool        `json:"background"`
+	Env         []NameValue `json:"env"`
+	Cols        int         `json:"cols"`
+	Rows        int         `json:"rows"`
 }
 
 // shellData is the structured part of every shell tool's result.
@@ -73,12 +84,12 @@ func shellRunTool(d *Deps) Tool {
 		Description: shellRunDoc,
 		Group:       GroupShell,
 		InputSchema: Object([]string{"command"}, map[string]*Schema{
-			"command":       Str("The shell command line, run with the configured shell's -c."),
+			"command":       Str("The shell command line, run with the configured shell's -c (bash by default); over 128 KiB, write a script file and run that."),
 			"cwd":           PathStr("Working folder inside the workspace (default: the workspace root)."),
 			"mode":          Enum("Transport: auto (default: a terminal for interactive or password-asking commands, else a pipe), pipe, or pty.", "auto", "pipe", "pty"),
 			"yield_time_ms": Int("How long to wait in the foreground before returning a task_id (default 15000; about 3000 for dev servers and watchers).", 0),
 			"background":    Bool("Return at once with a task_id instead of waiting (default false)."),
-			"env":           {Type: "object", Description: "Extra environment variables, name → value.", AdditionalProperties: boolPtr(true)},
+			"env":           NameValues("Extra environment variables for the command, e.g. [{\"name\": \"GOFLAGS\", \"value\": \"-count=1\"}].", "Variable name, without '='.", "Its value (text; no expansion of $VAR)."),
 			"cols":          Int("Terminal width for pty mode (default 120).", 10),
 			"rows":          Int("Terminal height for pty mode (default 30).", 2),
 		}),
@@ -99,11 +110,14 @@ func shellRunTool(d *Deps) Tool {
 		s := d.Settings().Shell
 		table.SetSettings(terminal.Settings{Shell: s.Program, YieldTimeMs: s.YieldTimeMs, OutputLimitBytes: s.OutputLimitBytes})
 		env := make([]string, 0, len(in.Env))
-		for k, v := range in.Env {
-			if k == "" || strings.ContainsAny(k, "=\x00") {
-				return Result{}, Fail(CodeInvalidInput, "env name %s is not a valid variable name; use names without '=' such as {\"GOFLAGS\": \"-count=1\"}", excerpt.Quote(k))
+		for _, kv := range in.Env {
+			if kv.Name == "" || strings.ContainsAny(kv.Name, "=\x00") {
+				return Result{}, Fail(CodeInvalidInput, "env name %s is not a valid variable name; use names without '=' such as {\"name\": \"GOFLAGS\", \"value\": \"-count=1\"}", excerpt.Quote(kv.Name))
 			}
-			env = append(env, k+"="+v)
+			if n, limit := len(kv.Name)+1+len(kv.Value), shellMaxEnvEntry(); limit > 0 && n > limit {
+				return Result{}, Fail(CodeInvalidInput, "env %s is %d bytes with its value; the kernel passes at most %d bytes per variable to a program — put the value in a file and pass its path instead", excerpt.Quote(kv.Name), n, limit)
+			}
+			env = append(env, kv.Name+"="+kv.Value)
 		}
 		mode := terminal.Mode(in.Mode)
 		if mode == "" {
@@ -404,8 +418,6 @@ func shellResult(table *terminal.Table, task *terminal.Task, readOnly *bool, hea
 	}
 	return Result{Text: b.String(), Data: data}
 }
-
-func boolPtr(b bool) *bool { return &b }
 
 // shownProcesses bounds how many processes a result names.
 const shownProcesses = 5

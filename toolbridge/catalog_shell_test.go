@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -79,6 +80,39 @@ func TestShellRunFinishes(t *testing.T) {
 		if !strings.Contains(env.Text, want) {
 			t.Errorf("text %q lacks %q", env.Text, want)
 		}
+	}
+}
+
+// TestShellRunEnv: env is a list of names and values; the object form and
+// numbers as values are repaired into it, and a bad name is invalid_input.
+func TestShellRunEnv(t *testing.T) {
+	_, r, _ := shellTestDeps(t, terminal.Options{})
+	for _, tc := range []struct {
+		name    string
+		env     any
+		repairs []string
+	}{
+		{"list", []any{map[string]any{"name": "WHALE_A", "value": "1"}, map[string]any{"name": "WHALE_B", "value": "two"}}, nil},
+		{"object", map[string]any{"WHALE_A": "1", "WHALE_B": "two"}, []string{RepairObjectToNameValueList}},
+		{"object with a number", map[string]any{"WHALE_A": 1, "WHALE_B": "two"}, []string{RepairObjectToNameValueList, RepairNumberOrBooleanToString}},
+		{"list with a number", []any{map[string]any{"name": "WHALE_A", "value": 1}, map[string]any{"name": "WHALE_B", "value": "two"}}, []string{RepairNumberOrBooleanToString}},
+	} {
+		env := call(t, r, "shell_run", map[string]any{"command": `echo "a=$WHALE_A b=$WHALE_B"`, "env": tc.env})
+		if !env.OK || !strings.Contains(env.Text, "a=1 b=two") || !slices.Equal(env.Repairs, tc.repairs) {
+			t.Errorf("shell_run with env %s = %s %q, repairs %v; want a=1 b=two, repairs %v", tc.name, env.Code, env.Text, env.Repairs, tc.repairs)
+		}
+	}
+	env := call(t, r, "shell_run", map[string]any{"command": "true", "env": []any{map[string]any{"name": "A=B", "value": "x"}}})
+	if env.Code != CodeInvalidInput || !strings.Contains(env.Text, `"name": "GOFLAGS"`) {
+		t.Errorf("shell_run with env name A=B = %s %q, want invalid_input with the list form", env.Code, env.Text)
+	}
+	env = call(t, r, "shell_run", map[string]any{"command": "true", "env": []any{map[string]any{"name": "BIG", "value": strings.Repeat("v", 200<<10)}}})
+	if runtime.GOOS == "linux" && (env.Code != CodeInvalidInput || !strings.Contains(env.Text, "env \"BIG\" is 204804 bytes")) {
+		t.Errorf("shell_run with a 200 KiB env value = %s %q, want invalid_input naming the variable", env.Code, env.Text)
+	}
+	env = call(t, r, "shell_run", map[string]any{"command": "true", "env": map[string]any{"A": map[string]any{"x": 1}}})
+	if env.Code != CodeInvalidInput || len(env.Repairs) > 0 {
+		t.Errorf("shell_run with an object as an env value = %s %q, repairs %v; want invalid_input, no repairs", env.Code, env.Text, env.Repairs)
 	}
 }
 

@@ -128,19 +128,9 @@ type loadSkillInput struct {
 }
 
 func loadSkillTool(d *Deps) Tool {
-	desc := loadSkillDoc
-	skills := discoverSkills(d)
-	if len(skills) == 0 {
-		desc += "\n\nNo skills were found when this session started."
-	} else {
-		desc += "\n\nSkills available in this session:\n"
-		for _, s := range skills {
-			desc += fmt.Sprintf("- %s: %s\n", s.Name, s.Description)
-		}
-	}
 	spec := Spec{
 		Name:        "load_skill",
-		Description: desc,
+		Description: loadSkillDescription(discoverSkills(d)),
 		ReadOnly:    true,
 		Group:       GroupFiles,
 		InputSchema: Object([]string{"name"}, map[string]*Schema{
@@ -161,6 +151,62 @@ func loadSkillTool(d *Deps) Tool {
 		}
 		return Result{}, Fail(CodeNotFound, "there is no skill named %s; the skills are: %s; call load_skill with one of them", excerpt.Quote(in.Name), strings.Join(names, ", "))
 	})
+}
+
+// loadSkillDescription is load_skill's description with the skills found,
+// within MaxDescriptionBytes: when their lines do not fit, every skill's
+// description is cut to the same length, the longest that fits; when that
+// would leave less than skillAboutMin bytes, as many skills as fit are
+// listed and the last line counts the others (load_skill with an unknown
+// name lists every name).
+func loadSkillDescription(skills []Skill) string {
+	head := strings.TrimRight(loadSkillDoc, "\n")
+	if len(skills) == 0 {
+		return head + "\n\nNo skills were found when this session started."
+	}
+	head += "\n\nSkills available in this session:\n"
+	list := func(limit int) string {
+		var b strings.Builder
+		for _, s := range skills {
+			b.WriteString(skillLine(s, limit))
+		}
+		return b.String()
+	}
+	longest := 0
+	for _, s := range skills {
+		longest = max(longest, len(s.Description))
+	}
+	for limit := longest; limit >= skillAboutMin || limit == longest; limit -= max(1, limit/8) {
+		if l := list(limit); len(head)+len(l) <= MaxDescriptionBytes {
+			return head + l
+		}
+	}
+	var b strings.Builder
+	for i, s := range skills {
+		line := skillLine(s, skillAboutMin)
+		rest := fmt.Sprintf("- and %d more; load_skill with an unknown name lists them all\n", len(skills)-i)
+		if len(head)+b.Len()+len(line)+len(rest) > MaxDescriptionBytes {
+			b.WriteString(rest)
+			break
+		}
+		b.WriteString(line)
+	}
+	return head + b.String()
+}
+
+// skillAboutMin is the shortest a skill's description is cut to in
+// load_skill's description.
+const skillAboutMin = 40
+
+// skillLine is a skill's line in load_skill's description, its description
+// cut to at most limit bytes.
+func skillLine(s Skill, limit int) string {
+	about := s.Description
+	if len(about) > limit {
+		about, _ = cutText(about, max(0, limit-len("…")))
+		about += "…"
+	}
+	return "- " + s.Name + ": " + about + "\n"
 }
 
 // renderSkill returns SKILL.md and the list of the skill's other files, which

@@ -351,7 +351,7 @@ func todoAddTool(d *Deps, st *todoStore) Tool {
 	spec := Spec{
 		Name: "todo_add", Description: todoAddDoc, Group: GroupTodo,
 		InputSchema: Object([]string{"content"}, map[string]*Schema{
-			"content":  Str("What is to be done, in one sentence."),
+			"content":  Str("What is to be done, in one sentence (at most 2000 bytes)."),
 			"priority": todoPriority,
 		}),
 	}

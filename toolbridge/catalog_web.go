@@ -143,15 +143,14 @@ func cutText(s string, n int) (string, bool) {
 }
 
 type fetchInput struct {
-	URL      string            `json:"url"`
-	Method   string            `json:"method"`
-	Headers  map[string]string `json:"headers"`
-	Body     *string           `json:"body"`
-	MaxBytes int               `json:"max_bytes"`
+	URL      string      `json:"url"`
+	Method   string      `json:"method"`
+	Headers  []NameValue `json:"headers"`
+	Body     *string     `json:"body"`
+	MaxBytes int         `json:"max_bytes"`
 }
 
 func fetchTool(d *Deps) Tool {
-	yes := true
 	spec := Spec{
 		Name:        "fetch",
 		Description: fetchDoc,
@@ -159,7 +158,7 @@ func fetchTool(d *Deps) Tool {
 		InputSchema: Object([]string{"url"}, map[string]*Schema{
 			"url":       Str("The http:// or https:// URL."),
 			"method":    Enum("HTTP method (default GET).", "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"),
-			"headers":   {Type: "object", Description: "Request headers, name to value.", AdditionalProperties: &yes},
+			"headers":   NameValues("Request headers, e.g. [{\"name\": \"Accept\", \"value\": \"application/json\"}].", "Header name.", "Header value."),
 			"body":      Str("Request body, sent as is (set Content-Type in headers)."),
 			"max_bytes": Int(fmt.Sprintf("Most body bytes to show (default %d, at most %d).", webDefaultMaxBytes, webMaxMaxBytes), 1),
 		}),
@@ -167,8 +166,8 @@ func fetchTool(d *Deps) Tool {
 	return Define(spec, func(ctx context.Context, in fetchInput) (Result, error) {
 		limit := bounded(in.MaxBytes, webDefaultMaxBytes, webMaxMaxBytes)
 		header := http.Header{}
-		for k, v := range in.Headers {
-			header.Set(k, v)
+		for _, kv := range in.Headers {
+			header.Set(kv.Name, kv.Value)
 		}
 		req := web.Request{URL: in.URL, Method: in.Method, Header: header, MaxBytes: int64(limit)}
 		if in.Body != nil {

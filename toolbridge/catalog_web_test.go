@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -70,10 +71,15 @@ func TestFetchTool(t *testing.T) {
 	srv := webTestServer(t)
 	r := webRegistry(t, `{"web":{"allowPrivate":true}}`)
 
-	env := call(t, r, "fetch", map[string]any{"url": srv.URL + "/api", "headers": map[string]string{"Authorization": "Bearer t"}})
+	env := call(t, r, "fetch", map[string]any{"url": srv.URL + "/api", "headers": []any{map[string]string{"name": "Authorization", "value": "Bearer t"}}})
 	if env.Code != CodeOK || !strings.HasPrefix(env.Text, "HTTP 200 OK\n") || !strings.Contains(env.Text, "content-type: application/json") ||
-		!strings.Contains(env.Text, "x-ratelimit-remaining: 59") || !strings.Contains(env.Text, `{"method":"GET","auth":"Bearer t"}`) {
-		t.Errorf("fetch /api = %s %q", env.Code, env.Text)
+		!strings.Contains(env.Text, "x-ratelimit-remaining: 59") || !strings.Contains(env.Text, `{"method":"GET","auth":"Bearer t"}`) || len(env.Repairs) > 0 {
+		t.Errorf("fetch /api = %s %q, repairs %v", env.Code, env.Text, env.Repairs)
+	}
+	// The object form models often send is repaired into the list.
+	env = call(t, r, "fetch", map[string]any{"url": srv.URL + "/api", "headers": map[string]string{"Authorization": "Bearer u"}})
+	if env.Code != CodeOK || !strings.Contains(env.Text, `"auth":"Bearer u"`) || !slices.Equal(env.Repairs, []string{RepairObjectToNameValueList}) {
+		t.Errorf("fetch /api with headers as an object = %s %q, repairs %v", env.Code, env.Text, env.Repairs)
 	}
 	if strings.Contains(env.Text, "secret") {
 		t.Errorf("fetch shows Set-Cookie: %q", env.Text)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -20,6 +21,12 @@ const (
 	// or number field.
 	RepairNumericString        = "numeric_string"
 	RepairMarkdownAutolinkPath = "markdown_autolink_path"
+	// RepairObjectToNameValueList: a JSON object {"NAME": "value"} where
+	// the schema has a NameValues list [{"name": "NAME", "value": "value"}].
+	RepairObjectToNameValueList = "object_to_name_value_list"
+	// RepairNumberOrBooleanToString: a number or boolean as a name or value
+	// of a NameValues list (env {"PORT": 8080}); its JSON text is used.
+	RepairNumberOrBooleanToString = "number_or_boolean_to_string"
 )
 
 // prepareInput turns raw call input into the input a tool runs on: parsed,
@@ -114,6 +121,9 @@ func repairValue(s *Schema, v any, repairs *[]string) any {
 		}
 		return obj
 	case "array":
+		if s.NameValues {
+			v = repairNameValues(v, repairs)
+		}
 		switch x := v.(type) {
 		case string:
 			t := strings.TrimSpace(x)
@@ -161,6 +171,46 @@ func repairValue(s *Schema, v any, repairs *[]string) any {
 		}
 	}
 	return v
+}
+
+// repairNameValues turns the object form of a NameValues list into the
+// list, in name order, and numbers and booleans among its names and values
+// into their JSON text. Anything else is left for validation to report.
+func repairNameValues(v any, repairs *[]string) any {
+	if obj, ok := v.(map[string]any); ok {
+		names := make([]string, 0, len(obj))
+		for k := range obj {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		list := make([]any, 0, len(obj))
+		for _, k := range names {
+			list = append(list, map[string]any{"name": k, "value": obj[k]})
+		}
+		*repairs = append(*repairs, RepairObjectToNameValueList)
+		v = list
+	}
+	list, ok := v.([]any)
+	if !ok {
+		return v
+	}
+	for _, item := range list {
+		pair, ok := item.(map[string]any)
+		if !ok {
+			continue
+		}
+		for _, field := range []string{"name", "value"} {
+			switch x := pair[field].(type) {
+			case json.Number:
+				pair[field] = x.String()
+				*repairs = append(*repairs, RepairNumberOrBooleanToString)
+			case bool:
+				pair[field] = strconv.FormatBool(x)
+				*repairs = append(*repairs, RepairNumberOrBooleanToString)
+			}
+		}
+	}
+	return list
 }
 
 var markdownLink = regexp.MustCompile(`^\s*\[([^\[\]]+)\]\(\s*<?([^()<>\s]+)>?\s*\)\s*$`)

@@ -30,7 +30,14 @@ type Spec struct {
 
 // Schema is the subset of JSON Schema that tool inputs use. Path marks string
 // fields that hold a file path, so that input repair can unwrap Markdown links
-// there; it is not sent over the wire.
+// there; NameValues marks a NameValues list, which input repair also accepts
+// as a JSON object. Neither is sent over the wire.
+//
+// Every schema of the catalog keeps to the rules of every host that offers
+// it to a model (schemarules_test.go): JSON Schema draft-07 and 2020-12,
+// OpenAI function calling, Anthropic input_schema, Gemini function
+// declarations as its SDKs convert them, and VS Code. In short: every object
+// has properties, every array has items, no open maps.
 type Schema struct {
 	Type                 string             `json:"type,omitempty"`
 	Description          string             `json:"description,omitempty"`
@@ -42,6 +49,44 @@ type Schema struct {
 	Maximum              *float64           `json:"maximum,omitempty"`
 	AdditionalProperties *bool              `json:"additionalProperties,omitempty"`
 	Path                 bool               `json:"-"`
+	NameValues           bool               `json:"-"`
+}
+
+// schemaJSON is Schema as it is sent; a non-nil Properties pointer is
+// written even when the map is empty.
+type schemaJSON struct {
+	Type                 string              `json:"type,omitempty"`
+	Description          string              `json:"description,omitempty"`
+	Properties           *map[string]*Schema `json:"properties,omitempty"`
+	Required             []string            `json:"required,omitempty"`
+	Items                *Schema             `json:"items,omitempty"`
+	Enum                 []string            `json:"enum,omitempty"`
+	Minimum              *float64            `json:"minimum,omitempty"`
+	Maximum              *float64            `json:"maximum,omitempty"`
+	AdditionalProperties *bool               `json:"additionalProperties,omitempty"`
+}
+
+// MarshalJSON writes the schema as JSON Schema. An object schema always
+// carries properties, {} when it has none: OpenAI refuses an object schema
+// without them ("object schema missing properties").
+func (s Schema) MarshalJSON() ([]byte, error) {
+	w := schemaJSON{
+		Type:                 s.Type,
+		Description:          s.Description,
+		Required:             s.Required,
+		Items:                s.Items,
+		Enum:                 s.Enum,
+		Minimum:              s.Minimum,
+		Maximum:              s.Maximum,
+		AdditionalProperties: s.AdditionalProperties,
+	}
+	if props := s.Properties; props != nil || s.Type == "object" {
+		if props == nil {
+			props = map[string]*Schema{}
+		}
+		w.Properties = &props
+	}
+	return json.Marshal(w)
 }
 
 // Tool is one entry of the catalog: its frozen Spec and the function that runs
@@ -100,6 +145,29 @@ func Bool(desc string) *Schema { return &Schema{Type: "boolean", Description: de
 // Arr is an array property whose items follow items.
 func Arr(desc string, items *Schema) *Schema {
 	return &Schema{Type: "array", Description: desc, Items: items}
+}
+
+// NameValues is a list of {name, value} pairs of strings: the schema of a
+// map from names to strings, such as environment variables or HTTP headers.
+// It is a list and not an object with additionalProperties because Gemini's
+// function declarations drop additionalProperties and then refuse an object
+// without properties, and because OpenAI's strict mode forbids open maps.
+// Input repair also accepts the object form {"NAME": "value"} (repair
+// object_to_name_value_list), and numbers or booleans as names and values
+// (number_or_boolean_to_string). Tools decode it as []NameValue.
+func NameValues(desc, name, value string) *Schema {
+	s := Arr(desc, Object([]string{"name", "value"}, map[string]*Schema{
+		"name":  Str(name),
+		"value": Str(value),
+	}))
+	s.NameValues = true
+	return s
+}
+
+// NameValue is one entry of a NameValues list.
+type NameValue struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
 }
 
 // Enum is a string property limited to values.

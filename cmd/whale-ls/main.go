@@ -51,8 +51,8 @@ Usage:
   whale-ls mcp [--root DIR] [--config FILE.json] [--approve allow|deny] [--standalone]
                                    serve the tools over MCP on stdio, through the workspace's
                                    running language server when there is one
-  whale-ls tools [--root DIR] [--config FILE.json] [--json]
-                                   list the tools
+  whale-ls tools [--root DIR] [--config FILE.json] [--json | --long [TOOL...]]
+                                   list the tools (their whole descriptions and long help with --long)
   whale-ls settings [--json]       list the settings with their defaults (their JSON schemas with --json)
   whale-ls version                 print the version
 `
@@ -403,6 +403,7 @@ func tools(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print the catalog as JSON, with input schemas")
 	root := fs.String("root", "", "workspace folder (default: the current folder)")
 	config := fs.String("config", "", "settings file (e.g. with mcp.servers, whose tools then appear too)")
+	long := fs.Bool("long", false, "print each tool's description and its long help (examples and limits, never sent to models); only the TOOLs named, if any")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -413,6 +414,9 @@ func tools(args []string, stdout, stderr io.Writer) int {
 	}
 	defer sess.close()
 	specs := sess.registry.Specs()
+	if *long {
+		return toolsLong(specs, fs.Args(), stdout, stderr)
+	}
 	if *asJSON {
 		b, err := json.MarshalIndent(map[string]any{"tools": specs}, "", "  ")
 		if err != nil {
@@ -429,6 +433,35 @@ func tools(args []string, stdout, stderr io.Writer) int {
 			mode = "read-only"
 		}
 		fmt.Fprintf(stdout, "%-14s %-7s %-9s %s\n", s.Name, s.Group, mode, first)
+	}
+	return exitOK
+}
+
+// toolsLong prints the description and long help of the tools named, or of
+// every tool when names is empty.
+func toolsLong(specs []toolbridge.Spec, names []string, stdout, stderr io.Writer) int {
+	byName := map[string]toolbridge.Spec{}
+	for _, s := range specs {
+		byName[s.Name] = s
+	}
+	if len(names) == 0 {
+		for _, s := range specs {
+			names = append(names, s.Name)
+		}
+	}
+	for i, name := range names {
+		s, ok := byName[name]
+		if !ok {
+			fmt.Fprintf(stderr, "whale-ls tools: there is no tool named %q; `whale-ls tools` lists them\n", name)
+			return exitUsage
+		}
+		if i > 0 {
+			fmt.Fprintln(stdout)
+		}
+		fmt.Fprintf(stdout, "# %s\n\n%s\n", s.Name, strings.TrimRight(s.Description, "\n"))
+		if help := toolbridge.LongHelp(s.Name); help != "" {
+			fmt.Fprintf(stdout, "\n%s", help)
+		}
 	}
 	return exitOK
 }

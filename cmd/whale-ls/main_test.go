@@ -93,6 +93,25 @@ func TestToolsJSON(t *testing.T) {
 	}
 }
 
+// TestToolsLong: --long prints the description and the long help that
+// models are not sent, for the tools named or all of them.
+func TestToolsLong(t *testing.T) {
+	code, out, errOut := runCLI(t, t.TempDir(), "", "tools", "--long", "apply_patch")
+	if code != exitOK || !strings.HasPrefix(out, "# apply_patch\n\nApply a patch") || !strings.Contains(out, toolbridge.LongHelp("apply_patch")) || strings.Contains(out, "# edit") {
+		t.Errorf("tools --long apply_patch = exit %d, err %q, out:\n%s", code, errOut, out)
+	}
+	code, out, _ = runCLI(t, t.TempDir(), "", "tools", "--long")
+	for _, want := range []string{"# read_file\n", "# write_stdin\n", "Example: `{\"file_path\": \"src/server.go\""} {
+		if code != exitOK || !strings.Contains(out, want) {
+			t.Errorf("tools --long = exit %d, lacks %q", code, want)
+		}
+	}
+	code, _, errOut = runCLI(t, t.TempDir(), "", "tools", "--long", "no_such_tool")
+	if code != exitUsage || !strings.Contains(errOut, `no tool named "no_such_tool"`) {
+		t.Errorf("tools --long no_such_tool = exit %d, err %q; want a usage error naming it", code, errOut)
+	}
+}
+
 func TestSettings(t *testing.T) {
 	code, out, errOut := runCLI(t, t.TempDir(), "", "settings", "--json")
 	if code != exitOK {
