@@ -26,6 +26,14 @@
 //     tolerant match must also be the first occurrence of the bytes it
 //     covers; the replacement is written over the file's real bytes, never
 //     over the model's copy of them.
+//   - A patch hunk may also be placed by what its format says besides its
+//     text, and only by that: its @@ header's line number chooses among the
+//     places of that first tier when one is clearly nearest (every other
+//     more than twice as far; RepairLineHintChose), and a "*** Begin Patch"
+//     chunk is searched only after the previous chunk of its file and after
+//     its @@ anchor lines, each of which must match one line there
+//     (RepairAnchorScoped when that region decided). What stays ambiguous is
+//     refused with every candidate's line.
 //   - Tolerance is a fixed list of named normalisations, never a similarity
 //     score.
 //   - Decode followed by Encode with unchanged text gives back the input bytes

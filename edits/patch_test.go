@@ -49,6 +49,13 @@ func FuzzParsePatch(f *testing.F) {
 	f.Add("```\r\n*** Begin Patch\r\n*** Add File: n\r\n+a\r\n\r\n+b\r\n*** Delete File: d\r\n*** Update File: m\r\n*** Move to: m2\r\n```", "")
 	f.Add("*** Update File: f\n@@ class A\n@@ -3,1 +3,2 @@ def g\n+x\n", "class A:\n  def g():\n    pass\n")
 	f.Add("*** Begin Patch\n*** Update File: f\n@@\n-a\n+b\n*** End of File\n-c\n*** End Patch", "a\nc\n")
+	// Duplicated hunks that a line number or an @@ anchor places.
+	f.Add("--- a/f\n+++ b/f\n@@ -4,2 +4,2 @@\n x\n-y\n+Y\n", "x\ny\n\nx\ny\n")
+	f.Add("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+A\n@@ -3 +3 @@\n-b\n+B\n", "z\na\nb\nc\nb\n")
+	f.Add("--- a/f\n+++ b/f\n@@ -2 +2 @@\n-b\n+B\n", "b\nq\nb\n")
+	f.Add("*** Begin Patch\n*** Update File: f\n@@ def g():\n-    return 1\n+    return 2\n*** End Patch\n", "def f():\n    return 1\ndef g():\n    return 1\n")
+	f.Add("*** Begin Patch\n*** Update File: f\n@@ class B\n@@ def g\n-  x\n+  y\n*** End Patch\n", "class A\ndef g\n  x\nclass B\ndef g\n  x\n")
+	f.Add("*** Begin Patch\n*** Update File: f\n@@ -3,1 +3,1 @@\n-x\n+y\n@@\n-x\n+z\n*** End Patch\n", "x\n\nx\n\nx\n")
 	f.Fuzz(func(t *testing.T, patch, text string) {
 		fps, _, err := ParsePatch(patch)
 		if err != nil {
@@ -58,14 +65,82 @@ func FuzzParsePatch(f *testing.F) {
 			return
 		}
 		for _, fp := range fps {
-			if _, err := fp.Apply(normalizeInput(text)); err != nil && CodeOf(err) == "" {
-				t.Fatalf("Apply error without code: %v", err)
-			}
+			checkPlacedHunks(t, fp, normalizeInput(text))
 			if _, err := PlanPatch(fp, []byte(text), !fp.Creates()); err != nil && CodeOf(err) == "" {
 				t.Fatalf("PlanPatch error without code: %v", err)
 			}
 		}
 	})
+}
+
+// checkPlacedHunks applies fp to text and, when it is accepted, checks
+// every hunk it placed: the hunk saw exactly the text the hunks before it
+// left, it changed bytes only inside the span it chose (the result is the
+// text rebuilt span by span), that span is one of the candidates of the
+// first tier that matched in the hunk's region, and when there were several
+// the line-hint rule chose it: the candidate nearest the hinted line, every
+// other more than hintMargin times as far.
+func checkPlacedHunks(t *testing.T, fp FilePatch, text string) {
+	t.Helper()
+	var placed []placedHunk
+	got, err := fp.apply(text, func(p placedHunk) { placed = append(placed, p) })
+	if err != nil {
+		if CodeOf(err) == "" {
+			t.Fatalf("Apply error without code: %v", err)
+		}
+		return
+	}
+	cur, hinted := text, false
+	for k, p := range placed {
+		if p.before != cur {
+			t.Fatalf("hunk %d saw %q, want the text the hunks before left, %q", k+1, p.before, cur)
+		}
+		c := p.pick
+		if c.start < p.from || c.end < c.start || c.end > len(cur) {
+			t.Fatalf("hunk %d: span %+v outside its region [%d, %d) of %q", k+1, c.span, p.from, len(cur), cur)
+		}
+		if len(p.cands) > 0 {
+			if c.start > 0 && cur[c.start-1] != '\n' {
+				t.Fatalf("hunk %d: span %+v starts inside a line of %q", k+1, c.span, cur)
+			}
+			found := false
+			for _, o := range p.cands {
+				if o.start < p.from {
+					t.Fatalf("hunk %d: candidate %+v before its region's start %d", k+1, o.span, p.from)
+				}
+				found = found || o.span == c.span
+			}
+			if !found {
+				t.Fatalf("hunk %d: span %+v is none of the candidates %+v", k+1, c.span, p.cands)
+			}
+		}
+		if len(p.cands) > 1 {
+			if p.rule != RepairLineHintChose || p.want <= 0 {
+				t.Fatalf("hunk %d: %d candidates placed by rule %q, hint %d", k+1, len(p.cands), p.rule, p.want)
+			}
+			hinted = true
+			dist := func(o candidate) int {
+				d := lineOf(cur, o.start) - p.want
+				return max(d, -d)
+			}
+			for _, o := range p.cands {
+				if o.span != c.span && dist(o) <= hintMargin*dist(c) {
+					t.Fatalf("hunk %d: chose line %d for hint %d, but line %d is not more than %d times as far", k+1, lineOf(cur, c.start), p.want, lineOf(cur, o.start), hintMargin)
+				}
+			}
+		}
+		cur = cur[:c.start] + c.replace + cur[c.end:]
+	}
+	if cur != got.Text {
+		t.Fatalf("Apply = %q, but the hunks' spans rebuild %q", got.Text, cur)
+	}
+	hasRule := false
+	for _, r := range got.Repairs {
+		hasRule = hasRule || r == RepairLineHintChose
+	}
+	if hasRule != hinted {
+		t.Fatalf("repairs %v, but a line hint chose: %v", got.Repairs, hinted)
+	}
 }
 
 // TestPatchHunkMatchesWholeLines: a hunk's old side is whole lines, so an
