@@ -3,11 +3,12 @@ package toolbridge
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	_ "embed"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 	"sync"
@@ -27,6 +28,17 @@ const (
 	mcpMaxResults         = 20
 	mcpToolPrefix         = "mcp__"
 	mcpMaxListedCandidate = 40
+	// mcpMaxToolName is the longest tool name OpenAI, Anthropic and VS Code
+	// accept.
+	mcpMaxToolName = 64
+	// mcpHashLen is the length of the hash that ends a shortened name.
+	mcpHashLen = 6
+	// mcpMaxServerName leaves a shortened name room for a few characters
+	// of the tool's own name: mcp__ + server + __ + tool + _ + hash.
+	mcpMaxServerName = 40
+	// mcpMaxDescription is the longest tool description Azure OpenAI
+	// accepts.
+	mcpMaxDescription = 1024
 )
 
 // mcpTools is the MCP group: the tools of every non-deferred server in
@@ -60,13 +72,20 @@ func mcpTools(d *Deps) []Tool {
 		}
 	}
 	var tools []Tool
+	names := map[string]bool{}
 	for _, list := range g.listTools(context.Background(), eager) {
 		if list.err != nil {
 			d.logger().Warn("MCP server not available; its tools are left out of the catalog", "server", list.server, "err", list.err)
 			continue
 		}
 		for _, info := range list.tools {
-			tools = append(tools, g.tool(info))
+			t := g.tool(info)
+			if names[t.Spec.Name] { // servers named a and a__b can make one name: the first wins
+				d.logger().Warn("MCP tool left out: another tool has the same catalog name", "server", info.Server, "tool", info.Name, "name", t.Spec.Name)
+				continue
+			}
+			names[t.Spec.Name] = true
+			tools = append(tools, t)
 		}
 	}
 	if len(deferred) > 0 {
@@ -95,6 +114,9 @@ func parseMCPServers(raw json.RawMessage) (map[string]mcphost.ServerConfig, erro
 		if mcpName(name) != name {
 			return nil, fmt.Errorf("mcp.servers: the server name %q may use only letters, digits, - and _", name)
 		}
+		if len(name) > mcpMaxServerName {
+			return nil, fmt.Errorf("mcp.servers: the server name %q is %d characters; use at most %d, so that its tools' names fit the %d characters models accept", name, len(name), mcpMaxServerName, mcpMaxToolName)
+		}
 	}
 	return configs, nil
 }
@@ -110,9 +132,38 @@ func mcpName(s string) string {
 	}, s)
 }
 
-// mcpToolName is the catalog name of a server's tool.
+// mcpToolName is the catalog name of a server's tool: mcp__<server>__<tool>
+// when that has at most 64 characters, all letters, digits, - and _.
+// Otherwise it is a readable prefix of that name, with every other
+// character replaced by _, then _ and the first 6 hex digits of the SHA-256
+// of server and tool: the same name every time, and different names for
+// tools that read the same once shortened or replaced (dot.name and
+// dot_name). The server name is checked by parseMCPServers.
 func mcpToolName(server, tool string) string {
-	return mcpToolPrefix + mcpName(server) + "__" + mcpName(tool)
+	full := mcpFullName(server, tool)
+	clean := mcpToolPrefix + server + "__" + mcpName(tool)
+	if clean == full && len(full) <= mcpMaxToolName {
+		return full
+	}
+	sum := sha256.Sum256([]byte(server + "\x00" + tool))
+	hash := hex.EncodeToString(sum[:])[:mcpHashLen]
+	return clean[:min(len(clean), mcpMaxToolName-1-mcpHashLen)] + "_" + hash
+}
+
+// mcpFullName is mcp__<server>__<tool> with the tool's name as its server
+// spells it. Calls may use it when the catalog name differs (Tool.Aliases).
+func mcpFullName(server, tool string) string {
+	return mcpToolPrefix + server + "__" + tool
+}
+
+// mcpNames are the names by which a server's tool is called: its catalog
+// name first, then its full name if that differs.
+func mcpNames(info mcphost.ToolInfo) []string {
+	name, full := mcpToolName(info.Server, info.Name), mcpFullName(info.Server, info.Name)
+	if full == name {
+		return []string{name}
+	}
+	return []string{name, full}
 }
 
 // mcpGroup ties the catalog to one Host.
@@ -144,16 +195,25 @@ func (g *mcpGroup) listTools(ctx context.Context, servers []string) []serverTool
 	return out
 }
 
-// tool turns one MCP tool into a catalog tool whose calls go to the server.
+// tool turns one MCP tool into a catalog tool whose calls go to the server:
+// named by mcpToolName (its full name is an alias), its description cut to
+// what every provider accepts, its schema as the server wrote it
+// (mcpSchema), and its input sent as the model wrote it (mcpInput).
 func (g *mcpGroup) tool(info mcphost.ToolInfo) Tool {
-	name := mcpToolName(info.Server, info.Name)
+	names := mcpNames(info)
+	name := names[0]
 	desc := strings.TrimSpace(info.Description)
 	if desc == "" {
 		desc = fmt.Sprintf("Tool %s of the MCP server %s.", info.Name, info.Server)
 	}
-	desc += fmt.Sprintf("\n\n(MCP tool %q of the server %q.)", info.Name, info.Server)
-	spec := Spec{Name: name, Description: desc, InputSchema: mcpSchema(info.InputSchema), ReadOnly: info.ReadOnly, Group: GroupMCP}
-	return Tool{Spec: spec, Run: func(ctx context.Context, input json.RawMessage) (Result, error) {
+	note := fmt.Sprintf("\n\n(MCP tool %q of the server %q.)", info.Name, info.Server)
+	if len(desc)+len(note) > mcpMaxDescription {
+		desc, _ = cutText(desc, max(0, mcpMaxDescription-len(note)-len(" …")))
+		desc = strings.TrimSpace(desc) + " …"
+	}
+	spec := Spec{Name: name, Description: desc + note, InputSchema: mcpSchema(info.InputSchema), ReadOnly: info.ReadOnly, Group: GroupMCP}
+	in := newMCPInput(spec)
+	return Tool{Spec: spec, Aliases: names[1:], PrepareInput: in.prepare, Run: func(ctx context.Context, input json.RawMessage) (Result, error) {
 		res, err := g.host.Call(ctx, info.Server, info.Name, input)
 		if err != nil {
 			return Result{}, mcpFailure(ctx, name, info, err)
@@ -194,83 +254,6 @@ func mcpFailure(ctx context.Context, name string, info mcphost.ToolInfo, err err
 	return Fail(CodeNetworkError, "calling %s on the MCP server %s failed: %v; try again, or use other tools", name, info.Server, err)
 }
 
-// mcpSchema converts a server's JSON Schema to the catalog's schema
-// subset. Object schemas allow extra properties unless they say otherwise
-// (JSON Schema's default), so that validation is never stricter than the
-// server; keywords outside the subset (anyOf, $ref, …) are dropped, and such
-// a property is passed through unchecked.
-func mcpSchema(raw json.RawMessage) *Schema {
-	var m map[string]any
-	_ = json.Unmarshal(raw, &m)
-	s := convertSchema(m)
-	if s == nil {
-		s = &Schema{}
-	}
-	s.Type = "object"
-	if s.Properties == nil {
-		s.Properties = map[string]*Schema{}
-	}
-	return s
-}
-
-func convertSchema(m map[string]any) *Schema {
-	if m == nil {
-		return nil
-	}
-	s := &Schema{}
-	if t, ok := m["type"].(string); ok {
-		s.Type = t
-	}
-	if d, ok := m["description"].(string); ok {
-		s.Description = d
-	}
-	if props, ok := m["properties"].(map[string]any); ok {
-		s.Properties = map[string]*Schema{}
-		for k, v := range props {
-			pm, _ := v.(map[string]any)
-			if ps := convertSchema(pm); ps != nil {
-				s.Properties[k] = ps
-			} else {
-				s.Properties[k] = &Schema{}
-			}
-		}
-		if s.Type == "" {
-			s.Type = "object"
-		}
-	}
-	if req, ok := m["required"].([]any); ok {
-		for _, r := range req {
-			if rs, ok := r.(string); ok {
-				s.Required = append(s.Required, rs)
-			}
-		}
-	}
-	if items, ok := m["items"].(map[string]any); ok {
-		s.Items = convertSchema(items)
-	}
-	if enum, ok := m["enum"].([]any); ok && s.Type == "string" {
-		for _, e := range enum {
-			if es, ok := e.(string); ok {
-				s.Enum = append(s.Enum, es)
-			}
-		}
-	}
-	if v, ok := m["minimum"].(float64); ok && !math.IsInf(v, 0) {
-		s.Minimum = &v
-	}
-	if v, ok := m["maximum"].(float64); ok && !math.IsInf(v, 0) {
-		s.Maximum = &v
-	}
-	if s.Type == "object" {
-		allow := true
-		if ap, ok := m["additionalProperties"].(bool); ok {
-			allow = ap
-		}
-		s.AdditionalProperties = &allow
-	}
-	return s
-}
-
 type toolSearchInput struct {
 	Query      string `json:"query"`
 	MaxResults int    `json:"max_results"`
@@ -298,6 +281,7 @@ func (g *mcpGroup) searchTool() Tool {
 			return Result{}, ctx.Err()
 		}
 		byName := map[string]mcphost.ToolInfo{}
+		aka := map[string][]string{} // catalog name → every name a query may give
 		var docs []mcphost.Document
 		var problems []string
 		for _, l := range lists {
@@ -311,10 +295,11 @@ func (g *mcpGroup) searchTool() Tool {
 					continue // two names that read the same here: the first wins, as in findDeferred
 				}
 				byName[full] = t
+				aka[full] = append(mcpNames(t), t.Name)
 				docs = append(docs, mcphost.Document{ID: full, Name: t.Server + " " + t.Name, Description: t.Description})
 			}
 		}
-		hits, allExact := exactTools(q, docs)
+		hits, allExact := exactTools(q, docs, aka)
 		if !allExact {
 			for _, h := range mcphost.Rank(q, docs, n) {
 				if !contains(hits, h.ID) {
@@ -376,8 +361,8 @@ func (g *mcpGroup) searchTool() Tool {
 	return t
 }
 
-// findDeferred finds a deferred server's tool by its exact catalog name,
-// mcp__<server>__<tool>, starting the server if needed, so that a call by
+// findDeferred finds a deferred server's tool by its exact catalog name
+// (mcpToolName) or full name, starting the server if needed, so that a call by
 // that name activates the tool as a search would have (Tool.FindDeferred).
 // A name that no deferred server's prefix fits is not its business; a
 // known server without such a tool is unknown_tool with that server's
@@ -404,7 +389,7 @@ func (g *mcpGroup) findDeferred(ctx context.Context, name string) (Tool, bool, e
 		var bare []string
 		for _, info := range l.tools {
 			full := mcpToolName(info.Server, info.Name)
-			if full == name {
+			if contains(mcpNames(info), name) {
 				return g.tool(info), true, nil
 			}
 			names = append(names, full)
@@ -445,9 +430,10 @@ func (g *mcpGroup) findDeferred(ctx context.Context, name string) (Tool, bool, e
 }
 
 // exactTools returns the tools named exactly in a comma-separated query,
-// by full name (mcp__server__tool) or bare tool name; all reports whether
-// every part of the query named a tool (then no ranking is needed).
-func exactTools(q string, docs []mcphost.Document) (out []string, all bool) {
+// by catalog name, the part of it after mcp__<server>__, or any of the
+// names in aka (the full name, the server's own tool name); all reports
+// whether every part of the query named a tool (then no ranking is needed).
+func exactTools(q string, docs []mcphost.Document, aka map[string][]string) (out []string, all bool) {
 	all = true
 	for _, part := range strings.Split(q, ",") {
 		part = strings.TrimSpace(part)
@@ -457,7 +443,7 @@ func exactTools(q string, docs []mcphost.Document) (out []string, all bool) {
 		found := false
 		for _, d := range docs {
 			_, bare, _ := strings.Cut(strings.TrimPrefix(d.ID, mcpToolPrefix), "__")
-			if d.ID == part || bare == part {
+			if d.ID == part || bare == part || contains(aka[d.ID], part) {
 				found = true
 				if !contains(out, d.ID) {
 					out = append(out, d.ID)

@@ -142,12 +142,16 @@ func TestMCPSettings(t *testing.T) {
 		}
 	}
 	s := mcpSchema([]byte(`{"type":"object","properties":{"n":{"type":"integer","minimum":1},"tags":{"type":"array","items":{"type":"string","enum":["a","b"]}},"meta":{"type":"object"},"any":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["n"]}`))
-	if s.Type != "object" || !*s.AdditionalProperties || *s.Properties["n"].Minimum != 1 || s.Properties["tags"].Items.Enum[1] != "b" ||
-		!*s.Properties["meta"].AdditionalProperties || s.Properties["any"].Type != "" || s.Required[0] != "n" {
+	if s.Type != "object" || s.AdditionalProperties != nil || *s.Properties["n"].Minimum != 1 || s.Properties["tags"].Items.Enum[1] != "b" ||
+		s.Properties["meta"].AdditionalProperties != nil || s.Properties["any"].Type != "" || len(s.Properties["any"].Extra.AnyOf) != 2 || s.Required[0] != "n" {
 		t.Errorf("mcpSchema = %+v", s)
 	}
-	if problems := validate(s, map[string]any{"n": json.Number("2"), "meta": map[string]any{"x": 1}, "any": nil, "extra": true}, ""); len(problems) > 0 {
+	check := mcpCheckSchema(s)
+	if problems := validate(check, map[string]any{"n": json.Number("2"), "meta": map[string]any{"x": 1}, "any": nil, "extra": true}, ""); len(problems) > 0 {
 		t.Errorf("validation stricter than the server's schema: %v", problems)
+	}
+	if problems := validate(check, map[string]any{"n": json.Number("0"), "tags": []any{"c"}, "any": json.Number("1")}, ""); len(problems) != 3 {
+		t.Errorf("validation = %v, want n below its minimum, c outside the enum and any not a string", problems)
 	}
 }
 

@@ -25,6 +25,7 @@ type Call struct {
 type Registry struct {
 	tools     map[string]Tool
 	order     []string
+	aliases   map[string]string // alias → name of a built-in tool (Tool.Aliases)
 	textLimit int
 	log       *slog.Logger
 	dynamic   dynamicTools // tools added after start (registry_dynamic.go)
@@ -39,7 +40,7 @@ func NewRegistry(log *slog.Logger, tools []Tool) (*Registry, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	r := &Registry{tools: map[string]Tool{}, textLimit: DefaultTextLimit, log: log}
+	r := &Registry{tools: map[string]Tool{}, aliases: map[string]string{}, textLimit: DefaultTextLimit, log: log}
 	for _, t := range tools {
 		if _, dup := r.tools[t.Spec.Name]; dup {
 			return nil, fmt.Errorf("tool %q registered twice", t.Spec.Name)
@@ -50,6 +51,11 @@ func NewRegistry(log *slog.Logger, tools []Tool) (*Registry, error) {
 		t.Spec.InputSchema = t.Spec.InputSchema.clone()
 		r.tools[t.Spec.Name] = t
 		r.order = append(r.order, t.Spec.Name)
+		for _, alias := range t.Aliases {
+			if _, taken := r.aliases[alias]; !taken {
+				r.aliases[alias] = t.Spec.Name
+			}
+		}
 		if t.FindDeferred != nil {
 			r.finders = append(r.finders, t.FindDeferred)
 		}
@@ -98,7 +104,13 @@ func (r *Registry) Dispatch(ctx context.Context, call Call) (env Envelope) {
 			return *failed
 		}
 	}
-	input, repairs, failure := prepareInput(tool.Spec, call.Input)
+	var failure *Failure
+	var input json.RawMessage
+	if tool.PrepareInput != nil {
+		input, repairs, failure = tool.PrepareInput(call.Input)
+	} else {
+		input, repairs, failure = prepareInput(tool.Spec, call.Input)
+	}
 	if failure != nil {
 		return r.envelope(Result{}, failure, nil)
 	}
@@ -129,7 +141,7 @@ func (r *Registry) activate(ctx context.Context, name string) (Tool, *Envelope) 
 		if !ok {
 			continue
 		}
-		if tool.Spec.Name != name {
+		if tool.Spec.Name != name && !contains(tool.Aliases, name) {
 			return fail(fmt.Errorf("activating %q found a tool named %q", name, tool.Spec.Name))
 		}
 		if _, err := r.Add(tool); err != nil {
@@ -261,6 +273,7 @@ func (s *Schema) clone() *Schema {
 	c.Required = append([]string(nil), s.Required...)
 	c.Enum = append([]string(nil), s.Enum...)
 	c.Items = s.Items.clone()
+	c.Extra = s.Extra.clone()
 	if s.AdditionalProperties != nil {
 		b := *s.AdditionalProperties
 		c.AdditionalProperties = &b

@@ -7,18 +7,21 @@ import (
 )
 
 // dynamicTools are the tools added to a Registry after it was built (MCP
-// tools that a search, or a call by exact name, activated). Like the built-in ones, their specs are
-// frozen when added and never change; a name is added at most once.
+// tools that a search, or a call by exact name, activated). Like the
+// built-in ones, their specs are frozen when added and never change; a name
+// is added at most once, and so is an alias.
 type dynamicTools struct {
 	mu        sync.RWMutex
 	tools     map[string]Tool
+	aliases   map[string]string // alias → name (Tool.Aliases)
 	order     []string
 	listeners []func(added []Spec)
 }
 
 // Add registers tools after start, in order, and returns the specs of those
 // that were new. A name already in the registry (built in or added before)
-// is skipped: existing specs never change. A tool without an object input
+// is skipped: existing specs never change. An alias already taken (by a
+// name or an alias) is left to its owner. A tool without an object input
 // schema is an error and nothing is added. Listeners are called with the
 // new specs, after the tools are dispatchable, outside the registry's lock.
 func (r *Registry) Add(tools ...Tool) ([]Spec, error) {
@@ -39,10 +42,20 @@ func (r *Registry) Add(tools ...Tool) ([]Spec, error) {
 		}
 		if d.tools == nil {
 			d.tools = map[string]Tool{}
+			d.aliases = map[string]string{}
 		}
 		t.Spec.InputSchema = t.Spec.InputSchema.clone()
 		d.tools[t.Spec.Name] = t
 		d.order = append(d.order, t.Spec.Name)
+		for _, alias := range t.Aliases {
+			_, builtin := r.tools[alias]
+			_, added := d.tools[alias]
+			_, aliasBuiltin := r.aliases[alias]
+			_, aliasAdded := d.aliases[alias]
+			if !builtin && !added && !aliasBuiltin && !aliasAdded {
+				d.aliases[alias] = t.Spec.Name
+			}
+		}
 		s := t.Spec
 		s.InputSchema = s.InputSchema.clone()
 		added = append(added, s)
@@ -71,15 +84,23 @@ func (r *Registry) Has(name string) bool {
 	return ok
 }
 
-// lookup finds a built-in or added tool.
+// lookup finds a built-in or added tool by its name, else by an alias.
 func (r *Registry) lookup(name string) (Tool, bool) {
 	if t, ok := r.tools[name]; ok {
 		return t, true
 	}
 	r.dynamic.mu.RLock()
 	defer r.dynamic.mu.RUnlock()
-	t, ok := r.dynamic.tools[name]
-	return t, ok
+	if t, ok := r.dynamic.tools[name]; ok {
+		return t, true
+	}
+	if owner, ok := r.aliases[name]; ok {
+		return r.tools[owner], true
+	}
+	if owner, ok := r.dynamic.aliases[name]; ok {
+		return r.dynamic.tools[owner], true
+	}
+	return Tool{}, false
 }
 
 // addedSpecs returns copies of the added tools' specs, in the order added.

@@ -50,6 +50,9 @@ type Schema struct {
 	AdditionalProperties *bool              `json:"additionalProperties,omitempty"`
 	Path                 bool               `json:"-"`
 	NameValues           bool               `json:"-"`
+	// Extra holds the JSON Schema keywords outside the subset above; only
+	// proxied MCP tools' schemas have them (schema_extra.go).
+	Extra *SchemaExtra `json:"-"`
 }
 
 // schemaJSON is Schema as it is sent; a non-nil Properties pointer is
@@ -70,6 +73,9 @@ type schemaJSON struct {
 // carries properties, {} when it has none: OpenAI refuses an object schema
 // without them ("object schema missing properties").
 func (s Schema) MarshalJSON() ([]byte, error) {
+	if s.Extra != nil {
+		return s.marshalWithExtra()
+	}
 	w := schemaJSON{
 		Type:                 s.Type,
 		Description:          s.Description,
@@ -99,9 +105,21 @@ type Tool struct {
 	// tools) by its exact name. Dispatch asks it about names it does not
 	// know, adds what it returns as Add does, and runs it. ok is false for
 	// a name it does not own; an error (a *Failure, for the model) ends the
-	// call. It must return a tool named name, and the same spec every time.
-	// Only tools given to NewRegistry are asked.
+	// call. It must return a tool named name (or with name among its
+	// Aliases), and the same spec every time. Only tools given to
+	// NewRegistry are asked.
 	FindDeferred func(ctx context.Context, name string) (tool Tool, ok bool, err error)
+	// Aliases are further names a call may use (a proxied MCP tool's full
+	// name when its catalog name had to be shortened). They are never
+	// listed, and a tool's own name always wins over another tool's alias.
+	Aliases []string
+	// PrepareInput, when set, replaces the registry's repair and validation
+	// of this tool's input: it returns the input to run on, the repairs
+	// made (by their Repair* names), or a *Failure that the model reads.
+	// Proxied MCP tools set it so that what their server is sent stays as
+	// the model sent it wherever whale cannot know better (null values,
+	// keywords outside whale's own checks).
+	PrepareInput func(input json.RawMessage) (json.RawMessage, []string, *Failure)
 }
 
 // Define builds a Tool whose input decodes into In. The run function returns a
