@@ -36,9 +36,9 @@ const (
 	// mcpMaxServerName leaves a shortened name room for a few characters
 	// of the tool's own name: mcp__ + server + __ + tool + _ + hash.
 	mcpMaxServerName = 40
-	// mcpMaxDescription is the longest tool description Azure OpenAI
+	// mcpMaxDescription is the longest tool description every provider
 	// accepts.
-	mcpMaxDescription = 1024
+	mcpMaxDescription = MaxDescriptionBytes
 )
 
 // mcpTools is the MCP group: the tools of every non-deferred server in
