@@ -78,6 +78,11 @@ func TestProxiedToolNames(t *testing.T) {
 	if len(long) != 64 {
 		t.Errorf("shortened name %q has %d characters, want 64", long, len(long))
 	}
+	for _, s := range r.Specs() {
+		if s.Name == long && (!strings.HasPrefix(s.Description, mcptest.LongDescription[:200]) || !strings.Contains(s.Description, " …\n\n(MCP tool \""+mcptest.LongToolName)) {
+			t.Errorf("description of the long tool = %q, want its start, … and the note naming the tool", s.Description)
+		}
+	}
 
 	// The short name and the full name reach the same upstream tool.
 	for _, name := range []string{long, "mcp__up__" + mcptest.LongToolName} {

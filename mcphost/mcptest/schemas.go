@@ -1,6 +1,9 @@
 package mcptest
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strings"
+)
 
 // SchemaTool is a tool of the test server's "schemas" set: its name and its
 // input schema exactly as the server lists it. Every such tool answers a
@@ -9,7 +12,13 @@ import "encoding/json"
 type SchemaTool struct {
 	Name   string
 	Schema json.RawMessage
+	// Description, if set, replaces the usual one-line description.
+	Description string
 }
+
+// LongDescription is the description of LongToolName: over 2000 bytes, more
+// than model providers accept.
+var LongDescription = "Create or update one file of a repository. " + strings.Repeat("Every word of this sentence is part of a description that goes on. ", 29)
 
 // SchemasArg, given among the test server's arguments, adds the SchemaTools
 // to its tools (mcp.servers: {"args": ["NAME", mcptest.SchemasArg]}).
@@ -26,7 +35,7 @@ const LongToolName = "create_or_update_repository_file_contents_with_commit_mess
 // characters are replaced).
 func SchemaTools() []SchemaTool {
 	return []SchemaTool{
-		{"nullable_fields", json.RawMessage(`{
+		{Name: "nullable_fields", Schema: json.RawMessage(`{
 			"type": "object",
 			"properties": {
 				"title": {"type": "string", "description": "the new title"},
@@ -38,7 +47,7 @@ func SchemaTools() []SchemaTool {
 			},
 			"required": ["title", "milestone"]
 		}`)},
-		{"any_of", json.RawMessage(`{
+		{Name: "any_of", Schema: json.RawMessage(`{
 			"type": "object",
 			"properties": {
 				"target": {"anyOf": [{"type": "string", "minLength": 1}, {"type": "integer"}, {"type": "null"}], "description": "a name, a number or null"},
@@ -46,7 +55,7 @@ func SchemaTools() []SchemaTool {
 				"window": {"allOf": [{"type": "object", "properties": {"from": {"type": "integer"}}}, {"required": ["from"]}]}
 			}
 		}`)},
-		{"refs", json.RawMessage(`{
+		{Name: "refs", Schema: json.RawMessage(`{
 			"type": "object",
 			"$defs": {
 				"person": {"type": "object", "properties": {"name": {"type": "string"}, "email": {"type": ["string", "null"]}}, "required": ["name"]}
@@ -61,7 +70,7 @@ func SchemaTools() []SchemaTool {
 			},
 			"required": ["author"]
 		}`)},
-		{"tree", json.RawMessage(`{
+		{Name: "tree", Schema: json.RawMessage(`{
 			"type": "object",
 			"$defs": {
 				"node": {"type": "object", "properties": {"name": {"type": "string"}, "children": {"type": "array", "items": {"$ref": "#/$defs/node"}}}}
@@ -70,7 +79,7 @@ func SchemaTools() []SchemaTool {
 				"root": {"$ref": "#/$defs/node"}
 			}
 		}`)},
-		{"bare_array", json.RawMessage(`{
+		{Name: "bare_array", Schema: json.RawMessage(`{
 			"type": "object",
 			"properties": {
 				"values": {"type": "array", "description": "anything at all"},
@@ -78,9 +87,9 @@ func SchemaTools() []SchemaTool {
 				"meta": {"type": "object"}
 			}
 		}`)},
-		{"no_params", json.RawMessage(`{"type": "object", "properties": {}}`)},
-		{LongToolName, json.RawMessage(`{"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}`)},
-		{"dot.name", json.RawMessage(`{"type": "object", "properties": {}}`)},
-		{"dot_name", json.RawMessage(`{"type": "object", "properties": {}}`)},
+		{Name: "no_params", Schema: json.RawMessage(`{"type": "object", "properties": {}}`)},
+		{Name: LongToolName, Description: LongDescription, Schema: json.RawMessage(`{"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}`)},
+		{Name: "dot.name", Schema: json.RawMessage(`{"type": "object", "properties": {}}`)},
+		{Name: "dot_name", Schema: json.RawMessage(`{"type": "object", "properties": {}}`)},
 	}
 }

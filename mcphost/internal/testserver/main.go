@@ -68,7 +68,11 @@ func main() {
 		})
 	if slices.Contains(os.Args[1:], mcptest.SchemasArg) {
 		for _, tool := range mcptest.SchemaTools() {
-			s.AddTool(&mcp.Tool{Name: tool.Name, Description: "Answer with the arguments as received.", InputSchema: tool.Schema},
+			desc := tool.Description
+			if desc == "" {
+				desc = "Answer with the arguments as received."
+			}
+			s.AddTool(&mcp.Tool{Name: tool.Name, Description: desc, InputSchema: tool.Schema},
 				func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 					return text("args: " + string(req.Params.Arguments)), nil
 				})
