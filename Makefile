@@ -18,9 +18,9 @@ FUZZ_TARGETS := \
 	./terminal:FuzzIsReadOnlyCommand \
 	./search:FuzzScanAgreesWithRegexp
 
-.PHONY: test fmt-check vet race fuzz neovim vscode vscode-e2e build bench-rpc
+.PHONY: test fmt-check vet race fuzz neovim vscode vscode-e2e mcp-conformance build bench-rpc
 
-test: fmt-check vet race fuzz neovim vscode vscode-e2e
+test: fmt-check vet race fuzz neovim vscode vscode-e2e mcp-conformance
 
 build:
 	$(GO) build -o bin/whale-ls ./cmd/whale-ls
@@ -60,6 +60,12 @@ vscode:
 # the script installs what it needs and prints "N passed, M failed".
 vscode-e2e:
 	bash editors/vscode/test/e2e.sh
+
+# MCP conformance of the real `whale-ls mcp`, driven by the official MCP
+# TypeScript SDK client (pinned in mcpfront/conformance/package-lock.json)
+# and raw lines; node's test runner prints the summary.
+mcp-conformance: build
+	cd mcpfront/conformance && npm ci --no-audit --no-fund --loglevel=error && WHALE_LS=$(CURDIR)/bin/whale-ls npm test
 
 bench-rpc:
 	$(GO) run ./bench/rpc

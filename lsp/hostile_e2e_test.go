@@ -379,14 +379,19 @@ func (f mcpFront) call(ctx context.Context, tool string, input json.RawMessage) 
 	var env toolbridge.Envelope
 	b, _ := json.Marshal(res.StructuredContent)
 	if err := json.Unmarshal(b, &env); err != nil || env.Code == "" {
-		// No Envelope in structured content: judge by the text.
+		// No Envelope in structured content (whale-ls mcp without
+		// --structured): the text, and the code from _meta.
 		var text strings.Builder
 		for _, c := range res.Content {
 			if tc, ok := c.(*mcp.TextContent); ok {
 				text.WriteString(tc.Text)
 			}
 		}
-		env = toolbridge.Envelope{OK: !res.IsError, Code: "?", Text: text.String()}
+		code, _ := res.Meta["whale/code"].(string)
+		if code == "" {
+			code = "?"
+		}
+		env = toolbridge.Envelope{OK: !res.IsError, Code: code, Text: text.String()}
 	}
 	return env, nil
 }

@@ -43,6 +43,10 @@ func mcpCall(t *testing.T, cs *mcp.ClientSession, name string, args any) (string
 	var structured map[string]any
 	b, _ := json.Marshal(res.StructuredContent)
 	json.Unmarshal(b, &structured)
+	if structured == nil {
+		// No Envelope unless --structured: the code travels in _meta.
+		structured = map[string]any{"code": res.Meta["whale/code"]}
+	}
 	return text.String(), res.IsError, structured
 }
 

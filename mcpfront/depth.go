@@ -8,24 +8,43 @@ import (
 	"io"
 	"sync"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/whale-ls/whale-ls/excerpt"
 	"github.com/whale-ls/whale-ls/toolbridge"
 )
 
 // maxMessageDepth is the deepest nesting of objects and arrays the MCP
-// SDK decodes: a deeper message makes it end the whole session.
+// SDK decodes: a deeper message would end the whole session.
 const maxMessageDepth = 1000
 
-// depthGuard stands between the client's input and the SDK: it passes
-// newline-delimited messages through unchanged, except one nested deeper
-// than maxMessageDepth, which it answers itself (invalid_input for a
-// tools/call, a JSON-RPC error for another request, nothing for a
-// notification) instead of letting it end the session.
+// depthGuard stands between the client's input and the rest of the
+// connection: it passes newline-delimited messages through unchanged,
+// except those it answers itself:
+//
+//   - A line longer than maxLineBytes: -32600 with id null; the line is
+//     skipped, not kept in memory.
+//   - A JSON message nested deeper than maxMessageDepth, by its shape: a
+//     tools/call request gets an invalid_input tool result, another
+//     request a -32600 error, a batch the batch answer (batchReply); a
+//     notification or a response gets nothing (no one waits for it), an
+//     object that is neither -32600 with id null.
+//
+// A deep line that is not JSON is passed on, to be answered as a parse
+// error.
 type depthGuard struct {
 	in   *bufio.Reader
 	c    io.Closer
 	out  *lockedWriter
 	rest []byte // the part of the current line not read yet
+	// structured says whether a tool result carries the Envelope as
+	// structured content (Options.StructuredContent).
+	structured bool
 }
+
+// maxLineBytes bounds one message, as the SDK's DefaultMaxLineLength does.
+const maxLineBytes = mcp.DefaultMaxLineLength
 
 func newDepthGuard(in io.ReadCloser, out *lockedWriter) *depthGuard {
 	return &depthGuard{in: bufio.NewReaderSize(in, 64<<10), c: in, out: out}
@@ -33,10 +52,14 @@ func newDepthGuard(in io.ReadCloser, out *lockedWriter) *depthGuard {
 
 func (g *depthGuard) Read(p []byte) (int, error) {
 	for len(g.rest) == 0 {
-		line, err := g.in.ReadBytes('\n')
-		if len(line) > 0 {
-			if depth, id, method, name := scanMessage(line); depth > maxMessageDepth {
-				g.answer(depth, id, method, name)
+		line, tooLong, err := readLine(g.in, maxLineBytes)
+		switch {
+		case tooLong:
+			g.out.Write(errorLine(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: the message is longer than %d bytes; send large content as a file and pass its path", maxLineBytes)))
+			line = nil
+		case len(line) > 0:
+			if depth, id, method, name := scanMessage(line); depth > maxMessageDepth && tokensValid(line) {
+				g.answer(line, depth, id, method, name)
 				line = nil
 			}
 		}
@@ -52,28 +75,70 @@ func (g *depthGuard) Read(p []byte) (int, error) {
 
 func (g *depthGuard) Close() error { return g.c.Close() }
 
-// answer replies to a message that is too deep.
-func (g *depthGuard) answer(depth int, id, method, name []byte) {
-	if id == nil {
-		return // a notification: no one waits for an answer
+// readLine reads up to and including the next newline. A line longer than
+// limit is read to its end and dropped (tooLong).
+func readLine(r *bufio.Reader, limit int) (line []byte, tooLong bool, err error) {
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if !tooLong {
+			if len(line)+len(chunk) > limit {
+				tooLong, line = true, nil
+			} else {
+				line = append(line, chunk...)
+			}
+		}
+		if err != bufio.ErrBufferFull {
+			return line, tooLong, err
+		}
 	}
+}
+
+// tokensValid reports whether b is one JSON value, at any depth (the
+// standard library's Valid stops at 10000 levels).
+func tokensValid(b []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	for depth := 0; ; {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		switch tok {
+		case json.Delim('['), json.Delim('{'):
+			depth++
+		case json.Delim(']'), json.Delim('}'):
+			depth--
+		}
+		if depth == 0 {
+			break
+		}
+	}
+	_, err := dec.Token()
+	return err == io.EOF
+}
+
+// answer replies to a message that is too deep, by its shape.
+func (g *depthGuard) answer(line []byte, depth int, id, method, name []byte) {
 	text := fmt.Sprintf("the message nests %d levels of arrays and objects; whale-ls takes up to %d — send the tool input as plain fields (strings, numbers, booleans, shallow arrays)", depth, maxMessageDepth)
-	var reply map[string]any
-	if string(method) == `"tools/call"` {
+	rid := usableID(id)
+	switch {
+	case bytes.HasPrefix(bytes.TrimSpace(line), []byte("[")):
+		g.out.Write(batchReply(line))
+	case method == nil && id == nil:
+		g.out.Write(errorLine(nil, jsonrpc.CodeInvalidRequest, "invalid request: neither a request nor a response; "+text))
+	case method == nil || id == nil:
+		// A response or a notification: no one waits for an answer.
+	case string(method) == `"tools/call"`:
 		env := toolbridge.Envelope{Code: toolbridge.CodeInvalidInput, Text: text}
 		if name != nil {
-			env.Text = "invalid input for " + string(bytes.Trim(name, `"`)) + ": " + text
+			env.Text = "invalid input for " + excerpt.Text(string(bytes.Trim(name, `"`))) + ": " + text
 		}
-		reply = map[string]any{"content": []any{map[string]any{"type": "text", "text": env.Code + ": " + env.Text}}, "isError": true, "structuredContent": json.RawMessage(toolbridge.MarshalEnvelope(env))}
-		reply = map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(id), "result": reply}
-	} else {
-		reply = map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(id), "error": map[string]any{"code": -32600, "message": text}}
+		b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nullable(rid), "result": toolResult(env, g.structured)})
+		if err == nil {
+			g.out.Write(append(b, '\n'))
+		}
+	default:
+		g.out.Write(errorLine(rid, jsonrpc.CodeInvalidRequest, "invalid request: "+text))
 	}
-	b, err := json.Marshal(reply)
-	if err != nil {
-		return
-	}
-	g.out.Write(append(b, '\n'))
 }
 
 // lockedWriter serializes whole writes: the SDK writes one message per

@@ -71,7 +71,7 @@ func wantDone(t *testing.T, what string, ch <-chan struct{}) {
 func stuckServer(t *testing.T) (*Server, *stuckBackend) {
 	t.Helper()
 	b := newStuckBackend(t)
-	srv, err := New(context.Background(), b, "test", "", nil)
+	srv, err := New(context.Background(), b, Options{Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,8 +2,22 @@
 // Protocol, for AI chats that speak MCP rather than LSP. Every catalog tool
 // becomes an MCP tool with the same name, description and input schema; a
 // call goes through the same Dispatch (repair, validation, Envelope) of a
-// Backend, and its result is the Envelope's text, with isError for a failed
-// call and the whole Envelope as structured content.
+// Backend, and its result is the Envelope's text, prefixed "code: " for a
+// failed call, with isError set then. The Envelope's code, repairs and
+// truncation travel in the result's _meta ("whale/code", "whale/repairs",
+// "whale/truncated"); the whole Envelope is the structured content only
+// when Options.StructuredContent asks for it, because hosts that find
+// structured content send it to the model instead of the text. No tool
+// declares an outputSchema, so structured content stays optional.
+//
+// A call that takes longer than about a second, when the client gave a
+// progressToken, gets notifications/progress every second ("still
+// running") until it returns; the last comes before the result.
+//
+// The server advertises the tools capability only, and answers the methods
+// of the others (resources, prompts, completions, logging) -32601.
+// Serve keeps JSON-RPC and MCP's rules on stdio where the SDK's transport
+// ends the session or answers wrongly: see stdioConn and depthGuard.
 //
 // A call of a name the server does not list yet still goes to the Backend,
 // which may activate the tool (a deferred MCP tool called by its exact
@@ -32,6 +46,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/whale-ls/whale-ls/toolbridge"
@@ -54,12 +69,32 @@ func (l Local) Call(ctx context.Context, name string, input json.RawMessage) (to
 	return l.Registry.Dispatch(ctx, toolbridge.Call{Name: name, Input: input}), nil
 }
 
+// Options configure a Server.
+type Options struct {
+	// Version is the server's version in initialize's serverInfo.
+	Version string
+	// Instructions are initialize's instructions for the client.
+	Instructions string
+	// Log receives the server's warnings; nil discards them.
+	Log *slog.Logger
+	// StructuredContent puts the whole Envelope in each tool result's
+	// structuredContent, for clients that read it (whale-ls mcp
+	// --structured). Off, the result has the text only: Claude Code, Codex
+	// CLI and Copilot CLI give the model the structured content, as
+	// escaped JSON, instead of the text when it is there.
+	StructuredContent bool
+	// ProgressEvery is how long a call runs before its first progress
+	// notification, and the time between the next ones; 0 means a second.
+	ProgressEvery time.Duration
+}
+
 // Server is an MCP server over a Backend. It serves one session: when Run
 // or Serve returns, its calls are canceled for good.
 type Server struct {
 	backend Backend
 	mcp     *mcp.Server
 	log     *slog.Logger
+	opts    Options
 
 	// calls is the parent of every call's context: Run and Serve cancel it
 	// when the session ends.
@@ -71,24 +106,43 @@ type Server struct {
 }
 
 // New builds the MCP server and adds the backend's tools.
-func New(ctx context.Context, b Backend, version, instructions string, log *slog.Logger) (*Server, error) {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
+func New(ctx context.Context, b Backend, o Options) (*Server, error) {
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.ProgressEvery <= 0 {
+		o.ProgressEvery = time.Second
 	}
 	s := &Server{
 		backend: b,
-		log:     log,
+		log:     o.Log,
+		opts:    o,
 		known:   map[string]bool{},
-		mcp: mcp.NewServer(&mcp.Implementation{Name: "whale-ls", Version: version}, &mcp.ServerOptions{
-			Instructions: instructions,
+		mcp: mcp.NewServer(&mcp.Implementation{Name: "whale-ls", Version: o.Version}, &mcp.ServerOptions{
+			Instructions: o.Instructions,
+			// Tools only: the SDK would advertise logging, which whale
+			// does not send.
+			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 		}),
 	}
 	s.calls, s.endCalls = context.WithCancel(context.Background())
-	s.mcp.AddReceivingMiddleware(s.unlistedCalls)
+	s.mcp.AddReceivingMiddleware(advertisedOnly, s.unlistedCalls)
 	if err := s.Refresh(ctx); err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// advertisedOnly answers -32601 (method not found) to the methods of
+// capabilities the server does not advertise; the SDK would answer them
+// (an empty resources/list, for example).
+func advertisedOnly(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if unadvertised(method) {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: methodNotFound(method)}
+		}
+		return next(ctx, method, req)
+	}
 }
 
 // unlistedCalls sends tools/call requests for names not served yet to the
@@ -156,14 +210,19 @@ func (s *Server) Refresh(ctx context.Context) error {
 // the Envelope it carries.
 func (s *Server) run(ctx context.Context, name string, req *mcp.CallToolRequest) (*mcp.CallToolResult, toolbridge.Envelope) {
 	var input json.RawMessage
+	var token any
 	if req.Params != nil {
 		input = req.Params.Arguments
+		token = req.Params.GetProgressToken()
 	}
 	// The SDK cancels ctx on notifications/cancelled and when the input
 	// ends, but not when the server is told to stop.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(s.calls, cancel)()
+	if token != nil && req.Session != nil {
+		defer s.reportProgress(ctx, req.Session, token, name)()
+	}
 	env, err := s.backend.Call(ctx, name, input)
 	switch {
 	case err != nil && ctx.Err() != nil:
@@ -171,15 +230,67 @@ func (s *Server) run(ctx context.Context, name string, req *mcp.CallToolRequest)
 	case err != nil:
 		env = toolbridge.Envelope{Code: toolbridge.CodeInternal, Text: fmt.Sprintf("the whale-ls session that runs the tools did not answer (%v); call the tool again, or restart the MCP server", err)}
 	}
+	return toolResult(env, s.opts.StructuredContent), env
+}
+
+// toolResult is the MCP form of an Envelope: its text ("code: text" for a
+// failure), isError, the code, repairs and truncation in _meta, and the
+// Envelope itself as structured content when structured is set.
+func toolResult(env toolbridge.Envelope, structured bool) *mcp.CallToolResult {
 	text := env.Text
 	if !env.OK && env.Code != "" {
 		text = env.Code + ": " + text
 	}
-	return &mcp.CallToolResult{
-		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
-		IsError:           !env.OK,
-		StructuredContent: env,
-	}, env
+	meta := mcp.Meta{MetaCode: env.Code, MetaTruncated: env.Truncated}
+	if len(env.Repairs) > 0 {
+		meta[MetaRepairs] = env.Repairs
+	}
+	res := &mcp.CallToolResult{
+		Meta:    meta,
+		Content: []mcp.Content{&mcp.TextContent{Text: text}},
+		IsError: !env.OK,
+	}
+	if structured {
+		res.StructuredContent = env
+	}
+	return res
+}
+
+// The keys of a tool result's _meta.
+const (
+	MetaCode      = "whale/code"      // the Envelope's code: ok, not_found, write_conflict, …
+	MetaRepairs   = "whale/repairs"   // the input repairs, when there were any
+	MetaTruncated = "whale/truncated" // whether the text was cut
+)
+
+// reportProgress sends notifications/progress for token every
+// ProgressEvery while the call runs, the first after ProgressEvery. The
+// returned function stops it and returns once no notification is being
+// sent any more, so that none follows the result.
+func (s *Server) reportProgress(ctx context.Context, ss *mcp.ServerSession, token any, name string) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		start := time.Now()
+		tick := time.NewTicker(s.opts.ProgressEvery)
+		defer tick.Stop()
+		for n := 1; ; n++ {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			msg := fmt.Sprintf("%s still running after %s", name, time.Since(start).Round(time.Second))
+			if err := ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: float64(n), Message: msg}); err != nil {
+				s.log.Debug("progress not sent", "tool", name, "err", err)
+			}
+		}
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
 }
 
 // How long Run and Serve wait, after the session ended, for the calls they
@@ -202,13 +313,18 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 
 // Serve serves the MCP protocol as newline-delimited JSON on in and out
 // (the stdio transport) like Run, and knows the client is gone as soon as
-// in ends or a write to out fails. A message nested deeper than the SDK
-// decodes is answered with invalid_input instead of ending the session.
+// in ends or a write to out fails. Unlike the SDK's stdio transport it
+// answers what is not a message for the SDK (a line that is not JSON, a
+// batch, a message nested too deep, a request before initialize) with a
+// JSON-RPC error and goes on, and it sends no response to a request the
+// client cancelled: see stdioConn and depthGuard.
 func (s *Server) Serve(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
 	gone := &clientGone{ch: make(chan struct{})}
 	lw := &lockedWriter{w: out}
-	t := &mcp.IOTransport{Reader: goneReader{newDepthGuard(in, lw), gone}, Writer: goneWriter{lw, gone}}
-	return s.serve(ctx, t, gone.ch)
+	guard := newDepthGuard(in, lw)
+	guard.structured = s.opts.StructuredContent
+	conn := newStdioConn(goneReader{guard, gone}, goneWriter{lw, gone})
+	return s.serve(ctx, stdioTransport{conn}, gone.ch)
 }
 
 func (s *Server) serve(ctx context.Context, t mcp.Transport, gone <-chan struct{}) error {

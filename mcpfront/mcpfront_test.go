@@ -2,7 +2,6 @@ package mcpfront
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -38,7 +37,7 @@ func connect(t *testing.T) (*mcp.ClientSession, <-chan struct{}) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)
-	srv, err := New(ctx, Local{Registry: reg}, "test", "", nil)
+	srv, err := New(ctx, Local{Registry: reg}, Options{Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,10 +61,8 @@ func callTool(t *testing.T, cs *mcp.ClientSession, name string) (string, bool, t
 	if err != nil {
 		t.Fatalf("CallTool(%s) = %v, want a result, not a protocol error", name, err)
 	}
-	var env toolbridge.Envelope
-	b, _ := json.Marshal(res.StructuredContent)
-	json.Unmarshal(b, &env)
-	return res.Content[0].(*mcp.TextContent).Text, res.IsError, env
+	code, _ := res.Meta[MetaCode].(string)
+	return res.Content[0].(*mcp.TextContent).Text, res.IsError, toolbridge.Envelope{OK: !res.IsError, Code: code}
 }
 
 func toolNames(t *testing.T, cs *mcp.ClientSession) []string {

@@ -414,6 +414,8 @@ func shellResult(table *terminal.Table, task *terminal.Task, readOnly *bool, hea
 		fmt.Fprintf(&b, "[%s still running after %s · %s · %s]\n%s", st.ID, elapsed, transport, diag.Reason, diag.Hint)
 		if table.Ephemeral() {
 			b.WriteString("\nThis command-line session ends when this call returns, and the task is killed then; run it in an editor session to keep it running.")
+		} else {
+			b.WriteString("\nIt keeps running after this call returns, until it exits, shell_cancel stops it, or the whale-ls server that runs it stops.")
 		}
 	}
 	return Result{Text: b.String(), Data: data}

@@ -48,7 +48,7 @@ Usage:
                                    run the language server on stdio
   whale-ls call [--root DIR] [--config FILE.json] [--approve allow|deny] [--json] TOOL [INPUT_JSON|-]
                                    run one tool and print its text (or the whole Envelope with --json)
-  whale-ls mcp [--root DIR] [--config FILE.json] [--approve allow|deny] [--standalone]
+  whale-ls mcp [--root DIR] [--config FILE.json] [--approve allow|deny] [--standalone] [--structured]
                                    serve the tools over MCP on stdio, through the workspace's
                                    running language server when there is one
   whale-ls tools [--root DIR] [--config FILE.json] [--json | --long [TOOL...]]
@@ -282,7 +282,16 @@ func (c cliPrompter) Prompt(_ context.Context, p toolbridge.Prompt) (toolbridge.
 	return toolbridge.PromptAnswer{}, toolbridge.ErrNoOneToAsk
 }
 
+// newSession opens the session of a one-shot run (whale-ls call): its tasks
+// end with the process, and results say so.
 func newSession(root, config, approve string, log *slog.Logger) (*session, error) {
+	return openSession(root, config, approve, true, log)
+}
+
+// openSession opens a session of this process; ephemeral says that its
+// tasks end when the call that started them returns (a one-shot run),
+// not when the session closes (whale-ls mcp).
+func openSession(root, config, approve string, ephemeral bool, log *slog.Logger) (*session, error) {
 	if root == "" {
 		wd, err := os.Getwd()
 		if err != nil {
@@ -295,8 +304,7 @@ func newSession(root, config, approve string, log *slog.Logger) (*session, error
 		return nil, err
 	}
 	deps := &toolbridge.Deps{Workspace: ws, Reads: &toolbridge.ReadLedger{}, Log: log, Prompter: cliPrompter{approve}}
-	// Tasks of a one-shot run end with the process; results say so.
-	deps.Terminals = terminal.NewTable(terminal.Options{Ephemeral: true, Supervisor: supervisorArgv()})
+	deps.Terminals = terminal.NewTable(terminal.Options{Ephemeral: ephemeral, Supervisor: supervisorArgv()})
 	deps.ExecGate = deps.NewExecGate()
 	if config != "" {
 		raw, err := os.ReadFile(config)

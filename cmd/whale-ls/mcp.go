@@ -24,6 +24,7 @@ func mcpCommand(args []string, stderr io.Writer) int {
 	config := fs.String("config", "", "settings file for standalone mode: the same JSON object as initializationOptions")
 	approve := fs.String("approve", "deny", `standalone mode's answer to "ask" decisions: allow or deny`)
 	standalone := fs.Bool("standalone", false, "never attach to a running language server")
+	structured := fs.Bool("structured", false, "put the whole result Envelope in each tool result's structuredContent (for clients that read it; hosts that find it show it to the model instead of the text)")
 	if err := fs.Parse(flagsFirst(fs, args)); err != nil {
 		return exitUsage
 	}
@@ -43,7 +44,9 @@ func mcpCommand(args []string, stderr io.Writer) int {
 	ctx, stop := stopSignals()
 	defer stop()
 
-	b := &mcpBackend{open: func() (*session, error) { return newSession(*root, *config, *approve, log) }, localChanged: make(chan struct{}, 1)}
+	// Standalone tasks outlive the call that started them and end with
+	// the MCP session (b.close), not ephemeral like a one-shot call's.
+	b := &mcpBackend{open: func() (*session, error) { return openSession(*root, *config, *approve, false, log) }, localChanged: make(chan struct{}, 1)}
 	// Serve has canceled the calls; end the tasks and detach, but do not
 	// let a piece that hangs keep a process nobody talks to.
 	defer func() {
@@ -64,7 +67,7 @@ func mcpCommand(args []string, stderr io.Writer) int {
 			log.Info("attached", "root", c.Discovery.Root, "pid", c.Discovery.PID)
 		}
 	}
-	srv, err := mcpfront.New(ctx, b, versionString(), instructions, log)
+	srv, err := mcpfront.New(ctx, b, mcpfront.Options{Version: versionString(), Instructions: instructions, Log: log, StructuredContent: *structured})
 	if err != nil {
 		fmt.Fprintln(stderr, "whale-ls mcp:", err)
 		return exitFailure
