@@ -19,6 +19,13 @@
 // Serve keeps JSON-RPC and MCP's rules on stdio where the SDK's transport
 // ends the session or answers wrongly: see stdioConn and depthGuard.
 //
+// Not guaranteed: Run, over another transport, gets the capability rule and
+// progress but not the line rules (parse errors, batches, depth, requests
+// before initialize, silence after a cancel): those are the transport's.
+// No protocol version gets batches, although 2025-03-26 had them. A
+// response already on its way when the cancel arrives is still sent. The
+// progress is a heartbeat, not a measure of the work done.
+//
 // A call of a name the server does not list yet still goes to the Backend,
 // which may activate the tool (a deferred MCP tool called by its exact
 // name) or answer unknown_tool with the closest names; after an activation
