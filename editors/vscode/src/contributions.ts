@@ -3,6 +3,7 @@
 // plus the extension's own settings. Pure: used by scripts/sync-package.ts,
 // by the unit tests and by the extension itself.
 import type { ToolInfo } from './requests';
+import { languageModelToolsWhen, mcpServerSetting } from './toolSurface';
 
 /** The name of a catalog tool as a VS Code language-model tool. */
 export function lmToolName(tool: string): string {
@@ -23,6 +24,8 @@ export interface LanguageModelToolContribution {
     canBeReferencedInPrompt: boolean;
     tags: string[];
     inputSchema: Record<string, unknown>;
+    /** Hides the tool from the chat while whale's tools come from its MCP server (src/toolSurface.ts). */
+    when: string;
 }
 
 const words: Record<string, string> = { stdin: 'Stdin', dir: 'Directory' };
@@ -65,6 +68,7 @@ export function languageModelTools(catalog: ToolInfo[]): LanguageModelToolContri
                 canBeReferencedInPrompt: true,
                 tags: ['whale', `whale-${t.group}`],
                 inputSchema: t.inputSchema,
+                when: languageModelToolsWhen,
             };
         });
 }
@@ -98,7 +102,12 @@ export const clientSettings: Record<string, Record<string, unknown>> = {
     'server.extraEnv': { type: 'object', default: {}, additionalProperties: { type: 'string' }, scope: 'machine', markdownDescription: 'Extra environment variables for the `whale-ls` process.' },
     'trace.server': { type: 'string', enum: ['off', 'messages', 'verbose'], default: 'off', markdownDescription: 'Trace the JSON-RPC traffic with whale-ls in the output channel **Whale Trace**.' },
     'terminals.reveal': { type: 'boolean', default: false, markdownDescription: 'Show a whale terminal as soon as its task starts (otherwise it opens in the background).' },
-    registerMcpServer: { type: 'boolean', default: true, markdownDescription: 'Publish `whale-ls mcp` as an MCP server definition for chats that use MCP (VS Code 1.101 and later).' },
+    [mcpServerSetting]: {
+        type: 'boolean',
+        default: false,
+        markdownDescription:
+            "Offer whale's tools to VS Code chat through the MCP server definition **Whale** (`whale-ls mcp`, VS Code 1.101 and later) instead of as the extension's language-model tools `whale_*`, which are then hidden from the chat, so that each tool is there once. For chats that only take tools from MCP servers. Needs a local workspace folder; without one, or on an older VS Code, the `whale_*` tools stay.",
+    },
 };
 
 // ---------------------------------------------------------------------------

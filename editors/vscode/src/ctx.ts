@@ -23,12 +23,13 @@ import {
 } from 'vscode-languageclient/node';
 import { failureReason } from './applyEditReason';
 import { serverSettingKeys, serverSettingsObject } from './contributions';
-import { registerMcpProvider } from './mcp';
+import { hasMcpApi, registerMcpProvider } from './mcp';
 import { Prompts } from './prompts';
 import * as req from './requests';
 import { binaryName, CrashLimit, crashLimitMessage, crashWindowMs, maxRestarts, resolveServerPath } from './serverPath';
 import { WhaleTerminals } from './terminals';
 import { registerTools } from './tools';
+import { mcpServerSetting, toolSurface, toolsViaMcpContextKey, type ToolSurface } from './toolSurface';
 import { WhaleView } from './view';
 
 /** What the extension exports to other extensions (and its tests). */
@@ -111,6 +112,9 @@ export class Ctx implements vscode.Disposable {
     private stopping = false;
     /** The server's setting keys: package.json's, generated from `whale-ls settings --json`. */
     private readonly serverKeys: string[];
+    /** How whale's tools reach the chat now; see src/toolSurface.ts. */
+    private surface: ToolSurface | undefined;
+    private readonly mcpChanged: () => void;
     readonly api: WhaleApi;
 
     constructor(private readonly extension: vscode.ExtensionContext) {
@@ -123,19 +127,53 @@ export class Ctx implements vscode.Disposable {
             ready: () => this.ready(),
             execute: (tool, input, token) => this.execute(tool, input, token ?? neverCanceled),
         };
+        const mcp = registerMcpProvider({
+            serverPath: () => {
+                const r = this.resolve();
+                return r.ok ? r.path : undefined;
+            },
+            extraEnv: () => config().get<Record<string, string>>('server.extraEnv') ?? {},
+            offered: () => this.surface?.mcpServer ?? false,
+            version: String(extension.extension.packageJSON?.version ?? '0'),
+        });
+        this.mcpChanged = mcp.changed;
+        // The whale_* tool implementations stay registered in MCP mode: the
+        // `when` clause of their contributions keeps them out of the chat, and
+        // other extensions can still invoke them.
         this.subscriptions.push(
             ...registerTools(extension.extension, { execute: (t, i, tok) => this.execute(t, i, tok), readOnly: (t) => this.readOnly.get(t) }),
-            ...registerMcpProvider({
-                serverPath: () => {
-                    const r = this.resolve();
-                    return r.ok ? r.path : undefined;
-                },
-                extraEnv: () => config().get<Record<string, string>>('server.extraEnv') ?? {},
-                enabled: () => config().get<boolean>('registerMcpServer') ?? true,
-                version: String(extension.extension.packageJSON?.version ?? '0'),
-            }),
+            ...mcp.disposables,
             vscode.workspace.onDidChangeConfiguration((e) => this.configurationChanged(e)),
+            vscode.workspace.onDidChangeWorkspaceFolders(() => this.updateToolSurface()),
         );
+        this.updateToolSurface();
+    }
+
+    /**
+     * Decides between the language-model tools and the MCP server definition,
+     * sets the context key that hides the `whale_*` tools from the chat in
+     * MCP mode, and lets VS Code ask the MCP provider again.
+     */
+    private updateToolSurface(): void {
+        const next = toolSurface({
+            mcpServerEnabled: config().get<boolean>(mcpServerSetting) ?? false,
+            mcpApi: hasMcpApi(),
+            folderScheme: vscode.workspace.workspaceFolders?.[0]?.uri.scheme,
+            serverFound: this.resolve().ok,
+        });
+        const prev = this.surface;
+        this.surface = next;
+        void vscode.commands.executeCommand('setContext', toolsViaMcpContextKey, next.mcpServer);
+        if (prev?.mcpServer !== next.mcpServer || prev?.fallback !== next.fallback) {
+            if (next.mcpServer) {
+                this.log.info("whale's tools reach the chat through the MCP server definition Whale (whale.mcpServer.enabled); the whale_* language-model tools are hidden from the chat");
+            } else if (next.fallback) {
+                this.log.warn(`whale.mcpServer.enabled is on, but ${next.fallback}: whale's tools reach the chat as the whale_* language-model tools`);
+            } else {
+                this.log.info("whale's tools reach the chat as the whale_* language-model tools (the MCP server definition is off: whale.mcpServer.enabled)");
+            }
+        }
+        this.mcpChanged();
     }
 
     private resolve() {
@@ -298,6 +336,9 @@ export class Ctx implements vscode.Disposable {
     private configurationChanged(e: vscode.ConfigurationChangeEvent): void {
         if (!e.affectsConfiguration('whale')) {
             return;
+        }
+        if (e.affectsConfiguration(`whale.${mcpServerSetting}`) || e.affectsConfiguration('whale.serverPath') || e.affectsConfiguration('whale.server.extraEnv')) {
+            this.updateToolSurface();
         }
         if (e.affectsConfiguration('whale.serverPath') || e.affectsConfiguration('whale.server.extraEnv')) {
             void vscode.window.showInformationMessage('The whale-ls server settings changed.', 'Restart Server').then((pick) => {

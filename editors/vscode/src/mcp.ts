@@ -1,6 +1,7 @@
-// Publishes `whale-ls mcp --root <workspace>` as an MCP server definition, so
-// that VS Code chat (1.101+) sees whale's tools over MCP too, including tools
-// activated later. Older VS Code lacks the API: then nothing is registered.
+// Publishes `whale-ls mcp --root <workspace>` as an MCP server definition
+// (VS Code 1.101+) while whale's tools reach the chat through MCP instead of
+// as language-model tools (src/toolSurface.ts: `whale.mcpServer.enabled`,
+// off by default). Older VS Code lacks the API: then nothing is registered.
 import * as vscode from 'vscode';
 
 // The MCP API is newer than engines.vscode; declared here as far as used.
@@ -21,23 +22,43 @@ export interface McpHost {
     /** The whale-ls binary, or undefined when it cannot be found. */
     serverPath(): string | undefined;
     extraEnv(): Record<string, string>;
-    enabled(): boolean;
+    /** Whether the definition is offered now (toolSurface().mcpServer). */
+    offered(): boolean;
     version: string;
 }
 
-export function registerMcpProvider(host: McpHost): vscode.Disposable[] {
-    const lm = vscode.lm as unknown as { registerMcpServerDefinitionProvider?: RegisterMcp };
+function mcpApi(): { register: RegisterMcp; Definition: McpStdioServerDefinitionCtor } | undefined {
+    const lm = vscode.lm as unknown as { registerMcpServerDefinitionProvider?: RegisterMcp } | undefined;
     const Definition = (vscode as unknown as { McpStdioServerDefinition?: McpStdioServerDefinitionCtor }).McpStdioServerDefinition;
     if (typeof lm?.registerMcpServerDefinitionProvider !== 'function' || typeof Definition !== 'function') {
-        return [];
+        return undefined;
     }
+    return { register: (id, provider) => lm.registerMcpServerDefinitionProvider!(id, provider), Definition };
+}
+
+/** Whether this VS Code can take MCP server definitions from an extension. */
+export function hasMcpApi(): boolean {
+    return mcpApi() !== undefined;
+}
+
+/**
+ * Registers the provider. Call the returned `changed` when what `host`
+ * answers may have changed (settings, workspace folders): VS Code then asks
+ * again, and starts or stops the server.
+ */
+export function registerMcpProvider(host: McpHost): { disposables: vscode.Disposable[]; changed: () => void } {
+    const api = mcpApi();
+    if (!api) {
+        return { disposables: [], changed: () => undefined };
+    }
+    const { Definition } = api;
     const changed = new vscode.EventEmitter<void>();
     const provider: McpProvider = {
         onDidChangeMcpServerDefinitions: changed.event,
         provideMcpServerDefinitions() {
             const folder = vscode.workspace.workspaceFolders?.[0];
             const command = host.serverPath();
-            if (!host.enabled() || !folder || folder.uri.scheme !== 'file' || !command) {
+            if (!host.offered() || !folder || folder.uri.scheme !== 'file' || !command) {
                 return [];
             }
             const root = folder.uri.fsPath;
@@ -46,14 +67,5 @@ export function registerMcpProvider(host: McpHost): vscode.Disposable[] {
             return [def];
         },
     };
-    return [
-        changed,
-        lm.registerMcpServerDefinitionProvider(mcpProviderId, provider),
-        vscode.workspace.onDidChangeWorkspaceFolders(() => changed.fire()),
-        vscode.workspace.onDidChangeConfiguration((e) => {
-            if (e.affectsConfiguration('whale.registerMcpServer') || e.affectsConfiguration('whale.serverPath') || e.affectsConfiguration('whale.server.extraEnv')) {
-                changed.fire();
-            }
-        }),
-    ];
+    return { disposables: [changed, api.register(mcpProviderId, provider)], changed: () => changed.fire() };
 }

@@ -199,6 +199,70 @@ async function answerQuickPick(page: Page): Promise<string | undefined> {
     return entry;
 }
 
+/** Runs an F1 command by its title. */
+async function runCommand(page: Page, title: string): Promise<void> {
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('F1');
+    const input = page.locator('.quick-input-widget input').first();
+    await input.waitFor({ state: 'visible', timeout: 10_000 });
+    await input.fill(`>${title}`);
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 10_000 });
+    await page.keyboard.press('Enter');
+}
+
+let copilotEnabled = false;
+
+/**
+ * One chat turn in the Chat view with the Whale E2E model: enables the
+ * bundled Copilot Chat (once), opens a new chat, picks the model and sends
+ * a message. The companion's model records the tools it is offered.
+ */
+async function chatTurn(page: Page, phase: string, attempt: number): Promise<string> {
+    const mcpOn = phase === 'chat-turn-mcp';
+    const shot = attempt > 1 ? `${phase}-${attempt}` : phase;
+    if (attempt === 1) {
+        await mcpListCheck(
+            page,
+            mcpOn,
+            mcpOn ? 'UI: with whale.mcpServer.enabled, "MCP: List Servers" shows the Whale MCP server definition' : `UI: "MCP: List Servers" has no Whale server (${phase === 'chat-turn-default' ? 'off by default' : 'turned off again'})`,
+            `${phase}-mcp-servers.png`,
+        );
+    }
+    try {
+        if (!copilotEnabled) {
+            copilotEnabled = true;
+            await runCommand(page, 'Extensions: Enable All Extensions');
+            await sleep(5000);
+        }
+        await runCommand(page, 'Chat: New Chat');
+        await sleep(1500);
+        // Until Copilot Chat has started, the picker offers only "Sign in".
+        const model = page.locator('.monaco-list-row', { hasText: 'Whale E2E' }).first();
+        for (let tries = 0; ; tries++) {
+            await page.locator('a[aria-label^="Models,"]').first().click({ timeout: 15_000 });
+            if (await model.waitFor({ timeout: 3000 }).then(() => true, () => false)) {
+                break;
+            }
+            await page.keyboard.press('Escape');
+            if (tries >= 15) {
+                throw new Error('the model picker does not offer Whale E2E');
+            }
+            await sleep(2000);
+        }
+        await model.click({ timeout: 5000 });
+        await sleep(300);
+        await page.locator('.interactive-input-part .monaco-editor').first().click();
+        await page.keyboard.type(`whale e2e ${phase}`);
+        await page.keyboard.press('Enter');
+        await sleep(2000);
+        await screenshot(page, `${shot}.png`);
+        return `chat turn ${phase} (attempt ${attempt}): message sent to the Whale E2E model`;
+    } catch (err) {
+        await screenshot(page, `${shot}-failed.png`);
+        return `chat turn ${phase} (attempt ${attempt}) failed: ${err}`;
+    }
+}
+
 async function screenshot(page: Page | undefined, name: string): Promise<void> {
     if (!page) {
         return;
@@ -245,34 +309,31 @@ async function uiChecks(page: Page): Promise<void> {
     } while (Date.now() - t1 < 15_000);
     const planOk = viewText.includes('Edit app.ts') && viewText.includes('Write the e2e test');
     steps.push({ name: 'UI: the Whale view shows the plan and the todos', ok: planOk, detail: viewText.slice(0, 300) });
-
-    await mcpCheck(page);
 }
 
-/** "MCP: List Servers" lists the Whale server definition (VS Code 1.101+). */
-async function mcpCheck(page: Page): Promise<void> {
+/**
+ * Whether "MCP: List Servers" lists the Whale server definition (VS Code
+ * 1.101+) as `want` says, polling up to 15 s for the list to catch up with
+ * a changed setting. The list always has its "Add Server" entry, so an
+ * absent Whale is told apart from a list that did not open.
+ */
+async function mcpListCheck(page: Page, want: boolean, name: string, shot: string): Promise<void> {
     let detail = '';
     let ok = false;
     try {
-        await page.locator('.monaco-workbench').click({ position: { x: 700, y: 300 } }).catch(() => undefined);
-        await page.keyboard.press('F1');
-        const input = page.locator('.quick-input-widget input').first();
-        await input.waitFor({ state: 'visible', timeout: 10_000 });
-        await input.fill('>MCP: List Servers');
-        await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'MCP: List Servers' }).first().waitFor({ timeout: 10_000 });
-        await page.keyboard.press('Enter');
+        await runCommand(page, 'MCP: List Servers');
         const t0 = Date.now();
         do {
             await sleep(500);
             detail = (await page.locator('.quick-input-widget').innerText().catch(() => '')).replace(/\s+/g, ' ');
-            ok = /\bWhale\b/.test(detail);
+            ok = /Add Server/.test(detail) && /\bWhale\b/.test(detail) === want;
         } while (!ok && Date.now() - t0 < 15_000);
-        await screenshot(page, 'mcp-servers.png');
+        await screenshot(page, shot);
         await page.keyboard.press('Escape');
     } catch (err) {
         detail = `${err} ${detail}`;
     }
-    steps.push({ name: 'UI: "MCP: List Servers" shows the Whale MCP server definition', ok, detail: detail.slice(0, 300) });
+    steps.push({ name, ok, detail: detail.slice(0, 300) });
 }
 
 function whaleView(page: Page) {
@@ -323,6 +384,7 @@ async function main(): Promise<number> {
         await expand(whaleView(page));
         let phase = '';
         let typed = false;
+        const chatted = new Map<string, { attempts: number; at: number }>();
         for (;;) {
             const did = (await answerDialog(page)) ?? (await answerQuickPick(page));
             if (did) {
@@ -336,6 +398,17 @@ async function main(): Promise<number> {
             if (r?.phase === 'type-into-terminal' && !typed) {
                 typed = true;
                 log(await typeIntoTerminal(page));
+            }
+            if (r?.phase.startsWith('chat-turn')) {
+                // The companion moves on once its model got the request; a turn
+                // that did not reach it (the chat still starting) is sent again.
+                const last = chatted.get(r.phase);
+                if (!last || (last.attempts < 3 && Date.now() - last.at > 25_000)) {
+                    const attempt = (last?.attempts ?? 0) + 1;
+                    chatted.set(r.phase, { attempts: attempt, at: Date.now() });
+                    log(await chatTurn(page, r.phase, attempt));
+                    chatted.set(r.phase, { attempts: attempt, at: Date.now() });
+                }
             }
             if (r?.done) {
                 steps.push(...r.steps);

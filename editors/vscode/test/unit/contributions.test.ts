@@ -29,6 +29,7 @@ test('languageModelTools maps each catalog tool to whale_<tool>', () => {
     assert.equal(read.canBeReferencedInPrompt, true);
     assert.deepEqual(read.tags, ['whale', 'whale-files']);
     assert.deepEqual(read.inputSchema, catalog[0].inputSchema);
+    assert.equal(read.when, '!whale.toolsViaMcp');
 });
 
 test('tool names follow VS Code rules', () => {

@@ -49,7 +49,7 @@ test('configuration: the extension settings first, then the server settings', ()
     assert.equal(title, 'Whale');
     const own = Object.keys(clientSettings).map((k) => `whale.${k}`);
     assert.deepEqual(Object.keys(properties), [...own, 'whale.shell.program', 'whale.execBoundary.rules', 'whale.web.allowPrivate']);
-    for (const name of ['whale.serverPath', 'whale.server.extraEnv', 'whale.trace.server', 'whale.terminals.reveal', 'whale.registerMcpServer']) {
+    for (const name of ['whale.serverPath', 'whale.server.extraEnv', 'whale.trace.server', 'whale.terminals.reveal', 'whale.mcpServer.enabled']) {
         assert.ok(properties[name], `${name} is an extension setting`);
     }
     for (const [k, v] of Object.entries(properties)) {

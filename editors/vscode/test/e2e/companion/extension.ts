@@ -5,6 +5,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
+import { exactlyOnceProblems, type WhaleToolSource } from '../chatTools';
 
 interface Step {
     name: string;
@@ -274,12 +275,70 @@ async function run(): Promise<void> {
         await vscode.commands.executeCommand('whale.showTerminals');
         return 'ok';
     });
+
+    // Last, because it enables the bundled Copilot Chat and switches the
+    // extension between its two ways of offering the tools. vscode.lm.tools
+    // cannot tell: it lists contributed tools whatever their `when` clause,
+    // so the check reads the tool list the chat sent to a model.
+    const catalog = whaleCatalog();
+    await step("chat: the chat's tool list holds each whale tool exactly once, as whale_<tool> (MCP server definition off by default)", async () =>
+        exactlyOnce(await chatTurn('chat-turn-default'), catalog, 'languageModelTools'),
+    );
+    await setMcpServer(true);
+    let mcpTools: ChatTool[] = [];
+    await step('chat: with whale.mcpServer.enabled each whale tool is there exactly once, from the MCP server (whale_* hidden)', async () => {
+        mcpTools = await chatTurn('chat-turn-mcp');
+        return exactlyOnce(mcpTools, catalog, 'mcp');
+    });
+    await step("the MCP server's read_file answers from the workspace", async () => {
+        const name = mcpTools.map((t) => t.name).find((n) => /^mcp_[^_]*whale[^_]*_read_file$/.test(n));
+        check(name, 'no MCP read_file in the chat request');
+        const out = await invoke(name!, { file_path: 'hello.txt' });
+        check(out.includes('hello from the workspace'), `unexpected result: ${out}`);
+        return `${name}: ${out.split('\n')[0]}`;
+    });
+    await setMcpServer(false);
+    await step('chat: whale.mcpServer.enabled turned off again: each whale tool once, as whale_<tool>', async () =>
+        exactlyOnce(await chatTurn('chat-turn-off'), catalog, 'languageModelTools'),
+    );
+}
+
+/** The catalog tools (`read_file`, …) the Whale extension contributes as `whale_<tool>`. */
+function whaleCatalog(): string[] {
+    const contributed: Array<{ name: string }> = vscode.extensions.getExtension('whale.whale-ls')?.packageJSON?.contributes?.languageModelTools ?? [];
+    return contributed.map((t) => t.name.replace(/^whale_/, ''));
+}
+
+function exactlyOnce(tools: ChatTool[], catalog: string[], source: WhaleToolSource): string {
+    check(catalog.length > 0, 'the Whale extension contributes no tools');
+    const names = tools.map((t) => t.name);
+    const problems = exactlyOnceProblems(names, catalog, source);
+    const whale = names.filter((n) => /whale/i.test(n));
+    check(problems.length === 0, `${problems.join('; ')}; whale tools offered: ${whale.join(', ')}`);
+    return `${catalog.length} whale tools, each once (${whale.slice(0, 3).join(', ')}, …); ${names.length} tools in the request`;
+}
+
+async function setMcpServer(on: boolean): Promise<void> {
+    await vscode.workspace.getConfiguration('whale').update('mcpServer.enabled', on, vscode.ConfigurationTarget.Global);
+}
+
+/**
+ * Asks the driver for one chat turn with the Whale E2E model (the phase
+ * names it) and returns the tools of the request the model received.
+ */
+async function chatTurn(phase: string): Promise<ChatTool[]> {
+    const before = chatRequests.length;
+    report.phase = phase;
+    save();
+    await waitFor(() => chatRequests.length > before, 85_000, `a chat request to the Whale E2E model (${phase})`);
+    return chatRequests[chatRequests.length - 1];
 }
 
 export function activate(): void {
     if (!resultsFile) {
         return;
     }
+    registerChatModel();
     save();
     run()
         .catch((err) => report.steps.push({ name: 'scenario', ok: false, detail: String(err), ms: 0 }))
@@ -288,4 +347,53 @@ export function activate(): void {
             report.done = true;
             save();
         });
+}
+
+// ---------------------------------------------------------------------------
+// The chat's tool list. A scripted chat model ("Whale E2E", vendor
+// whale-e2e, registered like any BYOK model) receives each chat request with
+// the tools the chat offers a model, records them and answers with a short
+// text. What it records is what Copilot's own models get in agent mode.
+
+interface ChatTool {
+    name: string;
+    description: string;
+}
+
+/** The tool lists of the chat requests the model received, oldest first. */
+const chatRequests: ChatTool[][] = [];
+
+// registerLanguageModelChatProvider is newer than @types/vscode 1.95; declared as far as used.
+interface ChatModelInfo {
+    id: string;
+    name: string;
+    family: string;
+    version: string;
+    maxInputTokens: number;
+    maxOutputTokens: number;
+    capabilities: { toolCalling?: boolean | number; imageInput?: boolean };
+    isUserSelectable?: boolean;
+}
+interface ChatModelProvider {
+    provideLanguageModelChatInformation(options: { silent: boolean }, token: vscode.CancellationToken): ChatModelInfo[];
+    provideLanguageModelChatResponse(model: ChatModelInfo, messages: readonly unknown[], options: { tools?: readonly ChatTool[] }, progress: vscode.Progress<unknown>, token: vscode.CancellationToken): Promise<void>;
+    provideTokenCount(model: ChatModelInfo, text: unknown, token: vscode.CancellationToken): Promise<number>;
+}
+
+function registerChatModel(): void {
+    const lm = vscode.lm as unknown as { registerLanguageModelChatProvider?: (vendor: string, provider: ChatModelProvider) => vscode.Disposable };
+    if (typeof lm.registerLanguageModelChatProvider !== 'function') {
+        return;
+    }
+    lm.registerLanguageModelChatProvider('whale-e2e', {
+        provideLanguageModelChatInformation: () => [
+            { id: 'whale-e2e-model', name: 'Whale E2E', family: 'whale-e2e', version: '1', maxInputTokens: 200_000, maxOutputTokens: 4_000, capabilities: { toolCalling: 128 }, isUserSelectable: true },
+        ],
+        async provideLanguageModelChatResponse(_model, _messages, options, progress) {
+            const tools = (options.tools ?? []).map((t) => ({ name: t.name, description: t.description }));
+            chatRequests.push(tools);
+            progress.report(new vscode.LanguageModelTextPart(`whale-e2e model: ${tools.length} tools offered`));
+        },
+        provideTokenCount: async (_model, text) => Math.ceil((typeof text === 'string' ? text : JSON.stringify(text)).length / 4),
+    });
 }
