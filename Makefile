@@ -18,9 +18,9 @@ FUZZ_TARGETS := \
 	./terminal:FuzzIsReadOnlyCommand \
 	./search:FuzzScanAgreesWithRegexp
 
-.PHONY: test fmt-check vet race fuzz neovim vscode vscode-e2e mcp-conformance build bench-rpc
+.PHONY: test fmt-check vet race fuzz neovim vscode vscode-e2e mcp-conformance build bench-rpc cross
 
-test: fmt-check vet race fuzz neovim vscode vscode-e2e mcp-conformance
+test: fmt-check vet cross race fuzz neovim vscode vscode-e2e mcp-conformance
 
 build:
 	$(GO) build -o bin/whale-ls ./cmd/whale-ls
@@ -34,6 +34,17 @@ vet:
 
 race:
 	$(GO) test -race -count=1 ./...
+
+# Every release target builds, vets and compiles its tests (CGO off).
+CROSS_TARGETS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+cross:
+	@set -e; for t in $(CROSS_TARGETS); do \
+		os=$${t%%/*}; arch=$${t##*/}; echo "cross $$os/$$arch"; \
+		pkgs=$$(GOOS=$$os GOARCH=$$arch $(GO) list ./...); \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build ./...; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) vet ./...; \
+		out=$$(CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) test -c -o /dev/null $$pkgs 2>&1) || { echo "$$out"; exit 1; }; \
+	done
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \

@@ -27,7 +27,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -78,7 +77,7 @@ func Dir() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+	if uid, ok := ownerUID(fi); ok && uid != os.Getuid() {
 		return "", fmt.Errorf("attach folder %s belongs to another user", dir)
 	}
 	if fi.Mode().Perm() != 0o700 {

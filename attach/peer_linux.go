@@ -1,31 +1,12 @@
-//go:build linux
-
 package attach
 
-import (
-	"net"
+import "golang.org/x/sys/unix"
 
-	"golang.org/x/sys/unix"
-)
-
-// peerUID returns the user id of the process at the other end of c.
-func peerUID(c *net.UnixConn) (int, error) {
-	raw, err := c.SyscallConn()
+// socketPeerUID reads the peer's uid with SO_PEERCRED.
+func socketPeerUID(fd int) (int, error) {
+	cred, err := unix.GetsockoptUcred(fd, unix.SOL_SOCKET, unix.SO_PEERCRED)
 	if err != nil {
 		return -1, err
 	}
-	uid := -1
-	var cerr error
-	err = raw.Control(func(fd uintptr) {
-		cred, e := unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
-		if e != nil {
-			cerr = e
-			return
-		}
-		uid = int(cred.Uid)
-	})
-	if err != nil {
-		return -1, err
-	}
-	return uid, cerr
+	return int(cred.Uid), nil
 }

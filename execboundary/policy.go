@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"syscall"
 )
 
 // Decision is what the policy says about one exec. Larger is stricter.
@@ -173,9 +172,8 @@ func ProgramFromPath(given string) (Program, error) {
 		return Program{}, err
 	}
 	p := Program{Path: real, Given: given, Size: fi.Size(), ModNs: fi.ModTime().UnixNano()}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		p.Dev, p.Ino = uint64(st.Dev), uint64(st.Ino)
-		p.ChangeNs = st.Ctim.Nano()
+	if dev, ino, changeNs, ok := statIdentity(fi); ok {
+		p.Dev, p.Ino, p.ChangeNs = dev, ino, changeNs
 	}
 	p.open = func() (*os.File, error) { return os.Open(real) }
 	return p, nil
@@ -319,15 +317,14 @@ func (p *Policy) addTarget(c *compiledRule, path string) {
 	if err != nil || !fi.Mode().IsRegular() {
 		return
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return
+	dev, ino, changeNs, ok := statIdentity(fi)
+	if ok {
+		c.identities[[2]uint64{dev, ino}] = true
 	}
-	c.identities[[2]uint64{uint64(st.Dev), uint64(st.Ino)}] = true
 	if fi.Size() > maxHashSize {
 		return
 	}
-	prog := Program{Path: real, Dev: uint64(st.Dev), Ino: uint64(st.Ino), Size: fi.Size(), ModNs: fi.ModTime().UnixNano(), ChangeNs: st.Ctim.Nano()}
+	prog := Program{Path: real, Dev: dev, Ino: ino, Size: fi.Size(), ModNs: fi.ModTime().UnixNano(), ChangeNs: changeNs}
 	prog.open = func() (*os.File, error) { return os.Open(real) }
 	if sum, ok := p.hashes.sum(prog); ok {
 		c.digests[sum] = true

@@ -1,16 +1,21 @@
 package execboundary
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
+	"runtime"
 )
 
 // PrivateDir creates (or checks) a folder only the current user can enter:
 // mode 0700, owned by the user, not a symlink. An existing folder with wider
 // permissions is tightened to 0700; one owned by someone else is an error.
+//
+// On Windows there are no Unix permissions and no uid: the folder is only
+// checked to be a folder and not a symlink, and what keeps other users out
+// is the ACL of the folder it is created in — RuntimeDir and StateDir place
+// it under %LocalAppData%, which Windows makes readable only by the user,
+// SYSTEM and administrators.
 func PrivateDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create private folder %s: %w", dir, err)
@@ -22,10 +27,10 @@ func PrivateDir(dir string) error {
 	if !fi.IsDir() {
 		return fmt.Errorf("private folder %s is not a folder (a symlink or a file)", dir)
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
-		return fmt.Errorf("private folder %s belongs to uid %d, not to this user", dir, st.Uid)
+	if uid, ok := fileOwner(fi); ok && uid != os.Geteuid() {
+		return fmt.Errorf("private folder %s belongs to uid %d, not to this user", dir, uid)
 	}
-	if fi.Mode().Perm() != 0o700 {
+	if fi.Mode().Perm() != 0o700 && runtime.GOOS != "windows" {
 		if err := os.Chmod(dir, 0o700); err != nil {
 			return fmt.Errorf("make %s private: %w", dir, err)
 		}
@@ -42,9 +47,14 @@ func OpenPrivateFile(dir, name string, flag int) (*os.File, error) {
 		return nil, err
 	}
 	path := filepath.Join(dir, name)
-	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	if noFollow == 0 {
+		if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			return nil, fmt.Errorf("private file %s is a symlink; remove it", path)
+		}
+	}
+	f, err := os.OpenFile(path, flag|noFollow, 0o600)
 	if err != nil {
-		if errors.Is(err, syscall.ELOOP) {
+		if isSymlinkErr(err) {
 			return nil, fmt.Errorf("private file %s is a symlink; remove it", path)
 		}
 		return nil, err
@@ -54,11 +64,11 @@ func OpenPrivateFile(dir, name string, flag int) (*os.File, error) {
 		f.Close()
 		return nil, err
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
+	if uid, ok := fileOwner(fi); ok && uid != os.Geteuid() {
 		f.Close()
-		return nil, fmt.Errorf("private file %s belongs to uid %d, not to this user", path, st.Uid)
+		return nil, fmt.Errorf("private file %s belongs to uid %d, not to this user", path, uid)
 	}
-	if fi.Mode().Perm() != 0o600 {
+	if fi.Mode().Perm() != 0o600 && runtime.GOOS != "windows" {
 		if err := f.Chmod(0o600); err != nil {
 			f.Close()
 			return nil, err
@@ -68,11 +78,13 @@ func OpenPrivateFile(dir, name string, flag int) (*os.File, error) {
 }
 
 // RuntimeDir is the private folder for sockets and temporary files:
-// $XDG_RUNTIME_DIR/whale-ls, else whale-ls-UID in the temporary folder. It
-// is created with PrivateDir.
+// $XDG_RUNTIME_DIR/whale-ls, else whale-ls-UID in the temporary folder; on
+// Windows %LocalAppData%\whale-ls\run. It is created with PrivateDir.
 func RuntimeDir() (string, error) {
 	dir := os.Getenv("XDG_RUNTIME_DIR")
-	if dir != "" && filepath.IsAbs(dir) {
+	if local, err := os.UserCacheDir(); runtime.GOOS == "windows" && err == nil {
+		dir = filepath.Join(local, "whale-ls", "run")
+	} else if dir != "" && filepath.IsAbs(dir) {
 		dir = filepath.Join(dir, "whale-ls")
 	} else {
 		dir = filepath.Join(os.TempDir(), fmt.Sprintf("whale-ls-%d", os.Geteuid()))
@@ -81,8 +93,11 @@ func RuntimeDir() (string, error) {
 }
 
 // StateDir is where the audit log lives: $XDG_STATE_HOME/whale-ls, else
-// ~/.local/state/whale-ls.
+// ~/.local/state/whale-ls; on Windows %LocalAppData%\whale-ls\state.
 func StateDir() (string, error) {
+	if local, err := os.UserCacheDir(); runtime.GOOS == "windows" && err == nil {
+		return filepath.Join(local, "whale-ls", "state"), nil
+	}
 	if d := os.Getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
 		return filepath.Join(d, "whale-ls"), nil
 	}

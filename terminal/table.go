@@ -39,7 +39,9 @@ const (
 // shell.yieldTimeMs, shell.outputLimitBytes). Zero values mean the defaults.
 type Settings struct {
 	// Shell runs each command as `Shell -c COMMAND`; default /bin/bash when
-	// it exists, else /bin/sh.
+	// it exists, else /bin/sh. On Windows the default is PowerShell (pwsh
+	// when it is on PATH, else powershell.exe, run with -EncodedCommand),
+	// and cmd.exe runs the command with /d /s /c.
 	Shell string
 	// YieldTimeMs is how long shell_run waits in the foreground by default.
 	YieldTimeMs int
@@ -199,10 +201,7 @@ func NewTable(o Options) *Table {
 // SetSettings replaces the settings; tasks already running keep theirs.
 func (t *Table) SetSettings(s Settings) {
 	if s.Shell == "" {
-		s.Shell = "/bin/sh"
-		if fi, err := os.Stat("/bin/bash"); err == nil && !fi.IsDir() {
-			s.Shell = "/bin/bash"
-		}
+		s.Shell = defaultShell()
 	}
 	if s.YieldTimeMs <= 0 {
 		s.YieldTimeMs = int(DefaultYield / time.Millisecond)
@@ -410,7 +409,7 @@ func (t *Table) sweep() {
 func (t *Table) reaper() {
 	defer close(t.reaperDone)
 	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGCHLD)
+	signal.Notify(sig, childExitSignals...)
 	defer signal.Stop(sig)
 	tick := time.NewTicker(2 * time.Second)
 	defer tick.Stop()

@@ -160,8 +160,11 @@ func startTask(id string, o StartOptions, s Settings, sink Sink, supervisor []st
 	}
 	t.filter.out = newRing(s.OutputLimitBytes)
 
-	cmd := exec.Command(s.Shell, "-c", command)
+	cmd := shellCommand(s.Shell, command)
 	var childEnds []*os.File
+	if !supervisorUseful {
+		supervisor = nil
+	}
 	if len(supervisor) > 0 {
 		args := append([]string(nil), supervisor[1:]...)
 		var status *os.File
@@ -176,7 +179,7 @@ func startTask(id string, o StartOptions, s Settings, sink Sink, supervisor []st
 			childEnds = append(childEnds, w)
 			args = append(args, "--status-fd", "3")
 		}
-		cmd = exec.Command(supervisor[0], append(args, "--", s.Shell, "-c", command)...)
+		cmd = exec.Command(supervisor[0], append(append(args, "--"), cmd.Args...)...)
 		if status != nil {
 			cmd.ExtraFiles = []*os.File{status}
 		}
@@ -187,7 +190,7 @@ func startTask(id string, o StartOptions, s Settings, sink Sink, supervisor []st
 		env = append(env, "TERM=xterm-256color")
 	}
 	cmd.Env = append(env, o.Env...)
-	attr := &syscall.SysProcAttr{Setsid: true}
+	attr := newProcAttr(cmd.SysProcAttr)
 	setPlatformAttrs(attr, len(supervisor) > 0)
 	cmd.SysProcAttr = attr
 
@@ -197,6 +200,11 @@ func startTask(id string, o StartOptions, s Settings, sink Sink, supervisor []st
 				_ = f.Close()
 			}
 		}
+	}
+	if usePTY && !ptySupported {
+		usePTY = false
+		t.info.PTY = false
+		t.Note("whale: " + ptyUnsupportedNote)
 	}
 	if usePTY {
 		m, slave, err := pty.Open()
@@ -214,8 +222,7 @@ func startTask(id string, o StartOptions, s Settings, sink Sink, supervisor []st
 			return nil, fmt.Errorf("size the pty: %w", err)
 		}
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
-		attr.Setctty = true
-		attr.Ctty = 0
+		setControllingTTY(attr)
 		t.out, t.master = master, master
 		t.inputID = slave.Name()
 		childEnds = append(childEnds, slave)
@@ -251,6 +258,13 @@ func startTask(id string, o StartOptions, s Settings, sink Sink, supervisor []st
 		}
 		startErr = cmd.Start()
 	})
+	if startErr == nil {
+		if err := afterStart(cmd); err != nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			startErr = err
+		}
+	}
 	closeAll(childEnds...)
 	if startErr != nil {
 		closeAll(t.out, t.stdin, t.shellStatus)
@@ -277,31 +291,6 @@ func startTask(id string, o StartOptions, s Settings, sink Sink, supervisor []st
 	go t.readLoop()
 	go t.waitLoop()
 	return t, nil
-}
-
-// pollable re-opens a PTY master in non-blocking mode so that reads and
-// writes go through Go's poller: Close interrupts a blocked read and writes
-// can have deadlines.
-func pollable(m *os.File) (*os.File, error) {
-	rc, err := m.SyscallConn()
-	if err != nil {
-		return nil, err
-	}
-	nfd := -1
-	var derr error
-	_ = rc.Control(func(fd uintptr) {
-		nfd, derr = syscall.Dup(int(fd))
-	})
-	_ = m.Close()
-	if derr != nil {
-		return nil, fmt.Errorf("dup the pty master: %w", derr)
-	}
-	syscall.CloseOnExec(nfd)
-	if err := syscall.SetNonblock(nfd, true); err != nil {
-		_ = syscall.Close(nfd)
-		return nil, fmt.Errorf("make the pty master non-blocking: %w", err)
-	}
-	return os.NewFile(uintptr(nfd), "ptmx"), nil
 }
 
 func (t *Task) readLoop() {
@@ -371,7 +360,7 @@ func (t *Task) shellExit() (code int, sig string, ok bool) {
 	if !complete || err != nil {
 		return 0, "", false
 	}
-	code, sig = waitStatus(syscall.WaitStatus(n))
+	code, sig = reportedStatus(n)
 	return code, sig, true
 }
 
@@ -425,14 +414,6 @@ func exitStatus(ps *os.ProcessState, err error) (int, string) {
 		return 128 + int(ws.Signal()), signalName(ws.Signal())
 	}
 	return ps.ExitCode(), ""
-}
-
-// waitStatus is exitStatus for a status the supervisor reported.
-func waitStatus(ws syscall.WaitStatus) (int, string) {
-	if ws.Signaled() {
-		return 128 + int(ws.Signal()), signalName(ws.Signal())
-	}
-	return ws.ExitStatus(), ""
 }
 
 func signalName(s syscall.Signal) string {
@@ -685,7 +666,7 @@ func (t *Task) Send(input string, keys []string) error {
 				if err := t.flush(&buf); err != nil {
 					return err
 				}
-				_ = syscall.Kill(-t.pid, syscall.SIGINT)
+				interruptGroup(t.pid)
 				continue
 			case "ctrl-d":
 				if err := t.flush(&buf); err != nil {

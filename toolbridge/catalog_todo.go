@@ -15,8 +15,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 //go:embed todo_add.md
@@ -145,10 +143,10 @@ func (s *todoStore) update(fn func(f *todoFile) (changed bool, err error)) (f to
 		return f, "", fmt.Errorf("open the todo lock: %w", err)
 	}
 	defer lock.Close()
-	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
+	if err := lockTodos(lock); err != nil {
 		return f, "", fmt.Errorf("lock the todo list: %w", err)
 	}
-	defer unix.Flock(int(lock.Fd()), unix.LOCK_UN)
+	defer unlockTodos(lock)
 
 	path := filepath.Join(dir, "todos.json")
 	f, warning, err = s.load(path)

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command execgate measures the exec boundary's cost: a shell loop that runs
 // /bin/true N times (default 2000), once behind the gate and once with the
 // gate off, in the same run, and prints both times and their ratio. The

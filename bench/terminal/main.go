@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command terminal measures how fast a PTY task's output reaches an editor:
 // through the terminal package to an in-process Sink, and through a real
 // whale-ls server to a client reading whale/terminal/output notifications

@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build unix && !linux
 
 package terminal
 
@@ -44,8 +44,5 @@ func maxCommandBytes() int { return 0 }
 func commandLine(pid int) string                         { return "" }
 func allProcs() []procInfo                               { return nil }
 func reapOrphans(sessions map[int]bool)                  {}
-func ttyModes(f *os.File) (echo, canonical, ok bool)     { return false, false, false }
-func foregroundGroup(f *os.File) int                     { return 0 }
-func setWinsize(f *os.File, cols, rows int) error        { return nil }
 func inputWait(pids []int, targets ...string) inputState { return inputState{} }
 func fileIdentity(f *os.File) string                     { return "" }

@@ -1,0 +1,7 @@
+//go:build unix && !linux && !darwin && !freebsd && !netbsd
+
+package execboundary
+
+import "syscall"
+
+func statChangeNs(st *syscall.Stat_t) int64 { return st.Ctim.Nano() }
