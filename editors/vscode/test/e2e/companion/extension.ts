@@ -162,21 +162,38 @@ async function run(): Promise<void> {
         return `buffer and file changed; ${how}`;
     });
 
-    await step('an edit for a stale document version is refused', async () => {
+    await step('an edit the user typed ahead of lands on the new version', async () => {
         check(editor, 'no editor from the previous step');
         const doc = editor!.document;
         const ed = await vscode.window.showTextDocument(doc);
         api!.beforeApplyEdit = async () => {
             api!.beforeApplyEdit = undefined;
-            // The user types while the server's edit is on its way.
+            // The user types elsewhere while the server's edit is on its way:
+            // VS Code refuses the stale version, whale plans again on the new text.
             await ed.edit((b) => b.insert(new vscode.Position(0, 0), '// typed meanwhile\n'));
         };
-        const out = await invoke('whale_edit', { file_path: appPath, search: 'const greeting = "hi from whale";', replace: 'const greeting = "stale";' });
+        const out = await invoke('whale_edit', { file_path: appPath, search: 'const greeting = "hi from whale";', replace: 'const greeting = "after typing";' });
         api!.beforeApplyEdit = undefined;
-        check(out.startsWith('write_conflict'), `expected write_conflict, got: ${out}`);
-        check(/stale document version/.test(out), `the failure reason is missing: ${out}`);
-        check(!doc.getText().includes('"stale"'), 'the stale edit was applied');
+        check(out.startsWith('Edited'), `expected the edit on top of the typing, got: ${out}`);
+        await waitFor(() => doc.getText().includes('"after typing"'), 5000, 'the buffer to change');
         check(doc.getText().startsWith('// typed meanwhile'), 'the user\'s typing was lost');
+        await doc.save();
+        return out.split('\n')[0];
+    });
+
+    await step('an edit whose target the user changed meanwhile is refused', async () => {
+        const doc = editor!.document;
+        const ed = await vscode.window.showTextDocument(doc);
+        api!.beforeApplyEdit = async () => {
+            api!.beforeApplyEdit = undefined;
+            const at = doc.getText().indexOf('after typing');
+            await ed.edit((b) => b.replace(new vscode.Range(doc.positionAt(at), doc.positionAt(at + 'after typing'.length)), 'the user\'s word'));
+        };
+        const out = await invoke('whale_edit', { file_path: appPath, search: 'const greeting = "after typing";', replace: 'const greeting = "stale";' });
+        api!.beforeApplyEdit = undefined;
+        check(/^(search_not_found|write_conflict)/.test(out), `expected a refusal, got: ${out}`);
+        check(!doc.getText().includes('"stale"'), 'the stale edit was applied');
+        check(doc.getText().includes("the user's word"), 'the user\'s change was lost');
         await doc.save();
         return out.split('\n')[0];
     });
