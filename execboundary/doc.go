@@ -41,5 +41,10 @@
 // tracer); otherwise it runs just after the exec and can only kill what
 // already started. Where the gate cannot be installed (not Linux, no
 // seccomp user notification, a listener already present in the process tree)
-// Mode decides whether commands are refused or run unchecked.
+// Mode decides whether commands are refused or run unchecked on Linux. On
+// other systems (macOS, Windows) the gate is a pre-start check instead:
+// ParseCommandLine lists the programs the command line names, each is judged
+// by the same policy (asking where a rule says ask), a denial refuses the
+// command, and every result says that programs started later (by scripts,
+// interpreters, Makefiles) and names computed at run time are not checked.
 package execboundary

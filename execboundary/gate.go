@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -122,8 +123,11 @@ func (s State) Text() string {
 		return fmt.Sprintf("exec boundary: active (mode %s): every program a shell task runs is checked", s.Mode)
 	case s.Mode == ModeOff:
 		return "exec boundary: off (execBoundary.mode is off): shell tasks run unchecked"
-	case s.Mode == ModeBestEffort:
+	case s.Mode == ModeBestEffort && runtime.GOOS == "linux":
 		return fmt.Sprintf("exec boundary: unavailable (%s); mode best-effort: shell tasks run unchecked", s.Reason)
+	}
+	if runtime.GOOS != "linux" {
+		return fmt.Sprintf("exec boundary: pre-start check (%s); mode %s: the programs a command line names are checked before it starts, programs started later are not", s.Reason, s.Mode)
 	}
 	return fmt.Sprintf("exec boundary: unavailable (%s); mode enforce: shell commands are refused", s.Reason)
 }

@@ -3,7 +3,6 @@
 package execboundary
 
 import (
-	"errors"
 	"fmt"
 	"os/exec"
 	"runtime"
@@ -13,18 +12,20 @@ var errUnsupported = fmt.Errorf("the exec gate needs Linux seccomp user notifica
 
 func probeGate([]string) error { return errUnsupported }
 
-// Start starts cmd. The gate is not available on this system: mode enforce
-// refuses, best-effort runs the command unchecked and says so, off runs it.
+// Start starts cmd. The seccomp gate does not exist here, so in modes
+// enforce and best-effort every program the command line names is checked
+// before the start (see ParseCommandLine): a rule that says ask asks the
+// user through the Approver, a denial refuses the command, and the task's
+// output and results say what this check does not cover. Mode off starts
+// cmd unchecked.
 func (g *Gate) Start(cmd *exec.Cmd, task Task) (stop func(), err error) {
-	switch g.Mode() {
-	case ModeOff:
-		return nil, cmd.Start()
-	case ModeBestEffort:
-		task.Note("whale: " + UncheckedHint(errUnsupported.Error()))
-		notify(task, Event{Kind: "unchecked", Text: UncheckedHint(errUnsupported.Error())})
+	if g.Mode() == ModeOff {
 		return nil, cmd.Start()
 	}
-	return nil, errors.New(refusal(errUnsupported.Error()))
+	if err := g.precheck(cmd, task, errUnsupported.Error()); err != nil {
+		return nil, err
+	}
+	return nil, cmd.Start()
 }
 
 // RunHelper is the body of the exec-gate subcommand; it only works on Linux.

@@ -48,6 +48,9 @@ type GateTask interface {
 	// Hold pauses the task's foreground yield timer until release is
 	// called, for example while the user is asked to approve an exec.
 	Hold() (release func())
+	// Command is the task's command line as the model gave it (the gate
+	// parses it where it cannot watch the execs themselves).
+	Command() string
 }
 
 // Task is one shell command and its process tree. Its methods are safe for
@@ -440,6 +443,9 @@ func signalName(s syscall.Signal) string {
 
 // ID returns the task's id.
 func (t *Task) ID() string { return t.info.ID }
+
+// Command returns the task's command line.
+func (t *Task) Command() string { return t.info.Command }
 
 // Info returns the task's terminal description.
 func (t *Task) Info() TaskInfo {

@@ -1,0 +1,155 @@
+package execboundary
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+)
+
+// CommandTask is a Task that knows its command line as the model gave it;
+// the pre-start check parses it. Without it the text after the shell's -c
+// is used.
+type CommandTask interface {
+	Task
+	Command() string
+}
+
+// NotCheckedHint is what every result of a task started after the
+// pre-start check says: what the check covers and what it does not.
+func NotCheckedHint(reason string) string {
+	return fmt.Sprintf("The exec boundary cannot watch programs here (%s): the programs this command line names were checked against execBoundary.rules before it started (through pipes, $(…), sh -c, xargs, find -exec and env/nice/time/command prefixes), but programs started later by scripts, Makefiles or interpreters, and program names computed when the command runs, are not checked.", reason)
+}
+
+// precheck judges every program a command line names before the task
+// starts, asking the user where a rule says ask. It returns an error (the
+// command must not run) when one is denied.
+func (g *Gate) precheck(cmd *exec.Cmd, task Task, reason string) error {
+	command := commandOf(cmd.Args)
+	if ct, ok := task.(CommandTask); ok && ct.Command() != "" {
+		command = ct.Command()
+	}
+	cl := ParseCommandLine(command)
+	pol := g.Policy()
+	dir := cmd.Dir
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	path := envValue(cmd.Env, "PATH")
+	for _, np := range cl.Programs {
+		prog := resolveNamed(np.Argv[0], dir, path)
+		v := pol.Decide(prog, np.Argv)
+		by := ByPolicy
+		ok := v.Decision == Allow
+		if v.Decision == Ask {
+			a := Approval{TaskID: task.ID(), Command: command, Program: prog.Path, Argv: np.Argv, Cwd: dir, Rule: v.RuleText()}
+			ok, by = g.ask(context.Background(), task, a, prog.Path+"\x00"+v.RuleText())
+		}
+		decision := "deny"
+		if ok {
+			decision = "allow"
+		}
+		if v.Decision != Allow || by != ByPolicy {
+			if err := g.audit.Write(AuditEntry{Task: task.ID(), Program: prog.Path, Argv: np.Argv, Cwd: dir, Decision: decision, Rule: v.RuleText(), DecidedBy: by}); err != nil {
+				g.log.Warn("exec decisions are not audited", "err", err)
+			}
+		}
+		if !ok {
+			line := denialLine(prog.Path, v, by)
+			task.Note(line)
+			notify(task, Event{Kind: "denied", Program: prog.Path, Rule: v.RuleText(), Text: line})
+			return errors.New(line + ", so the command was not run (checked before the start: " + reason + "). " + DeniedHint)
+		}
+	}
+	hint := NotCheckedHint(reason)
+	if cl.ParseError != "" {
+		hint += " The command line is not valid Bash syntax (" + cl.ParseError + "), so its programs were guessed from a simple split."
+	}
+	if len(cl.Unjudged) > 0 {
+		var parts []string
+		for i, u := range cl.Unjudged {
+			if i == 3 {
+				parts = append(parts, fmt.Sprintf("and %d more", len(cl.Unjudged)-3))
+				break
+			}
+			text := u.Text
+			if len(text) > 60 {
+				text = text[:59] + "…"
+			}
+			parts = append(parts, fmt.Sprintf("`%s` (%s)", text, u.Why))
+		}
+		hint += " Not checked in this command: " + strings.Join(parts, "; ") + "."
+	}
+	task.Note("whale: " + hint)
+	notify(task, Event{Kind: "unchecked", Text: hint})
+	return nil
+}
+
+// resolveNamed finds the file a program name runs, as the shell would (a
+// path relative to dir, or a search of path); a name not found is judged by
+// name alone.
+func resolveNamed(name, dir, path string) Program {
+	try := func(p string) (Program, bool) {
+		for _, cand := range executableNames(p) {
+			if fi, err := os.Stat(cand); err == nil && !fi.IsDir() {
+				if prog, err := ProgramFromPath(cand); err == nil {
+					prog.Given = name
+					return prog, true
+				}
+			}
+		}
+		return Program{}, false
+	}
+	if strings.ContainsRune(name, '/') || strings.ContainsRune(name, filepath.Separator) {
+		p := name
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		if prog, ok := try(p); ok {
+			return prog
+		}
+		return Program{Path: p, Given: name}
+	}
+	for _, d := range filepath.SplitList(path) {
+		if d == "" {
+			d = "."
+		}
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(dir, d)
+		}
+		if prog, ok := try(filepath.Join(d, name)); ok {
+			return prog
+		}
+	}
+	return Program{Path: name, Given: name}
+}
+
+// executableNames is p, and on Windows p with each PATHEXT extension.
+func executableNames(p string) []string {
+	if runtime.GOOS != "windows" || filepath.Ext(p) != "" {
+		return []string{p}
+	}
+	exts := os.Getenv("PATHEXT")
+	if exts == "" {
+		exts = ".COM;.EXE;.BAT;.CMD"
+	}
+	out := []string{p}
+	for _, e := range filepath.SplitList(exts) {
+		out = append(out, p+strings.ToLower(e))
+	}
+	return out
+}
+
+// envValue is the last NAME=value of env, else this process's variable.
+func envValue(env []string, name string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], name+"="); ok {
+			return v
+		}
+	}
+	return os.Getenv(name)
+}
