@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -172,7 +173,9 @@ func TestCommandTooLong(t *testing.T) {
 
 func hasSleeper(ps []Process, m string) bool {
 	for _, p := range ps {
-		if strings.HasSuffix(p.Command, "sleep "+m) {
+		// The sleep itself, not a setsid or nohup that has not exec'd it
+		// yet (its command line ends the same way).
+		if f := strings.Fields(p.Command); len(f) == 2 && filepath.Base(f[0]) == "sleep" && f[1] == m {
 			return true
 		}
 	}
