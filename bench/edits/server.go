@@ -5,14 +5,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	"go.lsp.dev/jsonrpc2"
+	"github.com/whale-ls/whale-ls/bench/internal/benchserver"
 )
 
 // serverRun is one batch of edits through the server: its wall-clock time
@@ -23,11 +22,6 @@ type serverRun struct {
 }
 
 func (r serverRun) pct(p int) time.Duration { return r.lat[len(r.lat)*p/100] }
-
-type stdio struct {
-	io.Reader
-	io.WriteCloser
-}
 
 // serverEdits measures n edits of one closed file, each changing its own
 // line, through a real whale-ls over stdio: sent one after another (the
@@ -40,31 +34,17 @@ func serverEdits(bin string, n, rounds int) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	if bin == "" {
-		bin = filepath.Join(dir, "whale-ls")
-		if out, err := exec.Command("go", "build", "-o", bin, "./cmd/whale-ls").CombinedOutput(); err != nil {
-			return fmt.Errorf("build: %v\n%s", err, out)
-		}
+	if bin, err = benchserver.Binary(bin, dir); err != nil {
+		return err
 	}
 	ws := filepath.Join(dir, "ws")
 	os.Mkdir(ws, 0o755)
-	cmd := exec.Command(bin, "serve")
-	cmd.Dir = ws
-	cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+dir)
-	cmd.Stderr = io.Discard
-	in, _ := cmd.StdinPipe()
-	out, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
+	srv, err := benchserver.Start(bin, ws, nil, []string{"XDG_RUNTIME_DIR=" + dir}, io.Discard)
+	if err != nil {
 		return err
 	}
-	defer cmd.Process.Kill()
-	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(stdio{out, in}))
-	conn.Go(context.Background(), jsonrpc2.MethodNotFoundHandler)
-	ctx := context.Background()
-	if _, err := conn.Call(ctx, "initialize", map[string]any{"capabilities": map[string]any{}, "rootUri": "file://" + ws}, nil); err != nil {
-		return err
-	}
-	conn.Notify(ctx, "initialized", map[string]any{})
+	defer srv.Close()
+	conn, ctx := srv.Conn, context.Background()
 
 	file := filepath.Join(ws, "p.txt")
 	var lines strings.Builder
@@ -139,8 +119,6 @@ func serverEdits(bin string, n, rounds int) error {
 	fmt.Printf("%d edits of one closed file through the server, median of %d rounds\n", n, rounds)
 	fmt.Printf("  one after another  %8.1f ms total   p50 %6.2f ms   p99 %6.2f ms  (baseline)\n", ms(s.total), ms(s.pct(50)), ms(s.pct(99)))
 	fmt.Printf("  all %d in flight  %8.1f ms total   p50 %6.2f ms   p99 %6.2f ms  %5.2fx  (goal <= 1.2x)\n", n, ms(p.total), ms(p.pct(50)), ms(p.pct(99)), ratio(p.total, s.total))
-	conn.Call(ctx, "shutdown", nil, nil)
-	conn.Notify(ctx, "exit", nil)
 	return nil
 }
 

@@ -12,9 +12,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -22,7 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"go.lsp.dev/jsonrpc2"
+	"github.com/whale-ls/whale-ls/bench/internal/benchserver"
 )
 
 func main() {
@@ -37,22 +35,14 @@ func main() {
 	}
 }
 
-type stdio struct {
-	io.Reader
-	io.WriteCloser
-}
-
 func run(bin string, n, inflight int, cpuProfile string) error {
 	dir, err := os.MkdirTemp("", "whale-bench-rpc")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	if bin == "" {
-		bin = filepath.Join(dir, "whale-ls")
-		if out, err := exec.Command("go", "build", "-o", bin, "./cmd/whale-ls").CombinedOutput(); err != nil {
-			return fmt.Errorf("build: %v\n%s", err, out)
-		}
+	if bin, err = benchserver.Binary(bin, dir); err != nil {
+		return err
 	}
 	ws := filepath.Join(dir, "ws")
 	os.Mkdir(ws, 0o755)
@@ -63,25 +53,16 @@ func run(bin string, n, inflight int, cpuProfile string) error {
 	if err := os.WriteFile(filepath.Join(ws, "file.txt"), []byte(content.String()), 0o644); err != nil {
 		return err
 	}
-	cmd := exec.Command(bin, "serve")
+	var args []string
 	if cpuProfile != "" {
-		cmd.Args = append(cmd.Args, "--cpuprofile", cpuProfile)
+		args = append(args, "--cpuprofile", cpuProfile)
 	}
-	cmd.Dir = ws
-	cmd.Stderr = os.Stderr
-	in, _ := cmd.StdinPipe()
-	out, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
+	srv, err := benchserver.Start(bin, ws, args, nil, os.Stderr)
+	if err != nil {
 		return err
 	}
-	defer cmd.Process.Kill()
-	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(stdio{out, in}))
-	conn.Go(context.Background(), jsonrpc2.MethodNotFoundHandler)
-	ctx := context.Background()
-	if _, err := conn.Call(ctx, "initialize", map[string]any{"capabilities": map[string]any{}, "rootUri": "file://" + ws}, nil); err != nil {
-		return err
-	}
-	conn.Notify(ctx, "initialized", map[string]any{})
+	defer srv.Close() // the server writes its profile as it exits
+	conn, ctx := srv.Conn, context.Background()
 	params := map[string]any{"command": "whale.read_file", "arguments": []any{map[string]any{"file_path": "file.txt"}}}
 	var sample struct {
 		OK   bool   `json:"ok"`
@@ -140,8 +121,5 @@ func run(bin string, n, inflight int, cpuProfile string) error {
 	fmt.Printf("%-14s %12.0f %10s %10s\n", "sequential", seqRate, seqP50.Round(time.Microsecond), seqP99.Round(time.Microsecond))
 	fmt.Printf("%-14s %12.0f %10s %10s\n", fmt.Sprintf("%d in flight", inflight), conRate, conP50.Round(time.Microsecond), conP99.Round(time.Microsecond))
 	fmt.Printf("ratio %d in flight / sequential: %.2fx\n", inflight, conRate/seqRate)
-	conn.Call(ctx, "shutdown", nil, nil)
-	conn.Notify(ctx, "exit", nil)
-	cmd.Wait() // the server writes its profile as it exits
 	return nil
 }

@@ -1,0 +1,84 @@
+// Package benchserver runs a real whale-ls language server over stdio for
+// the bench commands: it builds the binary when none is given, starts it
+// in a workspace folder and initializes it. It measures nothing itself.
+package benchserver
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+)
+
+// Binary returns bin, or builds whale-ls from the repository (run from its
+// root) into dir when bin is empty.
+func Binary(bin, dir string) (string, error) {
+	if bin != "" {
+		return bin, nil
+	}
+	bin = filepath.Join(dir, "whale-ls")
+	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/whale-ls").CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build: %v\n%s", err, out)
+	}
+	return bin, nil
+}
+
+// Server is a running, initialized whale-ls.
+type Server struct {
+	Conn jsonrpc2.Conn
+	cmd  *exec.Cmd
+}
+
+type stdio struct {
+	io.Reader
+	io.WriteCloser
+}
+
+// Start runs `bin serve args…` in the folder ws with env added to the
+// environment (nil keeps it as it is), stderr to stderr, and initializes it
+// with ws as its root. Requests from the server are answered "method not
+// found".
+func Start(bin, ws string, args, env []string, stderr io.Writer) (*Server, error) {
+	cmd := exec.Command(bin, append([]string{"serve"}, args...)...)
+	cmd.Dir = ws
+	if env != nil {
+		cmd.Env = append(cmd.Environ(), env...)
+	}
+	cmd.Stderr = stderr
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(stdio{out, in}))
+	conn.Go(context.Background(), jsonrpc2.MethodNotFoundHandler)
+	s := &Server{Conn: conn, cmd: cmd}
+	ctx := context.Background()
+	if _, err := conn.Call(ctx, "initialize", map[string]any{"capabilities": map[string]any{}, "rootUri": "file://" + ws}, nil); err != nil {
+		s.Close()
+		return nil, err
+	}
+	conn.Notify(ctx, "initialized", map[string]any{})
+	return s, nil
+}
+
+// Close shuts the server down in order (so that it can write a profile),
+// killing it when it has not exited within 10 s.
+func (s *Server) Close() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s.Conn.Call(ctx, "shutdown", nil, nil)
+	s.Conn.Notify(ctx, "exit", nil)
+	done := make(chan struct{})
+	go func() { s.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		s.cmd.Process.Kill()
+		<-done
+	}
+}
