@@ -18,6 +18,7 @@ import (
 // and each call's latency, sorted.
 type serverRun struct {
 	total time.Duration
+	cpu   time.Duration // the server's processor time for the batch
 	lat   []time.Duration
 }
 
@@ -73,6 +74,7 @@ func serverEdits(bin string, n, rounds int) error {
 		}
 		r := serverRun{lat: make([]time.Duration, n)}
 		errs := make([]error, n)
+		cpu0, _ := srv.CPU()
 		start := time.Now()
 		if parallel {
 			var wg sync.WaitGroup
@@ -86,6 +88,8 @@ func serverEdits(bin string, n, rounds int) error {
 			}
 		}
 		r.total = time.Since(start)
+		cpu1, _ := srv.CPU()
+		r.cpu = cpu1 - cpu0
 		slices.Sort(r.lat)
 		if err := errorsJoin(errs); err != nil {
 			return r, err
@@ -116,9 +120,19 @@ func serverEdits(bin string, n, rounds int) error {
 		return rs[len(rs)/2]
 	}
 	s, p := median(seq), median(par)
+	cpuOf := func(rs []serverRun) time.Duration {
+		var sum time.Duration
+		for _, r := range rs {
+			sum += r.cpu
+		}
+		return sum / time.Duration(len(rs))
+	}
 	fmt.Printf("%d edits of one closed file through the server, median of %d rounds\n", n, rounds)
 	fmt.Printf("  one after another  %8.1f ms total   p50 %6.2f ms   p99 %6.2f ms  (baseline)\n", ms(s.total), ms(s.pct(50)), ms(s.pct(99)))
 	fmt.Printf("  all %d in flight  %8.1f ms total   p50 %6.2f ms   p99 %6.2f ms  %5.2fx  (goal <= 1.2x)\n", n, ms(p.total), ms(p.pct(50)), ms(p.pct(99)), ratio(p.total, s.total))
+	if sc, pc := cpuOf(seq), cpuOf(par); sc > 0 {
+		fmt.Printf("  server CPU per batch, mean: %.0f ms one after another, %.0f ms in flight  %5.2fx\n", ms(sc), ms(pc), ratio(pc, sc))
+	}
 	return nil
 }
 
