@@ -21,7 +21,7 @@ return {
       for _, t in ipairs(catalog) do
         local entry = tools['whale_' .. t.name]
         H.ok(entry, 'whale_' .. t.name .. ' registered')
-        local fn = entry.callback.schema['function']
+        local fn = entry.callback().schema['function']
         H.eq(fn.name, 'whale_' .. t.name, 'schema name')
         H.eq(fn.parameters, t.inputSchema, 'parameters of ' .. t.name)
         H.eq(entry.opts.require_approval_before, not t.readOnly, 'approval of ' .. t.name)
@@ -38,10 +38,10 @@ return {
     end,
   },
   {
-    'CodeCompanion: a registered tool runs whale (tool API v20 and v19)',
+    'CodeCompanion: a registered tool runs whale (tool API v19 and v18)',
     function()
       local cc = require('codecompanion')
-      for _, api in ipairs({ 20, 19 }) do
+      for _, api in ipairs({ 19, 18 }) do
         local chat = cc.new_chat()
         local status, data
         cc.run_tool('whale_read_file', { file_path = 'notes.txt' }, api, chat, function(s, d)
@@ -57,7 +57,7 @@ return {
       end
       local chat = cc.new_chat()
       local status, data
-      cc.run_tool('whale_read_file', { file_path = 'missing.txt' }, 20, chat, function(s, d)
+      cc.run_tool('whale_read_file', { file_path = 'missing.txt' }, 19, chat, function(s, d)
         status, data = s, d
       end)
       H.wait(function()

@@ -11,8 +11,12 @@
 -- holding them all. A tool call runs require('whale').call and gives the
 -- Envelope's text to the model. Both CodeCompanion tool APIs are supported:
 -- cmds(self, args, input, output_handler) / output.success(self, tools, cmd,
--- stdout) (up to v19) and cmds(self, args, {output_cb}) /
--- output.success(self, stdout, meta) (v20+).
+-- stdout) (v18 and earlier) and cmds(self, args, {output_cb}) /
+-- output.success(self, stdout, meta) (v19+). Each entry's `callback` is a
+-- function returning a fresh tool table: v19 resolves an entry only through
+-- `path`, a function `callback`, `extends` or an inline table (a table
+-- `callback` is registered but cannot run), v18 accepts a table or a
+-- function.
 local M = {}
 
 M.defaults = {
@@ -85,11 +89,8 @@ local function last(list)
 end
 
 --- The CodeCompanion tool table for one whale tool.
-function M.make_tool(t, opts)
-  opts = vim.tbl_extend('force', M.defaults, opts or {})
-  local name = opts.prefix .. t.name
-  local approval = opts.approval == 'all' or (opts.approval == 'mutating' and not t.readOnly)
-  local tool = {
+local function build_tool(t, name, approval)
+  return {
     name = name,
     cmds = {
       function(_, args, a3, a4)
@@ -143,10 +144,21 @@ function M.make_tool(t, opts)
     },
     opts = { requires_approval = approval, require_approval_before = approval },
   }
+end
+
+--- The CodeCompanion config entry for one whale tool: `name` is the tool's
+--- name in CodeCompanion, `callback` returns a new tool table on each call.
+function M.make_tool(t, opts)
+  opts = vim.tbl_extend('force', M.defaults, opts or {})
+  local name = opts.prefix .. t.name
+  local approval = opts.approval == 'all' or (opts.approval == 'mutating' and not t.readOnly)
   return {
+    name = name,
     id = 'whale:' .. t.name,
     description = first_line(t.description),
-    callback = tool,
+    callback = function()
+      return build_tool(t, name, approval)
+    end,
     opts = { requires_approval = approval, require_approval_before = approval },
   }
 end
@@ -179,8 +191,8 @@ function M.register(opts)
   for _, t in ipairs(catalog) do
     if not only or only[t.name] then
       local entry = M.make_tool(t, opts)
-      cfg[entry.callback.name] = entry
-      table.insert(names, entry.callback.name)
+      cfg[entry.name] = entry
+      table.insert(names, entry.name)
     end
   end
   if opts.group then
@@ -216,11 +228,11 @@ function M.setup(opts)
       local o = vim.tbl_extend('force', M.defaults, M.opts or {})
       for _, t in ipairs(added or {}) do
         local entry = M.make_tool(t, o)
-        if not cfg[entry.callback.name] then
-          cfg[entry.callback.name] = entry
-          table.insert(M.registered, entry.callback.name)
+        if not cfg[entry.name] then
+          cfg[entry.name] = entry
+          table.insert(M.registered, entry.name)
           if o.group and cfg.groups and cfg.groups[o.group] then
-            table.insert(cfg.groups[o.group].tools, entry.callback.name)
+            table.insert(cfg.groups[o.group].tools, entry.name)
           end
         end
       end

@@ -6,9 +6,13 @@
 --     codecompanion._extensions.<name>, requires a setup function, calls
 --     setup(opts) and keeps its exports under extensions.<name>;
 --   * run_tool(name, args, api) runs a registered tool the way the chat does:
---     api 20: cmds[i](self, args, {input, output_cb}), output.success(self,
---     stdout, {tools, cmd}); api 19: cmds[i](self, args, input,
---     output_handler), output.success(self, tools, cmd, stdout).
+--     api 19: cmds[i](self, args, {input, output_cb}), output.success(self,
+--     stdout, {tools, cmd}), and the entry resolved as v19 does (path, a
+--     function callback, extends or an inline table: a table callback is
+--     refused); api 18: cmds[i](self, args, input, output_handler),
+--     output.success(self, tools, cmd, stdout), a table callback accepted.
+--   A stand-in for quick unit tests only: tests/test_codecompanion_real.lua
+--   runs the real CodeCompanion.
 local config = require('codecompanion.config')
 
 local M = { extensions = {} }
@@ -65,6 +69,7 @@ function M.run_tool(name, args, api, chat, on_done)
   local entry = config.interactions.chat.tools[name]
   assert(entry, 'no tool ' .. name)
   local tool = entry.callback
+  assert(api < 19 or type(tool) ~= 'table', 'tool ' .. name .. ': v19 cannot run a table callback')
   if type(tool) == 'function' then
     tool = tool()
   elseif type(tool) == 'string' then
@@ -78,13 +83,13 @@ function M.run_tool(name, args, api, chat, on_done)
   local function handle(result)
     local out = tool.output or {}
     if result.status == 'success' then
-      if api >= 20 then
+      if api >= 19 then
         out.success(tool, { result.data }, { tools = tools, cmd = tool.cmds[1] })
       else
         out.success(tool, tools, tool.cmds[1], { result.data })
       end
     else
-      if api >= 20 then
+      if api >= 19 then
         out.error(tool, { result.data }, { tools = tools, cmd = tool.cmds[1] })
       else
         out.error(tool, tools, tool.cmds[1], { result.data })
@@ -93,7 +98,7 @@ function M.run_tool(name, args, api, chat, on_done)
     on_done(result.status, result.data)
   end
   local ret
-  if api >= 20 then
+  if api >= 19 then
     ret = tool.cmds[1](tool, args, { input = nil, output_cb = handle })
   else
     ret = tool.cmds[1](tool, args, nil, handle)
