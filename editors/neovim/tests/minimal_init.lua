@@ -1,9 +1,18 @@
 -- Minimal init for the headless tests: only this plugin and Neovim's own
--- runtime on 'runtimepath', no user configuration, no shada, no swap files.
+-- runtime on 'runtimepath' (with its lib/nvim folder of bundled treesitter
+-- parsers, 0.11), no user configuration, no shada, no swap files. 'packpath'
+-- keeps the runtime's own pack folder: 0.11's netrw plugin runs `packadd
+-- netrw`, which fails with E919 on an empty packpath.
 local tests = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h')
 local plugin = vim.fn.fnamemodify(tests, ':h')
-vim.opt.runtimepath = { plugin, vim.env.VIMRUNTIME }
-vim.opt.packpath = {}
+local rtp = { plugin, vim.env.VIMRUNTIME }
+for _, dir in ipairs(vim.opt.runtimepath:get()) do
+  if dir:match('[/\\]lib[/\\]nvim$') then
+    table.insert(rtp, dir)
+  end
+end
+vim.opt.runtimepath = rtp
+vim.opt.packpath = { vim.env.VIMRUNTIME }
 vim.o.swapfile = false
 vim.o.shadafile = 'NONE'
 vim.o.more = false

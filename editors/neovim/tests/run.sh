@@ -7,7 +7,9 @@
 #
 # NVIM (default: nvim) picks the Neovim binary, GO (default: go) the Go
 # toolchain that builds whale-ls; WHALE_LS names an already built whale-ls
-# to test instead of building one.
+# to test instead of building one. WHALE_NVIM_PLUGINS names a folder of
+# extracted plugin folders: test_codecompanion.lua then runs once per
+# codecompanion.nvim-* folder in it (WHALE_CODECOMPANION), else it skips.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 plugin=$(dirname "$here")
@@ -49,19 +51,29 @@ passed=0
 failed=0
 for f in "${files[@]}"; do
   f=$(cd "$(dirname "$f")" && pwd)/$(basename "$f")
-  results="$work/results"
-  rm -f "$results"
-  timeout 600 "$nvim" --headless -u "$here/minimal_init.lua" -i NONE -n \
-    -c "lua require('harness').run([[$f]], [[$results]])" </dev/null
-  rc=$?
-  if [ -s "$results" ]; then
-    read -r p fl <"$results"
-    passed=$((passed + p))
-    failed=$((failed + fl))
-  else
-    echo "FAIL $(basename "$f"): Neovim exited with $rc before reporting"
-    failed=$((failed + 1))
+  variants=("")
+  if [ "$(basename "$f")" = test_codecompanion.lua ] && [ -n "${WHALE_NVIM_PLUGINS:-}" ]; then
+    variants=()
+    for d in "$WHALE_NVIM_PLUGINS"/codecompanion.nvim-*/; do
+      [ -d "$d" ] && variants+=("${d%/}")
+    done
+    [ ${#variants[@]} -gt 0 ] || variants=("")
   fi
+  for variant in "${variants[@]}"; do
+    results="$work/results"
+    rm -f "$results"
+    WHALE_CODECOMPANION=$variant timeout 600 "$nvim" --headless -u "$here/minimal_init.lua" -i NONE -n \
+      -c "lua require('harness').run([[$f]], [[$results]])" </dev/null
+    rc=$?
+    if [ -s "$results" ]; then
+      read -r p fl <"$results"
+      passed=$((passed + p))
+      failed=$((failed + fl))
+    else
+      echo "FAIL $(basename "$f"): Neovim exited with $rc before reporting"
+      failed=$((failed + 1))
+    fi
+  done
 done
 
 echo "$passed passed, $failed failed"

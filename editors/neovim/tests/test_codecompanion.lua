@@ -1,0 +1,196 @@
+-- The real CodeCompanion (not the stand-in) in a real chat turn: whale's
+-- extension registered, the openai_compatible adapter pointed at a scripted
+-- model on 127.0.0.1 (tests/scripted_model.py) that calls whale's tools and
+-- then answers; every request the model receives is checked.
+--
+-- Needs Neovim 0.11 and, in WHALE_CODECOMPANION, an extracted CodeCompanion
+-- folder and, in WHALE_NVIM_PLUGINS, a folder holding plenary.nvim-*;
+-- tests/run.sh runs this file once per codecompanion.nvim-* folder in
+-- WHALE_NVIM_PLUGINS (.ci/run extracts them from ../shared/testbed).
+local H = require('harness')
+
+local tests = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h')
+
+local missing
+if vim.fn.has('nvim-0.11') == 0 then
+  missing = 'Neovim 0.11 (set WHALE_NVIM_011 to its bin/nvim)'
+elseif not vim.env.WHALE_CODECOMPANION or vim.env.WHALE_CODECOMPANION == '' then
+  missing = 'CodeCompanion and plenary (set WHALE_NVIM_PLUGINS to a folder of extracted codecompanion.nvim-* and plenary.nvim-* folders)'
+elseif vim.fn.executable('python3') == 0 or vim.fn.executable('curl') == 0 then
+  missing = 'python3 and curl'
+end
+if missing then
+  H.log('SKIP test_codecompanion: the real CodeCompanion test needs ' .. missing)
+  return {}
+end
+
+local cc_dir = vim.env.WHALE_CODECOMPANION
+local version = vim.fn.fnamemodify(cc_dir, ':t'):gsub('^codecompanion%.nvim%-', '')
+local plenary = vim.fn.glob((vim.env.WHALE_NVIM_PLUGINS or '') .. '/plenary.nvim-*', false, true)[1]
+
+local work = vim.fn.tempname()
+vim.fn.mkdir(work, 'p')
+local log_path = work .. '/requests.jsonl'
+
+local function requests()
+  local text = H.read(log_path) or ''
+  local list = {}
+  for _, line in ipairs(vim.split(text, '\n', { trimempty = true })) do
+    table.insert(list, vim.json.decode(line).body)
+  end
+  return list
+end
+
+local function tool_names(req)
+  local names = {}
+  for _, t in ipairs(req.tools or {}) do
+    names[t['function'] and t['function'].name or '?'] = t['function']
+  end
+  return names
+end
+
+local function sorted_keys(t)
+  local keys = vim.tbl_keys(t or {})
+  table.sort(keys)
+  return keys
+end
+
+local function tool_messages(req)
+  local out = {}
+  for _, m in ipairs(req.messages or {}) do
+    if m.role == 'tool' then
+      table.insert(out, m)
+    end
+  end
+  return out
+end
+
+local script = work .. '/script.json'
+
+--- Give the scripted model a new script and forget its requests.
+local function play(steps, final)
+  local f = assert(io.open(script, 'w'))
+  f:write(vim.json.encode({ steps = steps, final = final }))
+  f:close()
+  os.remove(log_path)
+end
+
+--- Start the scripted model with steps; returns its base URL.
+local function start_model(steps, final)
+  play(steps, final)
+  local port_file = work .. '/port'
+  os.remove(port_file)
+  local job = vim.fn.jobstart({ 'python3', tests .. '/scripted_model.py', script, log_path, port_file })
+  H.ok(job > 0, 'python3 scripted_model.py started')
+  H.wait(function()
+    return H.read(port_file)
+  end, 'the scripted model to listen')
+  return 'http://127.0.0.1:' .. H.read(port_file), job
+end
+
+local function chat_text(chat)
+  return table.concat(vim.api.nvim_buf_get_lines(chat.bufnr, 0, -1, false), '\n')
+end
+
+local function explain(chat)
+  return function()
+    local reqs = requests()
+    local last = reqs[#reqs]
+    return string.format('%d requests; last messages: %s\nchat buffer:\n%s', #reqs,
+      last and vim.inspect(last.messages) or '-', chat and chat_text(chat) or '-')
+  end
+end
+
+local chat
+
+return {
+  {
+    'CodeCompanion ' .. version .. ': a chat turn offers whale\'s tools, runs read_file through whale-ls and returns its result to the model',
+    function()
+      local dir = H.workspace({ ['notes.txt'] = 'whale real codecompanion\nsecond line\n' })
+      H.setup()
+      vim.opt.runtimepath:append(plenary)
+      vim.opt.runtimepath:append(cc_dir)
+      local url = start_model({ { tool = 'whale_read_file', arguments = { file_path = 'notes.txt' } } }, 'The file says hello.')
+      require('codecompanion').setup({
+        adapters = {
+          http = {
+            scripted = function()
+              return require('codecompanion.adapters').extend('openai_compatible', {
+                name = 'scripted',
+                env = { url = url, api_key = 'none', chat_url = '/v1/chat/completions', models_endpoint = '/v1/models' },
+                schema = { model = { default = 'scripted' } },
+              })
+            end,
+            opts = { show_defaults = false, show_model_choices = false },
+          },
+        },
+        interactions = { chat = { adapter = 'scripted' }, inline = { adapter = 'scripted' } },
+        strategies = { chat = { adapter = 'scripted' }, inline = { adapter = 'scripted' } },
+        extensions = { whale = { opts = { approval = 'none' } } },
+        opts = { log_level = 'ERROR' },
+      })
+      chat = require('codecompanion').chat({})
+      H.ok(chat and chat.bufnr, 'a chat buffer')
+      chat:add_buf_message({ role = 'user', content = '@{whale} What does notes.txt say?' })
+      chat:submit()
+      H.wait_loop(function()
+        return chat_text(chat):find('The file says hello.', 1, true)
+      end, 'the final answer in the chat buffer', nil, explain(chat))
+
+      local reqs = requests()
+      H.ok(#reqs >= 2, 'at least two requests, got ' .. #reqs)
+      local offered = tool_names(reqs[1])
+      H.ok(offered.whale_read_file, 'whale_read_file offered; tools: ' .. vim.inspect(vim.tbl_keys(offered)))
+      local catalog = assert(require('whale').tools())
+      local want = 0
+      for _, t in ipairs(catalog) do
+        want = want + 1
+        local fn = offered['whale_' .. t.name]
+        H.ok(fn, 'whale_' .. t.name .. ' offered')
+        H.eq(fn.parameters.type, 'object', 'schema type of whale_' .. t.name)
+        H.eq(sorted_keys(fn.parameters.properties), sorted_keys(t.inputSchema.properties), 'schema properties of whale_' .. t.name)
+      end
+      H.ok(want >= 10, 'catalog size ' .. want)
+      local results = tool_messages(reqs[#reqs])
+      H.eq(#results, 1, 'tool results in the last request')
+      H.eq(results[1].tool_call_id, 'call_1', 'tool_call_id')
+      H.contains(results[1].content, 'whale real codecompanion', 'the read_file result the model receives')
+      H.contains(chat_text(chat), 'whale `read_file`', 'the chat buffer shows the tool output')
+      H.ok(dir, 'workspace')
+    end,
+  },
+  {
+    'CodeCompanion ' .. version .. ': a chat turn edits an open modified buffer and runs shell_run through whale-ls',
+    function()
+      local path = vim.fn.getcwd() .. '/todo.txt'
+      local f = assert(io.open(path, 'w'))
+      f:write('alpha\nbeta\ngamma\n')
+      f:close()
+      vim.cmd('edit ' .. vim.fn.fnameescape(path))
+      local buf = vim.api.nvim_get_current_buf()
+      H.client_for(buf)
+      vim.api.nvim_buf_set_lines(buf, 0, 0, false, { 'unsaved first line' })
+      H.ok(vim.bo[buf].modified, 'the buffer is modified')
+      play({
+        { tool = 'whale_edit', arguments = { file_path = 'todo.txt', search = 'unsaved first line\nalpha', replace = 'unsaved first line\nALPHA' } },
+        { tool = 'whale_shell_run', arguments = { command = 'echo shell-from-$((40 + 2))', mode = 'pipe' } },
+      }, 'Edited and ran.')
+      chat = require('codecompanion').chat({})
+      chat:add_buf_message({ role = 'user', content = '@{whale} Capitalize alpha in todo.txt, then run a command.' })
+      chat:submit()
+      H.wait_loop(function()
+        return chat_text(chat):find('Edited and ran.', 1, true)
+      end, 'the final answer in the chat buffer', nil, explain(chat))
+      local reqs = requests()
+      local results = tool_messages(reqs[#reqs])
+      H.eq(#results, 2, 'tool results in the last request')
+      H.ok(not results[1].content:find('^%[') , 'the edit succeeded: ' .. results[1].content)
+      H.contains(results[2].content, 'shell-from-42', 'the shell_run output the model receives')
+      H.eq(vim.api.nvim_buf_get_lines(buf, 0, 4, false), { 'unsaved first line', 'ALPHA', 'beta', 'gamma' }, 'the buffer holds the edit and the unsaved line')
+      local text = chat_text(chat)
+      H.contains(text, 'whale `edit`', 'the chat buffer shows the edit output')
+      H.contains(text, 'whale `shell_run`', 'the chat buffer shows the shell_run output')
+    end,
+  },
+}
