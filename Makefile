@@ -55,12 +55,18 @@ fuzz:
 
 # The Neovim plugin's tests, in headless Neovim against the real server.
 # Without nvim they are skipped, except in CI (CI=true), where .ci/run
-# installs it.
+# installs it. With WHALE_NVIM_011 (a Neovim 0.11 bin/nvim) the suite runs
+# on it too, and with WHALE_NVIM_PLUGINS (extracted codecompanion.nvim-* and
+# plenary.nvim-* folders) the real CodeCompanion tests run there; .ci/run
+# sets both from ../shared/testbed.
 neovim: build
 	@if command -v nvim >/dev/null; then \
-		WHALE_LS=$(CURDIR)/bin/whale-ls bash editors/neovim/tests/run.sh; \
+		WHALE_NVIM_PLUGINS= WHALE_LS=$(CURDIR)/bin/whale-ls bash editors/neovim/tests/run.sh; \
 	elif [ "$$CI" = true ]; then echo "nvim is missing"; exit 1; \
 	else echo "nvim not installed: Neovim plugin tests skipped"; fi
+	@if [ -n "$$WHALE_NVIM_011" ]; then \
+		NVIM="$$WHALE_NVIM_011" WHALE_LS=$(CURDIR)/bin/whale-ls bash editors/neovim/tests/run.sh; \
+	else echo "WHALE_NVIM_011 not set: the Neovim 0.11 run and the real CodeCompanion tests skipped (install Neovim 0.11 and set WHALE_NVIM_011=<dir>/bin/nvim, WHALE_NVIM_PLUGINS=<folder of codecompanion.nvim-* and plenary.nvim-*>)"; fi
 
 # The VS Code extension: type check, package.json in step with the catalog,
 # unit tests (node's test runner, one against the real server).

@@ -108,6 +108,8 @@ return {
     'CodeCompanion ' .. version .. ': a chat turn offers whale\'s tools, runs read_file through whale-ls and returns its result to the model',
     function()
       local dir = H.workspace({ ['notes.txt'] = 'whale real codecompanion\nsecond line\n' })
+      -- A real repository: v19 snapshots a review baseline through git.
+      vim.fn.system({ 'git', 'init', '-q', dir })
       H.setup()
       vim.opt.runtimepath:append(plenary)
       vim.opt.runtimepath:append(cc_dir)
