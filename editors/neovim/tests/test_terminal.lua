@@ -96,7 +96,7 @@ return {
       require('whale.terminals').sync_sizes()
       H.wait(function()
         return task.size and task.size.rows == 7
-      end, 'the resize request')
+      end, 'whale-ls to answer the resize request')
       local cols = task.size.cols
       local typed = H.call('write_stdin', { task_id = id, input = 'x', keys = { 'enter' }, wait_ms = 500 })
       H.call('shell_wait', { task_id = id, timeout_ms = 20000 })

@@ -21,7 +21,8 @@ local M = {}
 ---@field running boolean
 ---@field exit_code integer|nil
 ---@field signal string|nil
----@field size table|nil  last {cols, rows} sent
+---@field size table|nil  last {cols, rows} whale-ls applied (answered)
+---@field asked_size table|nil  last {cols, rows} sent
 
 ---@type table<string, whale.Task>
 M.tasks = {}
@@ -37,12 +38,15 @@ local function client_of(task)
   return vim.lsp.get_client_by_id(task.client_id)
 end
 
-local function send(task, method, params)
+local function send(task, method, params, on_ok)
   local client = client_of(task)
   if not client or compat.is_stopped(client) then
     return
   end
   compat.request(client, method, params, function(err)
+    if not err and on_ok then
+      on_ok()
+    end
     if err and task.running then
       -- The task may have ended between the key press and the request.
       vim.schedule(function()
@@ -113,11 +117,19 @@ local function sync_size(task)
   if not cols or cols < 2 or rows < 1 then
     return
   end
-  if task.size and task.size.cols == cols and task.size.rows == rows then
+  local asked = task.asked_size
+  if asked and asked.cols == cols and asked.rows == rows then
     return
   end
-  task.size = { cols = cols, rows = rows }
-  send(task, 'whale/terminal/resize', { taskId = task.id, cols = cols, rows = rows })
+  local size = { cols = cols, rows = rows }
+  task.asked_size = size
+  -- task.size changes only once whale-ls has answered: the PTY has the new
+  -- size then, so input sent after that sees it.
+  send(task, 'whale/terminal/resize', { taskId = task.id, cols = cols, rows = rows }, function()
+    if task.asked_size == size then
+      task.size = size
+    end
+  end)
 end
 
 function M.sync_sizes()
