@@ -16,6 +16,8 @@ if vim.fn.has('nvim-0.11') == 0 then
   missing = 'Neovim 0.11 (set WHALE_NVIM_011 to its bin/nvim)'
 elseif not vim.env.WHALE_CODECOMPANION or vim.env.WHALE_CODECOMPANION == '' then
   missing = 'CodeCompanion and plenary (set WHALE_NVIM_PLUGINS to a folder of extracted codecompanion.nvim-* and plenary.nvim-* folders)'
+elseif not vim.fn.glob((vim.env.WHALE_NVIM_PLUGINS or '') .. '/plenary.nvim-*', false, true)[1] then
+  missing = 'plenary (extract plenary.nvim-* into WHALE_NVIM_PLUGINS)'
 elseif vim.fn.executable('python3') == 0 or vim.fn.executable('curl') == 0 then
   missing = 'python3 and curl'
 end
