@@ -95,9 +95,19 @@ func locate(text string, search, replace string, wholeLines bool) location {
 			loc.how = joinHow(v.how, loc.how)
 		}
 		if offsets != nil {
-			for i := range loc.cands {
-				loc.cands[i].start = offsets[loc.cands[i].start]
-				loc.cands[i].end = offsets[loc.cands[i].end]
+			// A place must start and end where a character of the file
+			// starts or ends: part of one normalised character (an "e" of
+			// a decomposed "é", a dot of "…") is no place at all.
+			edge := func(v int) bool { return v == 0 || v == len(view) || offsets[v] != offsets[v-1] }
+			kept := loc.cands[:0]
+			for _, c := range loc.cands {
+				if edge(c.start) && edge(c.end) {
+					c.start, c.end = offsets[c.start], offsets[c.end]
+					kept = append(kept, c)
+				}
+			}
+			if loc.cands = kept; len(kept) == 0 {
+				continue
 			}
 		}
 		if v.repair != "" || loc.how != "" {
