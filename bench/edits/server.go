@@ -30,16 +30,11 @@ func (r serverRun) pct(p int) time.Duration { return r.lat[len(r.lat)*p/100] }
 // It prints the median of each and the parallel/sequential ratio (goal
 // <= 1.2x: serialising the commits must cost nothing beyond the commits).
 func serverEdits(bin string, n, rounds int) error {
-	dir, err := os.MkdirTemp("", "whale-bench-edits")
+	dir, ws, bin, cleanup, err := benchserver.Setup("whale-bench-edits", bin)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	if bin, err = benchserver.Binary(bin, dir); err != nil {
-		return err
-	}
-	ws := filepath.Join(dir, "ws")
-	os.Mkdir(ws, 0o755)
+	defer cleanup()
 	srv, err := benchserver.Start(bin, ws, nil, []string{"XDG_RUNTIME_DIR=" + dir}, io.Discard)
 	if err != nil {
 		return err

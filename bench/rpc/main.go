@@ -36,16 +36,11 @@ func main() {
 }
 
 func run(bin string, n, inflight int, cpuProfile string) error {
-	dir, err := os.MkdirTemp("", "whale-bench-rpc")
+	_, ws, bin, cleanup, err := benchserver.Setup("whale-bench-rpc", bin)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	if bin, err = benchserver.Binary(bin, dir); err != nil {
-		return err
-	}
-	ws := filepath.Join(dir, "ws")
-	os.Mkdir(ws, 0o755)
+	defer cleanup()
 	var content strings.Builder
 	for i := 0; content.Len() < 4096-40; i++ {
 		fmt.Fprintf(&content, "line %04d: the quick brown fox jumps\n", i)

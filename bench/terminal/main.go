@@ -34,6 +34,7 @@ import (
 
 	"github.com/creack/pty"
 
+	"github.com/whale-ls/whale-ls/bench/internal/benchserver"
 	"github.com/whale-ls/whale-ls/terminal"
 )
 
@@ -56,7 +57,7 @@ func main() {
 			fail("temp dir", err)
 		}
 		defer os.RemoveAll(dir)
-		if *server, err = buildServer(dir); err != nil {
+		if *server, err = benchserver.Binary("", dir); err != nil {
 			fail("build", err)
 		}
 	}

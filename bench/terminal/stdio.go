@@ -11,22 +11,10 @@ import (
 	"net/textproto"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 )
-
-// buildServer builds the whale-ls binary into dir.
-func buildServer(dir string) (string, error) {
-	bin := filepath.Join(dir, "whale-ls")
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/whale-ls/whale-ls/cmd/whale-ls")
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("go build: %w", err)
-	}
-	return bin, nil
-}
 
 // rpcClient is the smallest LSP client the measurement needs: framed JSON
 // over the server's stdin and stdout.

@@ -18,17 +18,37 @@ import (
 	"go.lsp.dev/jsonrpc2"
 )
 
-// Binary returns bin, or builds whale-ls from the repository (run from its
-// root) into dir when bin is empty.
+// Binary returns bin, or builds whale-ls (run from inside the module) into
+// dir when bin is empty.
 func Binary(bin, dir string) (string, error) {
 	if bin != "" {
 		return bin, nil
 	}
 	bin = filepath.Join(dir, "whale-ls")
-	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/whale-ls").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/whale-ls/whale-ls/cmd/whale-ls").CombinedOutput(); err != nil {
 		return "", fmt.Errorf("build: %v\n%s", err, out)
 	}
 	return bin, nil
+}
+
+// Setup makes a temporary folder (prefix names it) holding an empty
+// workspace folder, and the binary (bin, or whale-ls built there). cleanup
+// removes the folder.
+func Setup(prefix, bin string) (dir, ws, binary string, cleanup func(), err error) {
+	dir, err = os.MkdirTemp("", prefix)
+	if err != nil {
+		return "", "", "", nil, err
+	}
+	cleanup = func() { os.RemoveAll(dir) }
+	ws = filepath.Join(dir, "ws")
+	if err = os.Mkdir(ws, 0o755); err == nil {
+		binary, err = Binary(bin, dir)
+	}
+	if err != nil {
+		cleanup()
+		return "", "", "", nil, err
+	}
+	return dir, ws, binary, cleanup, nil
 }
 
 // Server is a running, initialized whale-ls.
