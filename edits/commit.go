@@ -2,7 +2,6 @@ package edits
 
 import (
 	"bytes"
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -361,26 +360,4 @@ func cleanRel(name string) (string, error) {
 		return "", newError(CodeInvalidInput, "path %s leaves the workspace root", excerpt.Quote(name))
 	}
 	return c, nil
-}
-
-// Commit writes every plan or none in one Txn of the process's default
-// locks. It is for callers that read and plan without holding locks (tests,
-// one-shot tools); a plan made on bytes that changed meanwhile fails with
-// write_conflict.
-func Commit(ctx context.Context, locks *Locks, commits ...RootCommit) error {
-	var keys []string
-	for _, c := range commits {
-		for _, p := range c.Plans {
-			keys = append(keys, rootKey(c.Root, p.Path))
-		}
-	}
-	tx, err := locks.Begin(ctx, keys...)
-	if err != nil {
-		return err
-	}
-	defer tx.End()
-	if err := tx.Stage(commits); err != nil {
-		return err
-	}
-	return tx.Commit()
 }

@@ -16,6 +16,26 @@ import (
 // without a runtime folder.
 var testLocks = NewLocks(LockOptions{})
 
+// Commit writes every plan or none in one Txn of locks, as a caller that
+// read and planned without holding them would.
+func Commit(ctx context.Context, locks *Locks, commits ...RootCommit) error {
+	var keys []string
+	for _, c := range commits {
+		for _, p := range c.Plans {
+			keys = append(keys, filepath.Join(c.Root.Name(), filepath.FromSlash(p.Path)))
+		}
+	}
+	tx, err := locks.Begin(ctx, keys...)
+	if err != nil {
+		return err
+	}
+	defer tx.End()
+	if err := tx.Stage(commits); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
 func commitPlans(root *os.Root, plans []FilePlan) error {
 	return Commit(context.Background(), testLocks, RootCommit{Root: root, Plans: plans})
 }

@@ -152,8 +152,3 @@ func lockKey(p string) string {
 		dir = parent
 	}
 }
-
-// rootKey is the lock key of name inside root.
-func rootKey(root *os.Root, name string) string {
-	return filepath.Join(root.Name(), filepath.FromSlash(name))
-}

@@ -95,7 +95,7 @@ func (e *editorBridge) ApplyEdits(ctx context.Context, changes []toolbridge.Docu
 	}
 	if !res.Applied {
 		for _, c := range changes {
-			if d, ok := s.docs.get(c.Path); ok && d.version != c.Version && d.text != c.NewText {
+			if d, ok := s.docs.get(c.Path); ok && d.version != c.Version {
 				// The user typed before the edit arrived: the editor refused
 				// the stale version, and the change can be planned again.
 				return &toolbridge.DocumentMovedError{Path: c.Path, Planned: c.Version, Actual: d.version}
