@@ -39,10 +39,11 @@
 //   - Decode followed by Encode with unchanged text gives back the input bytes
 //     exactly, for every input Decode accepts; lines an edit did not touch keep
 //     their own line ending.
-//   - Commit writes every plan or none, as far as the filesystem allows: each
-//     file is re-read and compared first, then written through a temporary
-//     file, fsync and rename inside an *os.Root, and renames already done are
-//     undone if a later one fails.
+//   - A Txn (Locks.Begin) holds every file's locks from the read to the
+//     rename and commits every plan or none, as far as the filesystem allows:
+//     each file is compared again, written through an unnamed temporary file,
+//     fsync and rename inside an *os.Root, and renames already done are undone
+//     if a later one fails.
 //
 // What it does not do: it knows nothing about LSP, editors or tool envelopes
 // (callers map Error codes to their own results and convert Pos columns to
