@@ -10,6 +10,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/whale-ls/whale-ls/attach"
+	"github.com/whale-ls/whale-ls/catalog"
 	"github.com/whale-ls/whale-ls/terminal"
 	"github.com/whale-ls/whale-ls/toolbridge"
 	"github.com/whale-ls/whale-ls/workspace"
@@ -70,14 +71,14 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 		saveDocuments:    exp.Whale.SaveDocuments,
 		showMessageReq:   true,
 	}
-	deps := &toolbridge.Deps{Workspace: ws, Editor: &editorBridge{s: s}, Prompter: prompter{s}, Notifier: notifier{s}, Reads: &toolbridge.ReadLedger{}, Log: s.log}
+	deps := &catalog.Deps{Workspace: ws, Editor: &editorBridge{s: s}, Prompter: prompter{s}, Notifier: notifier{s}, Reads: &catalog.ReadLedger{}, Log: s.log}
 	var sink terminal.Sink // nil when the editor does not show terminals
 	if caps.terminals {
 		sink = terminalSink{s}
 	}
 	deps.Terminals = terminal.NewTable(terminal.Options{Sink: sink, Supervisor: s.opts.Supervisor})
 	deps.ExecGate = deps.NewExecGate()
-	settings, unknown, err := toolbridge.ParseSettings(p.InitializationOptions)
+	settings, unknown, err := catalog.ParseSettings(p.InitializationOptions)
 	if err != nil {
 		s.log.Warn("initializationOptions not applied", "err", err)
 	}
@@ -87,7 +88,7 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	if missing := deps.SetSettings(settings); len(missing) > 0 {
 		s.log.Warn("approved or skill paths do not exist", "paths", strings.Join(missing, ", "))
 	}
-	catalog := toolbridge.Catalog(deps)
+	catalog := catalog.Catalog(deps)
 	if s.opts.ExtraTools != nil {
 		catalog = append(catalog, s.opts.ExtraTools(deps)...)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/whale-ls/whale-ls/catalog"
 	"github.com/whale-ls/whale-ls/toolbridge"
 )
 
@@ -60,7 +61,7 @@ func TestRunEndsWithAToolStillRunning(t *testing.T) {
 			defer stop()
 			returned := make(chan int, 1)
 			go func() {
-				returned <- Run(ctx, Options{In: inR, Out: outW, DefaultRoot: t.TempDir(), ExtraTools: func(*toolbridge.Deps) []toolbridge.Tool {
+				returned <- Run(ctx, Options{In: inR, Out: outW, DefaultRoot: t.TempDir(), ExtraTools: func(*catalog.Deps) []toolbridge.Tool {
 					return []toolbridge.Tool{stuckTool(started, release)}
 				}})
 			}()

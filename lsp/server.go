@@ -15,6 +15,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/whale-ls/whale-ls/attach"
+	"github.com/whale-ls/whale-ls/catalog"
 	"github.com/whale-ls/whale-ls/toolbridge"
 )
 
@@ -34,7 +35,7 @@ type Options struct {
 	Supervisor []string
 	// ExtraTools adds tools to the catalog of each session (tests use it to
 	// register tools that wait on purpose).
-	ExtraTools func(d *toolbridge.Deps) []toolbridge.Tool
+	ExtraTools func(d *catalog.Deps) []toolbridge.Tool
 }
 
 // Server is one language-server session over one connection.
@@ -54,7 +55,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	state    serverState
-	deps     *toolbridge.Deps
+	deps     *catalog.Deps
 	registry *toolbridge.Registry
 	caps     clientCaps
 	enc      string
@@ -357,7 +358,7 @@ func (s *Server) cancelCall(id jsonrpc2.ID) {
 // applySettings installs new settings; unknown keys and missing folders are
 // reported in the log and to the client's log, and are not fatal.
 func (s *Server) applySettings(ctx context.Context, raw json.RawMessage) {
-	settings, unknown, err := toolbridge.ParseSettings(raw)
+	settings, unknown, err := catalog.ParseSettings(raw)
 	if err != nil {
 		s.logToClient(ctx, 2, "whale-ls: settings not applied: "+err.Error())
 		return

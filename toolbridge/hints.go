@@ -59,7 +59,7 @@ func hintsFor(spec Spec, problems []string) []string {
 		}
 		h := fieldHints[spec.Name+"."+field]
 		if h == "" {
-			if c := closest(field, fields, 1); len(c) == 1 {
+			if c := Closest(field, fields, 1); len(c) == 1 {
 				h = fmt.Sprintf("Did you mean %s instead of %s?", c[0], field)
 			}
 		}

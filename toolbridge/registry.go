@@ -179,10 +179,10 @@ func (r *Registry) envelope(res Result, err error, repairs []string) Envelope {
 // unknownTool names the closest tool names so the model can retry at once.
 func (r *Registry) unknownTool(name string) Envelope {
 	names := r.Names()
-	close := closest(name, names, 3)
+	close := Closest(name, names, 3)
 	text := fmt.Sprintf("there is no tool named %s", excerpt.Quote(name))
 	if len(close) > 0 {
-		text += fmt.Sprintf("; did you mean %s? ", strings.Join(quoteAll(close), " or "))
+		text += fmt.Sprintf("; did you mean %s? ", strings.Join(QuoteAll(close), " or "))
 	} else {
 		text += "; "
 	}
@@ -190,7 +190,9 @@ func (r *Registry) unknownTool(name string) Envelope {
 	return Envelope{OK: false, Code: CodeUnknownTool, Text: text, Data: map[string]any{"closest": close}}
 }
 
-func quoteAll(ss []string) []string {
+// QuoteAll quotes each of ss as Go does (%q), for "did you mean" lists in
+// texts a model reads.
+func QuoteAll(ss []string) []string {
 	out := make([]string, len(ss))
 	for i, s := range ss {
 		out[i] = fmt.Sprintf("%q", s)
@@ -202,7 +204,7 @@ func quoteAll(ss []string) []string {
 // small edit distances first. The edit distance is computed only where it
 // can be small enough (it is at least the difference in length), so a huge
 // name costs a substring search per candidate, not length × length.
-func closest(name string, candidates []string, n int) []string {
+func Closest(name string, candidates []string, n int) []string {
 	type scored struct {
 		s string
 		d int

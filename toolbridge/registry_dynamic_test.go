@@ -97,18 +97,6 @@ func TestRegistryFromContext(t *testing.T) {
 	}
 }
 
-func TestDepsClose(t *testing.T) {
-	d := &Deps{}
-	var order []int
-	d.OnClose(func() { order = append(order, 1) })
-	d.OnClose(func() { order = append(order, 2) })
-	d.Close()
-	d.Close()
-	if len(order) != 2 || order[0] != 2 {
-		t.Errorf("closers ran %v, want [2 1] once", order)
-	}
-}
-
 // TestDispatchActivatesDeferredTools: Dispatch asks FindDeferred about
 // names it does not know, adds what it finds and runs it; a finder's
 // failure is the answer; names no finder owns get the usual unknown_tool.

@@ -322,21 +322,8 @@ func FuzzPrepareInput(f *testing.F) {
 
 func TestBounded(t *testing.T) {
 	for _, tc := range []struct{ n, want int }{{0, 5}, {-3, 5}, {1, 1}, {7, 7}, {20, 10}} {
-		if got := bounded(tc.n, 5, 10); got != tc.want {
+		if got := Bounded(tc.n, 5, 10); got != tc.want {
 			t.Errorf("bounded(%d, 5, 10) = %d, want %d", tc.n, got, tc.want)
 		}
-	}
-}
-
-// TestNumericStringRepairIsNamed: read_file's limit sent as "5" pages as
-// 5 would, and the repair reported names a numeric string, not a boolean.
-func TestNumericStringRepairIsNamed(t *testing.T) {
-	_, r, _ := testWorkspace(t, map[string]string{"a.txt": "1\n2\n3\n4\n5\n6\n7\n"}, fileTools)
-	env := call(t, r, "read_file", map[string]any{"file_path": "a.txt", "limit": "5"})
-	if env.Code != CodeOK || !strings.Contains(env.Text, "5\t5") || strings.Contains(env.Text, "6\t6") {
-		t.Fatalf("read_file with limit \"5\" = %s %q, want lines 1-5", env.Code, env.Text)
-	}
-	if diff := cmp.Diff([]string{RepairNumericString}, env.Repairs); diff != "" {
-		t.Errorf("read_file with limit \"5\" repairs (-want +got):\n%s", diff)
 	}
 }

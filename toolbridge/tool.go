@@ -195,7 +195,7 @@ func Enum(desc string, values ...string) *Schema {
 
 // bounded is an optional count from a tool's input: def when it is not
 // given (zero or less), never more than max.
-func bounded(n, def, max int) int {
+func Bounded(n, def, max int) int {
 	if n <= 0 {
 		n = def
 	}

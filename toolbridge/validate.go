@@ -186,7 +186,7 @@ func fieldList(s *Schema) string {
 // tooLong refuses a free-text field of more than max bytes, or returns nil.
 // Tools that keep such text (todos, plans) repeat it in every later result,
 // so one huge value would flood them all.
-func tooLong(field, s string, max int, advice string) error {
+func TooLong(field, s string, max int, advice string) error {
 	if len(s) <= max {
 		return nil
 	}

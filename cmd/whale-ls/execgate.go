@@ -1,8 +1,8 @@
 package main
 
 import (
+	"github.com/whale-ls/whale-ls/catalog"
 	"github.com/whale-ls/whale-ls/execboundary"
-	"github.com/whale-ls/whale-ls/toolbridge"
 )
 
 // execGateCommand is the hidden subcommand the server runs in front of each
@@ -14,7 +14,7 @@ func execGate(args []string) int { return execboundary.RunHelper(args) }
 
 // gateStateLine is the line `whale-ls call` adds to a shell tool's text: the
 // exec boundary's state in this run.
-func gateStateLine(d *toolbridge.Deps, tool string) string {
+func gateStateLine(d *catalog.Deps, tool string) string {
 	if d.ExecGate == nil || (tool != "shell_run" && tool != "shell_wait") {
 		return ""
 	}

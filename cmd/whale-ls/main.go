@@ -21,6 +21,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/whale-ls/whale-ls/catalog"
 	"github.com/whale-ls/whale-ls/lsp"
 	"github.com/whale-ls/whale-ls/terminal"
 	"github.com/whale-ls/whale-ls/toolbridge"
@@ -167,7 +168,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Out:        stdout,
 		Log:        log,
 		Version:    versionString(),
-		ExtraTools: func(d *toolbridge.Deps) []toolbridge.Tool {
+		ExtraTools: func(d *catalog.Deps) []toolbridge.Tool {
 			if os.Getenv(testToolsEnv) == "" {
 				return nil
 			}
@@ -266,7 +267,7 @@ func dispatchUntilStopped(ctx context.Context, r *toolbridge.Registry, call tool
 
 // session is the workspace and catalog of a command-line run.
 type session struct {
-	deps     *toolbridge.Deps
+	deps     *catalog.Deps
 	registry *toolbridge.Registry
 }
 
@@ -303,7 +304,7 @@ func openSession(root, config, approve string, ephemeral bool, log *slog.Logger)
 	if err != nil {
 		return nil, err
 	}
-	deps := &toolbridge.Deps{Workspace: ws, Reads: &toolbridge.ReadLedger{}, Log: log, Prompter: cliPrompter{approve}}
+	deps := &catalog.Deps{Workspace: ws, Reads: &catalog.ReadLedger{}, Log: log, Prompter: cliPrompter{approve}}
 	deps.Terminals = terminal.NewTable(terminal.Options{Ephemeral: ephemeral, Supervisor: supervisorArgv()})
 	deps.ExecGate = deps.NewExecGate()
 	if config != "" {
@@ -312,7 +313,7 @@ func openSession(root, config, approve string, ephemeral bool, log *slog.Logger)
 			ws.Close()
 			return nil, fmt.Errorf("read --config: %w", err)
 		}
-		settings, unknown, err := toolbridge.ParseSettings(raw)
+		settings, unknown, err := catalog.ParseSettings(raw)
 		if err != nil {
 			ws.Close()
 			return nil, fmt.Errorf("--config %s: %w", config, err)
@@ -324,9 +325,9 @@ func openSession(root, config, approve string, ephemeral bool, log *slog.Logger)
 			log.Warn("approved or skill paths do not exist", "paths", strings.Join(missing, ", "))
 		}
 	} else {
-		deps.SetSettings(toolbridge.Settings{})
+		deps.SetSettings(catalog.Settings{})
 	}
-	catalog := toolbridge.Catalog(deps)
+	catalog := catalog.Catalog(deps)
 	if os.Getenv(testToolsEnv) != "" {
 		catalog = append(catalog, testTools(deps)...)
 	}
@@ -467,14 +468,14 @@ func toolsLong(specs []toolbridge.Spec, names []string, stdout, stderr io.Writer
 			fmt.Fprintln(stdout)
 		}
 		fmt.Fprintf(stdout, "# %s\n\n%s\n", s.Name, strings.TrimRight(s.Description, "\n"))
-		if help := toolbridge.LongHelp(s.Name); help != "" {
+		if help := catalog.LongHelp(s.Name); help != "" {
 			fmt.Fprintf(stdout, "\n%s", help)
 		}
 	}
 	return exitOK
 }
 
-// settings prints toolbridge.SettingsTable: a table for people, or with
+// settings prints catalog.SettingsTable: a table for people, or with
 // --json the {"settings": [{key, schema}]} list the editors' setting
 // contributions are generated from.
 func settings(args []string, stdout, stderr io.Writer) int {
@@ -492,7 +493,7 @@ func settings(args []string, stdout, stderr io.Writer) int {
 		enc := json.NewEncoder(stdout)
 		enc.SetEscapeHTML(false)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(map[string]any{"settings": toolbridge.SettingsTable}); err != nil {
+		if err := enc.Encode(map[string]any{"settings": catalog.SettingsTable}); err != nil {
 			fmt.Fprintf(stderr, "whale-ls settings: %v\n", err)
 			return exitFailure
 		}
@@ -500,7 +501,7 @@ func settings(args []string, stdout, stderr io.Writer) int {
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "KEY\tTYPE\tDEFAULT\tWHAT IT DOES")
-	for _, s := range toolbridge.SettingsTable {
+	for _, s := range catalog.SettingsTable {
 		def := strings.ReplaceAll(s.DefaultText(), "`", "")
 		for i, line := range wrapWords(firstSentence(s.Schema.MarkdownDescription), 70) {
 			if i == 0 {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/whale-ls/whale-ls/catalog"
 	"github.com/whale-ls/whale-ls/toolbridge"
 )
 
@@ -97,7 +98,7 @@ func TestToolsJSON(t *testing.T) {
 // models are not sent, for the tools named or all of them.
 func TestToolsLong(t *testing.T) {
 	code, out, errOut := runCLI(t, t.TempDir(), "", "tools", "--long", "apply_patch")
-	if code != exitOK || !strings.HasPrefix(out, "# apply_patch\n\nApply a patch") || !strings.Contains(out, toolbridge.LongHelp("apply_patch")) || strings.Contains(out, "# edit") {
+	if code != exitOK || !strings.HasPrefix(out, "# apply_patch\n\nApply a patch") || !strings.Contains(out, catalog.LongHelp("apply_patch")) || strings.Contains(out, "# edit") {
 		t.Errorf("tools --long apply_patch = exit %d, err %q, out:\n%s", code, errOut, out)
 	}
 	code, out, _ = runCLI(t, t.TempDir(), "", "tools", "--long")
@@ -126,11 +127,11 @@ func TestSettings(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &list); err != nil {
 		t.Fatalf("settings --json is not JSON: %v\n%s", err, out)
 	}
-	if len(list.Settings) != len(toolbridge.SettingsTable) {
-		t.Errorf("settings --json lists %d settings, the table has %d", len(list.Settings), len(toolbridge.SettingsTable))
+	if len(list.Settings) != len(catalog.SettingsTable) {
+		t.Errorf("settings --json lists %d settings, the table has %d", len(list.Settings), len(catalog.SettingsTable))
 	}
 	for i, s := range list.Settings {
-		if want := toolbridge.SettingsTable[i].Key; s.Key != want {
+		if want := catalog.SettingsTable[i].Key; s.Key != want {
 			t.Errorf("settings --json entry %d is %q, want %q", i, s.Key, want)
 		}
 		if _, ok := s.Schema["type"].(string); !ok {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/whale-ls/whale-ls/catalog"
 	"github.com/whale-ls/whale-ls/toolbridge"
 )
 
@@ -22,7 +23,7 @@ type testAskInput struct {
 	TimeoutMs int    `json:"timeout_ms"`
 }
 
-func testTools(d *toolbridge.Deps) []toolbridge.Tool {
+func testTools(d *catalog.Deps) []toolbridge.Tool {
 	ask := toolbridge.Define(toolbridge.Spec{
 		Name:        "test_ask",
 		Description: "Test tool: asks the user an approval question and reports the answer.",

@@ -1,0 +1,384 @@
+package catalog
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/whale-ls/whale-ls/execboundary"
+	"github.com/whale-ls/whale-ls/terminal"
+)
+
+// Settings is the configuration a client sends as initializationOptions and
+// in workspace/didChangeConfiguration under the key "whale"; the command line
+// reads the same object from --config. Each field has its entry, with
+// default and description, in SettingsTable (a test walks both).
+type Settings struct {
+	Shell struct {
+		Program          string `json:"program,omitempty"`
+		YieldTimeMs      int    `json:"yieldTimeMs,omitempty"`
+		OutputLimitBytes int    `json:"outputLimitBytes,omitempty"`
+	} `json:"shell"`
+	ExecBoundary struct {
+		Mode              string          `json:"mode,omitempty"`
+		Rules             json.RawMessage `json:"rules,omitempty"`
+		ApprovalTimeoutMs int             `json:"approvalTimeoutMs,omitempty"`
+	} `json:"execBoundary"`
+	Read struct {
+		ApprovedPaths []string `json:"approvedPaths,omitempty"`
+	} `json:"read"`
+	Skills struct {
+		Paths []string `json:"paths,omitempty"`
+	} `json:"skills"`
+	Edits struct {
+		SaveAfterApply *bool `json:"saveAfterApply,omitempty"`
+	} `json:"edits"`
+	Web struct {
+		Search       json.RawMessage `json:"search,omitempty"`
+		AllowPrivate bool            `json:"allowPrivate,omitempty"`
+	} `json:"web"`
+	MCP struct {
+		Servers json.RawMessage `json:"servers,omitempty"`
+	} `json:"mcp"`
+}
+
+// SaveAfterApply reports the edits.saveAfterApply setting (default true).
+func (s Settings) SaveAfterApply() bool {
+	return s.Edits.SaveAfterApply == nil || *s.Edits.SaveAfterApply
+}
+
+// TerminalSettings returns the shell.* settings in the terminal package's
+// terms.
+func (s Settings) TerminalSettings() terminal.Settings {
+	return terminal.Settings{Shell: s.Shell.Program, YieldTimeMs: s.Shell.YieldTimeMs, OutputLimitBytes: s.Shell.OutputLimitBytes}
+}
+
+// SettingSpec describes one server setting: its dotted key and the JSON
+// schema of its value. SettingsTable lists every one, so that the parser,
+// `whale-ls settings` and the editors' setting pages share one source.
+type SettingSpec struct {
+	// Key is the dotted path, e.g. "shell.yieldTimeMs".
+	Key string `json:"key"`
+	// Schema is the value's schema with its default and a Markdown
+	// description that is true to the code that reads the setting.
+	Schema SettingSchema `json:"schema"`
+	// DefaultShown is how the default reads for people when Schema.Default
+	// does not say it (shell.program's depends on the machine); see
+	// DefaultText.
+	DefaultShown string `json:"-"`
+}
+
+// SettingSchema is the JSON schema of one setting's value, in the subset that
+// VS Code's contributes.configuration and editors' JSON validation read.
+type SettingSchema struct {
+	Type                string   `json:"type"`
+	MarkdownDescription string   `json:"markdownDescription,omitempty"`
+	Default             any      `json:"default,omitempty"`
+	Enum                []string `json:"enum,omitempty"`
+	// EnumDescriptions explain Enum's values, in the same order.
+	EnumDescriptions []string                  `json:"enumDescriptions,omitempty"`
+	Minimum          *int                      `json:"minimum,omitempty"`
+	Items            *SettingSchema            `json:"items,omitempty"`
+	Properties       map[string]*SettingSchema `json:"properties,omitempty"`
+	Required         []string                  `json:"required,omitempty"`
+	// AdditionalProperties is false (no other keys) or a *SettingSchema
+	// (the schema of every other key's value); nil says nothing.
+	AdditionalProperties any `json:"additionalProperties,omitempty"`
+	// Scope is VS Code's configuration scope. The settings that start
+	// programs, relax a guard or send a secret have ScopeUser or
+	// ScopeMachine: a cloned repository's workspace settings must not be
+	// able to set them.
+	Scope string `json:"scope,omitempty"`
+}
+
+// VS Code configuration scopes of the settings a workspace must not set.
+const (
+	// ScopeUser ("application"): read from the user's settings only, in
+	// local and remote windows alike; for policy (exec rules, web guard).
+	ScopeUser = "application"
+	// ScopeMachine ("machine"): read from the user's settings, or in a
+	// remote window from that machine's remote settings; for paths and
+	// programs, which differ from machine to machine.
+	ScopeMachine = "machine"
+)
+
+// DefaultText is the default as the README and `whale-ls settings` show it:
+// DefaultShown when set, "none" when there is no default or it is empty, a
+// string in backticks, anything else as JSON.
+func (s SettingSpec) DefaultText() string {
+	if s.DefaultShown != "" {
+		return s.DefaultShown
+	}
+	if s.Schema.Default == nil {
+		return "none"
+	}
+	b, err := json.Marshal(s.Schema.Default)
+	if err != nil {
+		return "none"
+	}
+	switch string(b) {
+	case `""`, "[]", "{}", "null":
+		return "none"
+	}
+	if str, ok := s.Schema.Default.(string); ok {
+		return "`" + str + "`"
+	}
+	return string(b)
+}
+
+// SettingsTable is every setting of Settings, in the order people read them.
+// knownSettings, `whale-ls settings --json` and from it the VS Code
+// extension's configuration are derived from it; read it, never change it.
+var SettingsTable = []SettingSpec{
+	{
+		Key:          "shell.program",
+		DefaultShown: "`/bin/bash`, else `/bin/sh`",
+		Schema: SettingSchema{
+			Scope:   ScopeMachine,
+			Type:    "string",
+			Default: "",
+			MarkdownDescription: "Shell that runs each `shell_run` command as `<shell> -c <command>`. " +
+				"Empty: `/bin/bash` when it exists, else `/bin/sh`. Tasks already running keep the shell they started with.",
+		},
+	},
+	{
+		Key: "shell.yieldTimeMs",
+		Schema: SettingSchema{
+			Type:    "integer",
+			Default: int(terminal.DefaultYield / time.Millisecond),
+			Minimum: ptr(1),
+			MarkdownDescription: fmt.Sprintf("How long, in milliseconds, `shell_run` waits in the foreground before the task goes on "+
+				"in the background and the model gets its `task_id`; also how long `shell_wait` waits by default. "+
+				"Commands known to keep running (dev servers, watchers) come back after at most %d ms, a call's own "+
+				"`yield_time_ms` overrides both, and no call waits longer than %d minutes.",
+				terminal.LongRunningYield/time.Millisecond, int(shellMaxWait/time.Minute)),
+		},
+	},
+	{
+		Key: "shell.outputLimitBytes",
+		Schema: SettingSchema{
+			Type:    "integer",
+			Default: terminal.DefaultOutputLimit,
+			Minimum: ptr(1024),
+			MarkdownDescription: "How many bytes of each task's latest output are kept for the model to read " +
+				"(`shell_run`, `shell_wait`, `write_stdin`); when a task writes more, the oldest bytes are dropped and " +
+				"the next result says how many. The editor's terminal still shows all output. Tasks already running keep their limit.",
+		},
+	},
+	{
+		Key: "execBoundary.mode",
+		Schema: SettingSchema{
+			Scope:   ScopeUser,
+			Type:    "string",
+			Default: string(execboundary.ModeEnforce),
+			Enum:    []string{string(execboundary.ModeEnforce), string(execboundary.ModeBestEffort), string(execboundary.ModeOff)},
+			EnumDescriptions: []string{
+				"Where the exec boundary cannot be installed, refuse to run shell commands and say why.",
+				"Where the exec boundary cannot be installed, run shell commands unchecked and say so in every result of the task.",
+				"Run every shell command without the exec boundary, even where it works; the rules are not checked.",
+			},
+			MarkdownDescription: "The exec boundary stops every program a shell task executes (also inside pipes, `$(…)`, " +
+				"scripts and `make` recipes) until `execBoundary.rules` let it run; it needs Linux seccomp user notification. " +
+				"This says what happens where it cannot be installed, or turns it off.",
+		},
+	},
+	{
+		Key:          "execBoundary.rules",
+		DefaultShown: "the default set",
+		Schema: SettingSchema{
+			Scope:   ScopeUser,
+			Type:    "array",
+			Default: execboundary.DefaultRules(),
+			Items: &SettingSchema{
+				Type: "object",
+				Properties: map[string]*SettingSchema{
+					"program": {Type: "string", MarkdownDescription: "A name (globs allowed: `mkfs*`) matching the program's file name, or an absolute path."},
+					"argsPrefix": {Type: "array", Items: &SettingSchema{Type: "string"},
+						MarkdownDescription: "Globs the first arguments must match, in order."},
+					"argsAny": {Type: "array", Items: &SettingSchema{Type: "string"},
+						MarkdownDescription: "Globs; at least one argument, wherever it stands, must match one of them (`-*r*`)."},
+					"decision": {Type: "string", Enum: []string{"allow", "ask", "deny"},
+						MarkdownDescription: "What happens when the rule matches; `ask` asks in the editor."},
+				},
+				Required:             []string{"program", "decision"},
+				AdditionalProperties: false,
+			},
+			MarkdownDescription: "Rules `{program, argsPrefix?, argsAny?, decision}` for the programs shell tasks execute. " +
+				"The strictest matching rule wins (deny > ask > allow); a program no rule matches runs. Deny and ask rules " +
+				"also match hard links, symlinks and copies of the named program. Setting this list replaces the default " +
+				"set (ask before `sudo`, `su`, `doas`, `pkexec`, `dd`, `mkfs*`, power changes, `git push`, `npm publish` and " +
+				"`rm` with a recursive or force flag); `[]` lets everything run. An invalid list is reported and the rules before it stay.",
+		},
+	},
+	{
+		Key: "execBoundary.approvalTimeoutMs",
+		Schema: SettingSchema{
+			Type:    "integer",
+			Default: int(execboundary.DefaultApprovalTimeout / time.Millisecond),
+			Minimum: ptr(1),
+			MarkdownDescription: "How long, in milliseconds, an approval question (a rule that says `ask`) waits for an " +
+				"answer before the program is denied.",
+		},
+	},
+	{
+		Key: "read.approvedPaths",
+		Schema: SettingSchema{
+			Scope:   ScopeMachine,
+			Type:    "array",
+			Default: []string{},
+			Items:   &SettingSchema{Type: "string"},
+			MarkdownDescription: "Folders or files outside the workspace that the tools may read (never write). " +
+				"Absolute or `~/…`; paths that do not exist are reported and skipped.",
+		},
+	},
+	{
+		Key: "skills.paths",
+		Schema: SettingSchema{
+			Scope:   ScopeMachine,
+			Type:    "array",
+			Default: []string{},
+			Items:   &SettingSchema{Type: "string"},
+			MarkdownDescription: "More places with skills for `load_skill`, besides `.whale/skills/` in the workspace and " +
+				"`~/.config/whale/skills/`: each a skill folder (with a `SKILL.md`) or a folder of them. They become readable too.",
+		},
+	},
+	{
+		Key: "edits.saveAfterApply",
+		Schema: SettingSchema{
+			Type:    "boolean",
+			Default: true,
+			MarkdownDescription: "After an edit tool changed a document open in the editor, ask the editor to save it, " +
+				"so that shell commands see the change on disk. Off: the change stays an unsaved buffer and the result says so.",
+		},
+	},
+	{
+		Key: "web.allowPrivate",
+		Schema: SettingSchema{
+			Scope:   ScopeUser,
+			Type:    "boolean",
+			Default: false,
+			MarkdownDescription: "Let `fetch` and `web_fetch` reach `localhost`, loopback, private, link-local (cloud metadata) " +
+				"and other non-public addresses. Off, they are refused, also after a redirect or a DNS answer. " +
+				"The `web.search` provider is not affected.",
+		},
+	},
+	{
+		Key: "web.search",
+		Schema: SettingSchema{
+			Scope: ScopeUser,
+			Type:  "object",
+			Properties: map[string]*SettingSchema{
+				"provider": {Type: "string", Enum: []string{"searxng", "brave"},
+					EnumDescriptions: []string{"A SearXNG instance with the JSON format enabled.", "The Brave Search API."}},
+				"endpoint": {Type: "string",
+					MarkdownDescription: "The SearXNG instance's URL (required for searxng), or another Brave API URL."},
+				"apiKeyEnv": {Type: "string",
+					MarkdownDescription: "The environment variable (of whale-ls, inherited from the editor) that holds the API key (brave: default `BRAVE_API_KEY`; searxng: optional, sent as a bearer token)."},
+			},
+			Required:             []string{"provider"},
+			AdditionalProperties: false,
+			MarkdownDescription: "The provider of `web_search`: `{\"provider\": \"searxng\", \"endpoint\": \"https://…\"}` or " +
+				"`{\"provider\": \"brave\", \"apiKeyEnv\": \"BRAVE_API_KEY\"}`. Without it `web_search` answers `not_configured`.",
+		},
+	},
+	{
+		Key: "mcp.servers",
+		Schema: SettingSchema{
+			Scope:   ScopeMachine,
+			Type:    "object",
+			Default: map[string]any{},
+			AdditionalProperties: &SettingSchema{
+				Type: "object",
+				Properties: map[string]*SettingSchema{
+					"command":  {Type: "string", MarkdownDescription: "The server's program (stdio transport)."},
+					"args":     {Type: "array", Items: &SettingSchema{Type: "string"}, MarkdownDescription: "Its arguments."},
+					"env":      {Type: "object", AdditionalProperties: &SettingSchema{Type: "string"}, MarkdownDescription: "More environment variables; `$VAR` in a value is expanded."},
+					"cwd":      {Type: "string", MarkdownDescription: "Its working folder (default: the first workspace folder)."},
+					"deferred": {Type: "boolean", MarkdownDescription: "Keep its tools out of the catalog until `tool_search` finds them or a call names one exactly."},
+				},
+				Required:             []string{"command"},
+				AdditionalProperties: false,
+			},
+			MarkdownDescription: "MCP servers (stdio) whose tools join the catalog as `mcp__<name>__<tool>`: " +
+				"`{\"<name>\": {\"command\", \"args\"?, \"env\"?, \"cwd\"?, \"deferred\"?}}`, names of letters, digits, `-` and `_`. " +
+				"A deferred server's tools are activated when `tool_search` finds them or a call names one exactly (`mcp__<name>__<tool>`). Changes take effect when the server restarts.",
+		},
+	},
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// knownSettings lists every key Settings understands, as dotted paths; it is
+// derived from SettingsTable.
+var knownSettings = func() map[string]bool {
+	m := make(map[string]bool, len(SettingsTable))
+	for _, s := range SettingsTable {
+		m[s.Key] = true
+	}
+	return m
+}()
+
+// ParseSettings decodes a settings object. Keys may be nested
+// ({"shell":{"yieldTimeMs":1}}) or dotted ({"shell.yieldTimeMs":1}), and the
+// whole object may be wrapped in {"whale": …}. Unknown keys are returned,
+// sorted, for the caller to report; they are not an error. A value of the
+// wrong type is an error that names the key.
+func ParseSettings(raw []byte) (Settings, []string, error) {
+	var s Settings
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return s, nil, nil
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &top); err != nil {
+		return s, nil, fmt.Errorf("settings must be a JSON object: %w", err)
+	}
+	if inner, ok := top["whale"]; ok && len(top) == 1 {
+		// A fresh map: unmarshalling into top would keep the "whale" key.
+		var unwrapped map[string]json.RawMessage
+		if err := json.Unmarshal(inner, &unwrapped); err != nil {
+			return s, nil, fmt.Errorf("settings under \"whale\" must be a JSON object: %w", err)
+		}
+		top = unwrapped
+	}
+	nested := map[string]map[string]json.RawMessage{}
+	var unknown []string
+	put := func(key string, v json.RawMessage) {
+		if !knownSettings[key] {
+			unknown = append(unknown, key)
+			return
+		}
+		sec, field, _ := strings.Cut(key, ".")
+		if nested[sec] == nil {
+			nested[sec] = map[string]json.RawMessage{}
+		}
+		nested[sec][field] = v
+	}
+	for k, v := range top {
+		if strings.Contains(k, ".") {
+			put(k, v)
+			continue
+		}
+		var sec map[string]json.RawMessage
+		if err := json.Unmarshal(v, &sec); err != nil {
+			unknown = append(unknown, k)
+			continue
+		}
+		for f, fv := range sec {
+			put(k+"."+f, fv)
+		}
+	}
+	for sec, fields := range nested {
+		for f, v := range fields {
+			one, _ := json.Marshal(map[string]map[string]json.RawMessage{sec: {f: v}})
+			if err := json.Unmarshal(one, &s); err != nil {
+				return Settings{}, nil, fmt.Errorf("setting %s.%s has the wrong type: %w", sec, f, err)
+			}
+		}
+	}
+	sort.Strings(unknown)
+	return s, unknown, nil
+}
