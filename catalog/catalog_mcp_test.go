@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/whale-ls/whale-ls/mcphost/mcptest"
+	"github.com/whale-ls/whale-ls/settings"
 	"github.com/whale-ls/whale-ls/toolbridge"
 	"github.com/whale-ls/whale-ls/workspace"
 )
@@ -24,7 +25,7 @@ func mcpCatalog(t *testing.T, servers string) (*Deps, *toolbridge.Registry) {
 		t.Fatal(err)
 	}
 	t.Cleanup(ws.Close)
-	s, _, err := ParseSettings([]byte(`{"mcp":{"servers":` + servers + `}}`))
+	s, _, err := settings.Parse([]byte(`{"mcp":{"servers":` + servers + `}}`))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/whale-ls/whale-ls/excerpt"
+	"github.com/whale-ls/whale-ls/settings"
 	"github.com/whale-ls/whale-ls/terminal"
 	"github.com/whale-ls/whale-ls/toolbridge"
 	"github.com/whale-ls/whale-ls/workspace"
@@ -36,7 +37,6 @@ func shellTools(d *Deps) []toolbridge.Tool {
 
 // Limits of the shell tools' waits.
 const (
-	shellMaxWait       = 10 * time.Minute
 	shellDefaultStdin  = 2 * time.Second
 	shellStdinQuiet    = 300 * time.Millisecond
 	shellCancelTimeout = 30 * time.Second
@@ -138,7 +138,7 @@ func shellRunTool(d *Deps) toolbridge.Tool {
 		} else if task.Kind().LongRunning {
 			yield = min(yield, terminal.LongRunningYield)
 		}
-		yield = min(yield, shellMaxWait)
+		yield = min(yield, settings.MaxShellWait)
 		task.Wait(ctx, yield)
 		if ctx.Err() != nil && task.Running() {
 			return toolbridge.Result{}, toolbridge.Fail(toolbridge.CodeCanceled, "the call was canceled; %s keeps running — read it with shell_wait {\"task_id\": %q} or stop it with shell_cancel", task.ID(), task.ID())
@@ -172,7 +172,7 @@ func shellWaitTool(d *Deps) toolbridge.Tool {
 		if in.TimeoutMs != nil {
 			wait = time.Duration(*in.TimeoutMs) * time.Millisecond
 		}
-		task.Wait(ctx, min(wait, shellMaxWait))
+		task.Wait(ctx, min(wait, settings.MaxShellWait))
 		if ctx.Err() != nil && task.Running() {
 			return toolbridge.Result{}, toolbridge.Fail(toolbridge.CodeCanceled, "the wait was canceled; %s keeps running — call shell_wait again or stop it with shell_cancel", task.ID())
 		}
@@ -224,7 +224,7 @@ func writeStdinTool(d *Deps) toolbridge.Tool {
 		if in.WaitMs != nil {
 			wait = time.Duration(*in.WaitMs) * time.Millisecond
 		}
-		task.WaitQuiet(ctx, min(wait, shellMaxWait), shellStdinQuiet)
+		task.WaitQuiet(ctx, min(wait, settings.MaxShellWait), shellStdinQuiet)
 		return shellResult(table, task, nil, ""), nil
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/whale-ls/whale-ls/settings"
 	"github.com/whale-ls/whale-ls/terminal"
 	"github.com/whale-ls/whale-ls/toolbridge"
 	"github.com/whale-ls/whale-ls/workspace"
@@ -31,7 +32,7 @@ func shellTestDeps(t *testing.T, o terminal.Options) (*Deps, *toolbridge.Registr
 	table := terminal.NewTable(o)
 	t.Cleanup(func() { _ = table.Close() })
 	d := &Deps{Workspace: ws, Reads: &ReadLedger{}, Terminals: table}
-	d.SetSettings(Settings{})
+	d.SetSettings(settings.Settings{})
 	r, err := toolbridge.NewRegistry(nil, shellTools(d))
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/whale-ls/whale-ls/excerpt"
+	"github.com/whale-ls/whale-ls/settings"
 	"github.com/whale-ls/whale-ls/toolbridge"
 	"github.com/whale-ls/whale-ls/workspace"
 )
@@ -38,7 +39,7 @@ func userSkillFolder() string {
 
 // skillFolders lists the folders outside the workspace that hold skills and
 // so become readable: the user's skill folder and the skills.paths setting.
-func skillFolders(ws *workspace.Set, s Settings) []string {
+func skillFolders(ws *workspace.Set, s settings.Settings) []string {
 	var out []string
 	if u := userSkillFolder(); u != "" {
 		if fi, err := os.Stat(u); err == nil && fi.IsDir() {

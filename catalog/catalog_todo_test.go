@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/whale-ls/whale-ls/settings"
 	"github.com/whale-ls/whale-ls/toolbridge"
 	"github.com/whale-ls/whale-ls/workspace"
 )
@@ -20,7 +21,7 @@ func todoTestDeps(t *testing.T, root string) (*Deps, *recordingNotifier) {
 	t.Cleanup(ws.Close)
 	n := &recordingNotifier{}
 	d := &Deps{Workspace: ws, Notifier: n}
-	d.SetSettings(Settings{})
+	d.SetSettings(settings.Settings{})
 	return d, n
 }
 

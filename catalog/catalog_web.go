@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/whale-ls/whale-ls/excerpt"
+	"github.com/whale-ls/whale-ls/settings"
 	"github.com/whale-ls/whale-ls/toolbridge"
 	"github.com/whale-ls/whale-ls/web"
 )
@@ -300,17 +301,6 @@ func orNone(mediaType string) string {
 	return mediaType
 }
 
-// webSearchSettings is the web.search setting.
-type webSearchSettings struct {
-	// Provider is "searxng" or "brave".
-	Provider string `json:"provider"`
-	// Endpoint is the SearXNG instance URL, or another Brave API URL.
-	Endpoint string `json:"endpoint"`
-	// APIKeyEnv names the environment variable that holds the key (Brave:
-	// required, default BRAVE_API_KEY; SearXNG: optional bearer token).
-	APIKeyEnv string `json:"apiKeyEnv"`
-}
-
 const webSearchExample = `"web.search": {"provider": "searxng", "endpoint": "https://searx.example.org"} (a SearXNG instance with the JSON format enabled) or "web.search": {"provider": "brave", "apiKeyEnv": "BRAVE_API_KEY"} (a Brave Search API key in that environment variable of the editor)`
 
 // searchProvider builds the configured provider, or a not_configured
@@ -320,7 +310,7 @@ func searchProvider(raw json.RawMessage) (web.SearchProvider, error) {
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return nil, toolbridge.Fail(toolbridge.CodeNotConfigured, "web search is not configured; tell the user it needs the setting %s — meanwhile use web_fetch on pages you know", webSearchExample)
 	}
-	var s webSearchSettings
+	var s settings.WebSearch
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&s); err != nil {

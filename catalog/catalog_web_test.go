@@ -13,13 +13,14 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/whale-ls/whale-ls/settings"
 	"github.com/whale-ls/whale-ls/toolbridge"
 	"github.com/whale-ls/whale-ls/web"
 )
 
-func webRegistry(t *testing.T, settings string) *toolbridge.Registry {
+func webRegistry(t *testing.T, raw string) *toolbridge.Registry {
 	t.Helper()
-	s, _, err := ParseSettings([]byte(settings))
+	s, _, err := settings.Parse([]byte(raw))
 	if err != nil {
 		t.Fatal(err)
 	}

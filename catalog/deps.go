@@ -8,6 +8,7 @@ import (
 
 	"github.com/whale-ls/whale-ls/edits"
 	"github.com/whale-ls/whale-ls/execboundary"
+	"github.com/whale-ls/whale-ls/settings"
 	"github.com/whale-ls/whale-ls/terminal"
 	"github.com/whale-ls/whale-ls/toolbridge"
 	"github.com/whale-ls/whale-ls/workspace"
@@ -31,7 +32,7 @@ type Deps struct {
 	// without the exec boundary.
 	ExecGate *execboundary.Gate
 
-	settings atomic.Pointer[Settings]
+	settings atomic.Pointer[settings.Settings]
 
 	locksOnce sync.Once
 	locks     *edits.Locks
@@ -70,16 +71,16 @@ func (d *Deps) Close() {
 }
 
 // Settings returns the current settings.
-func (d *Deps) Settings() Settings {
+func (d *Deps) Settings() settings.Settings {
 	if s := d.settings.Load(); s != nil {
 		return *s
 	}
-	return Settings{}
+	return settings.Settings{}
 }
 
 // SetSettings replaces the settings and the read-only roots they name. It
 // returns the approved or skill paths that do not exist.
-func (d *Deps) SetSettings(s Settings) (missing []string) {
+func (d *Deps) SetSettings(s settings.Settings) (missing []string) {
 	d.settings.Store(&s)
 	if d.Terminals != nil {
 		d.Terminals.SetSettings(s.TerminalSettings())

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/whale-ls/whale-ls/mcphost/mcptest"
+	"github.com/whale-ls/whale-ls/settings"
 	"github.com/whale-ls/whale-ls/toolbridge"
 	"github.com/whale-ls/whale-ls/workspace"
 )
@@ -36,7 +37,7 @@ func testWorkspace(t *testing.T, files map[string]string, groups ...func(*Deps) 
 	}
 	t.Cleanup(ws.Close)
 	d := &Deps{Workspace: ws, Reads: &ReadLedger{}}
-	d.SetSettings(Settings{})
+	d.SetSettings(settings.Settings{})
 	var tools []toolbridge.Tool
 	for _, g := range groups {
 		tools = append(tools, g(d)...)

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/whale-ls/whale-ls/settings"
 	"github.com/whale-ls/whale-ls/terminal"
 	"github.com/whale-ls/whale-ls/toolbridge"
 	"github.com/whale-ls/whale-ls/workspace"
@@ -292,7 +293,7 @@ func catalogSpecs(t *testing.T) []toolbridge.Spec {
 		t.Fatal(err)
 	}
 	t.Cleanup(ws.Close)
-	s, _, err := ParseSettings([]byte(`{"mcp":{"servers":{"later":{"command":"/nonexistent/whale-test-server","deferred":true}}}}`))
+	s, _, err := settings.Parse([]byte(`{"mcp":{"servers":{"later":{"command":"/nonexistent/whale-test-server","deferred":true}}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}

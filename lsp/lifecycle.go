@@ -11,6 +11,7 @@ import (
 
 	"github.com/whale-ls/whale-ls/attach"
 	"github.com/whale-ls/whale-ls/catalog"
+	"github.com/whale-ls/whale-ls/settings"
 	"github.com/whale-ls/whale-ls/terminal"
 	"github.com/whale-ls/whale-ls/toolbridge"
 	"github.com/whale-ls/whale-ls/workspace"
@@ -78,14 +79,14 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	}
 	deps.Terminals = terminal.NewTable(terminal.Options{Sink: sink, Supervisor: s.opts.Supervisor})
 	deps.ExecGate = deps.NewExecGate()
-	settings, unknown, err := catalog.ParseSettings(p.InitializationOptions)
+	cfg, unknown, err := settings.Parse(p.InitializationOptions)
 	if err != nil {
 		s.log.Warn("initializationOptions not applied", "err", err)
 	}
 	if len(unknown) > 0 {
 		s.log.Warn("unknown settings ignored", "keys", strings.Join(unknown, ", "))
 	}
-	if missing := deps.SetSettings(settings); len(missing) > 0 {
+	if missing := deps.SetSettings(cfg); len(missing) > 0 {
 		s.log.Warn("approved or skill paths do not exist", "paths", strings.Join(missing, ", "))
 	}
 	catalog := catalog.Catalog(deps)

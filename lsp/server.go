@@ -16,6 +16,7 @@ import (
 
 	"github.com/whale-ls/whale-ls/attach"
 	"github.com/whale-ls/whale-ls/catalog"
+	"github.com/whale-ls/whale-ls/settings"
 	"github.com/whale-ls/whale-ls/toolbridge"
 )
 
@@ -358,7 +359,7 @@ func (s *Server) cancelCall(id jsonrpc2.ID) {
 // applySettings installs new settings; unknown keys and missing folders are
 // reported in the log and to the client's log, and are not fatal.
 func (s *Server) applySettings(ctx context.Context, raw json.RawMessage) {
-	settings, unknown, err := catalog.ParseSettings(raw)
+	cfg, unknown, err := settings.Parse(raw)
 	if err != nil {
 		s.logToClient(ctx, 2, "whale-ls: settings not applied: "+err.Error())
 		return
@@ -369,7 +370,7 @@ func (s *Server) applySettings(ctx context.Context, raw json.RawMessage) {
 	s.mu.Lock()
 	deps := s.deps
 	s.mu.Unlock()
-	if missing := deps.SetSettings(settings); len(missing) > 0 {
+	if missing := deps.SetSettings(cfg); len(missing) > 0 {
 		s.logToClient(ctx, 2, "whale-ls: these read.approvedPaths or skills.paths do not exist: "+strings.Join(missing, ", "))
 	}
 }

@@ -23,6 +23,7 @@ import (
 
 	"github.com/whale-ls/whale-ls/catalog"
 	"github.com/whale-ls/whale-ls/lsp"
+	"github.com/whale-ls/whale-ls/settings"
 	"github.com/whale-ls/whale-ls/terminal"
 	"github.com/whale-ls/whale-ls/toolbridge"
 	"github.com/whale-ls/whale-ls/workspace"
@@ -71,7 +72,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "tools":
 		return tools(args, stdout, stderr)
 	case "settings":
-		return settings(args, stdout, stderr)
+		return listSettings(args, stdout, stderr)
 	case "mcp":
 		return mcpCommand(args, stderr)
 	case supervisorCommand:
@@ -313,7 +314,7 @@ func openSession(root, config, approve string, ephemeral bool, log *slog.Logger)
 			ws.Close()
 			return nil, fmt.Errorf("read --config: %w", err)
 		}
-		settings, unknown, err := catalog.ParseSettings(raw)
+		cfg, unknown, err := settings.Parse(raw)
 		if err != nil {
 			ws.Close()
 			return nil, fmt.Errorf("--config %s: %w", config, err)
@@ -321,11 +322,11 @@ func openSession(root, config, approve string, ephemeral bool, log *slog.Logger)
 		if len(unknown) > 0 {
 			log.Warn("unknown settings ignored", "keys", strings.Join(unknown, ", "))
 		}
-		if missing := deps.SetSettings(settings); len(missing) > 0 {
+		if missing := deps.SetSettings(cfg); len(missing) > 0 {
 			log.Warn("approved or skill paths do not exist", "paths", strings.Join(missing, ", "))
 		}
 	} else {
-		deps.SetSettings(catalog.Settings{})
+		deps.SetSettings(settings.Settings{})
 	}
 	catalog := catalog.Catalog(deps)
 	if os.Getenv(testToolsEnv) != "" {
@@ -475,10 +476,10 @@ func toolsLong(specs []toolbridge.Spec, names []string, stdout, stderr io.Writer
 	return exitOK
 }
 
-// settings prints catalog.SettingsTable: a table for people, or with
+// listSettings prints settings.Table: a table for people, or with
 // --json the {"settings": [{key, schema}]} list the editors' setting
 // contributions are generated from.
-func settings(args []string, stdout, stderr io.Writer) int {
+func listSettings(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("settings", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print every setting's key and JSON schema as JSON")
@@ -493,7 +494,7 @@ func settings(args []string, stdout, stderr io.Writer) int {
 		enc := json.NewEncoder(stdout)
 		enc.SetEscapeHTML(false)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(map[string]any{"settings": catalog.SettingsTable}); err != nil {
+		if err := enc.Encode(map[string]any{"settings": settings.Table}); err != nil {
 			fmt.Fprintf(stderr, "whale-ls settings: %v\n", err)
 			return exitFailure
 		}
@@ -501,7 +502,7 @@ func settings(args []string, stdout, stderr io.Writer) int {
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "KEY\tTYPE\tDEFAULT\tWHAT IT DOES")
-	for _, s := range catalog.SettingsTable {
+	for _, s := range settings.Table {
 		def := strings.ReplaceAll(s.DefaultText(), "`", "")
 		for i, line := range wrapWords(firstSentence(s.Schema.MarkdownDescription), 70) {
 			if i == 0 {

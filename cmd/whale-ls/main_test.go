@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/whale-ls/whale-ls/catalog"
+	"github.com/whale-ls/whale-ls/settings"
 	"github.com/whale-ls/whale-ls/toolbridge"
 )
 
@@ -127,11 +128,11 @@ func TestSettings(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &list); err != nil {
 		t.Fatalf("settings --json is not JSON: %v\n%s", err, out)
 	}
-	if len(list.Settings) != len(catalog.SettingsTable) {
-		t.Errorf("settings --json lists %d settings, the table has %d", len(list.Settings), len(catalog.SettingsTable))
+	if len(list.Settings) != len(settings.Table) {
+		t.Errorf("settings --json lists %d settings, the table has %d", len(list.Settings), len(settings.Table))
 	}
 	for i, s := range list.Settings {
-		if want := catalog.SettingsTable[i].Key; s.Key != want {
+		if want := settings.Table[i].Key; s.Key != want {
 			t.Errorf("settings --json entry %d is %q, want %q", i, s.Key, want)
 		}
 		if _, ok := s.Schema["type"].(string); !ok {

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/whale-ls/whale-ls/catalog"
+	"github.com/whale-ls/whale-ls/settings"
 )
 
 // TestReadmeListsEveryTool keeps README's tool table in step with the
@@ -34,8 +34,8 @@ func TestReadmeListsEveryTool(t *testing.T) {
 }
 
 // TestReadmeSettingsTableMatchesTheCode keeps README's settings table in
-// step with catalog.SettingsTable: the same keys, each with the default
-// the table shows (SettingSpec.DefaultText).
+// step with settings.Table: the same keys, each with the default
+// the table shows (settings.Spec.DefaultText).
 func TestReadmeSettingsTableMatchesTheCode(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	if err != nil {
@@ -62,7 +62,7 @@ func TestReadmeSettingsTableMatchesTheCode(t *testing.T) {
 		order = append(order, key)
 	}
 	var want []string
-	for _, s := range catalog.SettingsTable {
+	for _, s := range settings.Table {
 		want = append(want, s.Key)
 		got, ok := rows[s.Key]
 		if !ok {
@@ -74,6 +74,6 @@ func TestReadmeSettingsTableMatchesTheCode(t *testing.T) {
 		}
 	}
 	if diff := cmp.Diff(want, order); diff != "" {
-		t.Errorf("README's settings rows differ from catalog.SettingsTable's keys (-code +README):\n%s", diff)
+		t.Errorf("README's settings rows differ from settings.Table's keys (-code +README):\n%s", diff)
 	}
 }

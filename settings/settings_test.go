@@ -1,4 +1,4 @@
-package catalog
+package settings
 
 import (
 	"encoding/json"
@@ -63,7 +63,7 @@ func settingsStructKeys(t *testing.T) map[string][]string {
 func TestSettingsTableMatchesSettingsStruct(t *testing.T) {
 	fields := settingsStructKeys(t)
 	seen := map[string]bool{}
-	for _, s := range SettingsTable {
+	for _, s := range Table {
 		if seen[s.Key] {
 			t.Errorf("SettingsTable lists %s twice", s.Key)
 		}
@@ -88,7 +88,7 @@ func TestSettingsTableMatchesSettingsStruct(t *testing.T) {
 }
 
 // checkSchema checks the parts of a schema editors rely on.
-func checkSchema(t *testing.T, where string, s *SettingSchema) {
+func checkSchema(t *testing.T, where string, s *Schema) {
 	t.Helper()
 	if s.Type == "" {
 		t.Errorf("%s has no type", where)
@@ -109,7 +109,7 @@ func checkSchema(t *testing.T, where string, s *SettingSchema) {
 	}
 	switch ap := s.AdditionalProperties.(type) {
 	case nil, bool:
-	case *SettingSchema:
+	case *Schema:
 		checkSchema(t, where+".additionalProperties", ap)
 	default:
 		t.Errorf("%s.additionalProperties is a %T; use false or a *SettingSchema", where, ap)
@@ -117,7 +117,7 @@ func checkSchema(t *testing.T, where string, s *SettingSchema) {
 }
 
 func TestSettingsTableEntriesAreWellFormed(t *testing.T) {
-	for _, s := range SettingsTable {
+	for _, s := range Table {
 		if strings.Count(s.Key, ".") != 1 {
 			t.Errorf("key %q is not section.field", s.Key)
 		}
@@ -134,12 +134,12 @@ func TestSettingsTableEntriesAreWellFormed(t *testing.T) {
 		if s.Schema.Default == nil {
 			continue
 		}
-		// The default must be a value ParseSettings accepts for the key.
+		// The default must be a value Parse accepts for the key.
 		raw, err := json.Marshal(map[string]any{s.Key: s.Schema.Default})
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, unknown, err := ParseSettings(raw)
+		_, unknown, err := Parse(raw)
 		if err != nil || len(unknown) > 0 {
 			t.Errorf("ParseSettings(%s) = unknown %v, err %v; want the table's default accepted", raw, unknown, err)
 		}
@@ -160,7 +160,7 @@ func TestSettingsTableObjectSchemasMatchTheirDecoders(t *testing.T) {
 		sort.Strings(names)
 		return names
 	}
-	propNames := func(s *SettingSchema) []string {
+	propNames := func(s *Schema) []string {
 		var names []string
 		for n := range s.Properties {
 			names = append(names, n)
@@ -168,17 +168,17 @@ func TestSettingsTableObjectSchemasMatchTheirDecoders(t *testing.T) {
 		sort.Strings(names)
 		return names
 	}
-	mcpValues, _ := settingSpec(t, "mcp.servers").Schema.AdditionalProperties.(*SettingSchema)
+	mcpValues, _ := settingSpec(t, "mcp.servers").Schema.AdditionalProperties.(*Schema)
 	if mcpValues == nil {
 		t.Fatal("mcp.servers has no schema for its values")
 	}
 	for _, tc := range []struct {
 		where  string
-		schema *SettingSchema
+		schema *Schema
 		struc  any
 	}{
 		{"execBoundary.rules items", settingSpec(t, "execBoundary.rules").Schema.Items, execboundary.Rule{}},
-		{"web.search", ptr(settingSpec(t, "web.search").Schema), webSearchSettings{}},
+		{"web.search", ptr(settingSpec(t, "web.search").Schema), WebSearch{}},
 		{"mcp.servers values", mcpValues, mcphost.ServerConfig{}},
 	} {
 		if diff := cmp.Diff(jsonNames(tc.struc), propNames(tc.schema)); diff != "" {
@@ -190,15 +190,15 @@ func TestSettingsTableObjectSchemasMatchTheirDecoders(t *testing.T) {
 	}
 }
 
-func settingSpec(t *testing.T, key string) SettingSpec {
+func settingSpec(t *testing.T, key string) Spec {
 	t.Helper()
-	for _, s := range SettingsTable {
+	for _, s := range Table {
 		if s.Key == key {
 			return s
 		}
 	}
 	t.Fatalf("SettingsTable has no %s", key)
-	return SettingSpec{}
+	return Spec{}
 }
 
 // TestSettingsTableDefaultsAreTheCodes checks that what the table calls the
@@ -245,19 +245,19 @@ func TestSettingsTableDefaultsAreTheCodes(t *testing.T) {
 }
 
 func TestParseSettingsKnowsEveryTableKey(t *testing.T) {
-	for _, s := range SettingsTable {
+	for _, s := range Table {
 		sec, field, _ := strings.Cut(s.Key, ".")
 		for _, raw := range []string{
 			`{"` + s.Key + `": null}`,
 			`{"` + sec + `": {"` + field + `": null}}`,
 			`{"whale": {"` + s.Key + `": null}}`,
 		} {
-			if _, unknown, err := ParseSettings([]byte(raw)); err != nil || len(unknown) > 0 {
+			if _, unknown, err := Parse([]byte(raw)); err != nil || len(unknown) > 0 {
 				t.Errorf("ParseSettings(%s) = unknown %v, err %v; want it known", raw, unknown, err)
 			}
 		}
 	}
-	_, unknown, err := ParseSettings([]byte(`{"shell.colour": 1, "nope": {"x": 1}}`))
+	_, unknown, err := Parse([]byte(`{"shell.colour": 1, "nope": {"x": 1}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,17 +268,17 @@ func TestParseSettingsKnowsEveryTableKey(t *testing.T) {
 
 func TestSettingSpecDefaultText(t *testing.T) {
 	for _, tc := range []struct {
-		spec SettingSpec
+		spec Spec
 		want string
 	}{
-		{SettingSpec{Schema: SettingSchema{Default: 15000}}, "15000"},
-		{SettingSpec{Schema: SettingSchema{Default: true}}, "true"},
-		{SettingSpec{Schema: SettingSchema{Default: false}}, "false"},
-		{SettingSpec{Schema: SettingSchema{Default: "enforce"}}, "`enforce`"},
-		{SettingSpec{Schema: SettingSchema{Default: []string{}}}, "none"},
-		{SettingSpec{Schema: SettingSchema{Default: map[string]any{}}}, "none"},
-		{SettingSpec{}, "none"},
-		{SettingSpec{DefaultShown: "the default set", Schema: SettingSchema{Default: []int{1}}}, "the default set"},
+		{Spec{Schema: Schema{Default: 15000}}, "15000"},
+		{Spec{Schema: Schema{Default: true}}, "true"},
+		{Spec{Schema: Schema{Default: false}}, "false"},
+		{Spec{Schema: Schema{Default: "enforce"}}, "`enforce`"},
+		{Spec{Schema: Schema{Default: []string{}}}, "none"},
+		{Spec{Schema: Schema{Default: map[string]any{}}}, "none"},
+		{Spec{}, "none"},
+		{Spec{DefaultShown: "the default set", Schema: Schema{Default: []int{1}}}, "the default set"},
 	} {
 		if got := tc.spec.DefaultText(); got != tc.want {
 			t.Errorf("DefaultText(%v) = %q, want %q", tc.spec.Schema.Default, got, tc.want)
@@ -300,7 +300,7 @@ func TestSettingsThatRunOrWidenAreUserOnly(t *testing.T) {
 		"web.search":         ScopeUser,    // where the API key is sent
 		"mcp.servers":        ScopeMachine, // programs started by the server
 	}
-	for _, s := range SettingsTable {
+	for _, s := range Table {
 		if got, want := s.Schema.Scope, userOnly[s.Key]; got != want {
 			t.Errorf("%s: scope = %q, want %q", s.Key, got, want)
 		}

@@ -1,4 +1,4 @@
-package catalog
+package settings
 
 import (
 	"bytes"
@@ -12,10 +12,14 @@ import (
 	"github.com/whale-ls/whale-ls/terminal"
 )
 
+// MaxShellWait is the longest shell_run, shell_wait and write_stdin wait
+// before they hand the task back to the model.
+const MaxShellWait = 10 * time.Minute
+
 // Settings is the configuration a client sends as initializationOptions and
 // in workspace/didChangeConfiguration under the key "whale"; the command line
 // reads the same object from --config. Each field has its entry, with
-// default and description, in SettingsTable (a test walks both).
+// default and description, in Table (a test walks both).
 type Settings struct {
 	Shell struct {
 		Program          string `json:"program,omitempty"`
@@ -56,15 +60,15 @@ func (s Settings) TerminalSettings() terminal.Settings {
 	return terminal.Settings{Shell: s.Shell.Program, YieldTimeMs: s.Shell.YieldTimeMs, OutputLimitBytes: s.Shell.OutputLimitBytes}
 }
 
-// SettingSpec describes one server setting: its dotted key and the JSON
-// schema of its value. SettingsTable lists every one, so that the parser,
+// Spec describes one server setting: its dotted key and the JSON
+// schema of its value. Table lists every one, so that the parser,
 // `whale-ls settings` and the editors' setting pages share one source.
-type SettingSpec struct {
+type Spec struct {
 	// Key is the dotted path, e.g. "shell.yieldTimeMs".
 	Key string `json:"key"`
 	// Schema is the value's schema with its default and a Markdown
 	// description that is true to the code that reads the setting.
-	Schema SettingSchema `json:"schema"`
+	Schema Schema `json:"schema"`
 	// DefaultShown is how the default reads for people when Schema.Default
 	// does not say it (shell.program's depends on the machine); see
 	// DefaultText.
@@ -73,17 +77,17 @@ type SettingSpec struct {
 
 // SettingSchema is the JSON schema of one setting's value, in the subset that
 // VS Code's contributes.configuration and editors' JSON validation read.
-type SettingSchema struct {
+type Schema struct {
 	Type                string   `json:"type"`
 	MarkdownDescription string   `json:"markdownDescription,omitempty"`
 	Default             any      `json:"default,omitempty"`
 	Enum                []string `json:"enum,omitempty"`
 	// EnumDescriptions explain Enum's values, in the same order.
-	EnumDescriptions []string                  `json:"enumDescriptions,omitempty"`
-	Minimum          *int                      `json:"minimum,omitempty"`
-	Items            *SettingSchema            `json:"items,omitempty"`
-	Properties       map[string]*SettingSchema `json:"properties,omitempty"`
-	Required         []string                  `json:"required,omitempty"`
+	EnumDescriptions []string           `json:"enumDescriptions,omitempty"`
+	Minimum          *int               `json:"minimum,omitempty"`
+	Items            *Schema            `json:"items,omitempty"`
+	Properties       map[string]*Schema `json:"properties,omitempty"`
+	Required         []string           `json:"required,omitempty"`
 	// AdditionalProperties is false (no other keys) or a *SettingSchema
 	// (the schema of every other key's value); nil says nothing.
 	AdditionalProperties any `json:"additionalProperties,omitempty"`
@@ -108,7 +112,7 @@ const (
 // DefaultText is the default as the README and `whale-ls settings` show it:
 // DefaultShown when set, "none" when there is no default or it is empty, a
 // string in backticks, anything else as JSON.
-func (s SettingSpec) DefaultText() string {
+func (s Spec) DefaultText() string {
 	if s.DefaultShown != "" {
 		return s.DefaultShown
 	}
@@ -129,14 +133,14 @@ func (s SettingSpec) DefaultText() string {
 	return string(b)
 }
 
-// SettingsTable is every setting of Settings, in the order people read them.
+// Table is every setting of Settings, in the order people read them.
 // knownSettings, `whale-ls settings --json` and from it the VS Code
 // extension's configuration are derived from it; read it, never change it.
-var SettingsTable = []SettingSpec{
+var Table = []Spec{
 	{
 		Key:          "shell.program",
 		DefaultShown: "`/bin/bash`, else `/bin/sh`",
-		Schema: SettingSchema{
+		Schema: Schema{
 			Scope:   ScopeMachine,
 			Type:    "string",
 			Default: "",
@@ -146,7 +150,7 @@ var SettingsTable = []SettingSpec{
 	},
 	{
 		Key: "shell.yieldTimeMs",
-		Schema: SettingSchema{
+		Schema: Schema{
 			Type:    "integer",
 			Default: int(terminal.DefaultYield / time.Millisecond),
 			Minimum: ptr(1),
@@ -154,12 +158,12 @@ var SettingsTable = []SettingSpec{
 				"in the background and the model gets its `task_id`; also how long `shell_wait` waits by default. "+
 				"Commands known to keep running (dev servers, watchers) come back after at most %d ms, a call's own "+
 				"`yield_time_ms` overrides both, and no call waits longer than %d minutes.",
-				terminal.LongRunningYield/time.Millisecond, int(shellMaxWait/time.Minute)),
+				terminal.LongRunningYield/time.Millisecond, int(MaxShellWait/time.Minute)),
 		},
 	},
 	{
 		Key: "shell.outputLimitBytes",
-		Schema: SettingSchema{
+		Schema: Schema{
 			Type:    "integer",
 			Default: terminal.DefaultOutputLimit,
 			Minimum: ptr(1024),
@@ -170,7 +174,7 @@ var SettingsTable = []SettingSpec{
 	},
 	{
 		Key: "execBoundary.mode",
-		Schema: SettingSchema{
+		Schema: Schema{
 			Scope:   ScopeUser,
 			Type:    "string",
 			Default: string(execboundary.ModeEnforce),
@@ -188,17 +192,17 @@ var SettingsTable = []SettingSpec{
 	{
 		Key:          "execBoundary.rules",
 		DefaultShown: "the default set",
-		Schema: SettingSchema{
+		Schema: Schema{
 			Scope:   ScopeUser,
 			Type:    "array",
 			Default: execboundary.DefaultRules(),
-			Items: &SettingSchema{
+			Items: &Schema{
 				Type: "object",
-				Properties: map[string]*SettingSchema{
+				Properties: map[string]*Schema{
 					"program": {Type: "string", MarkdownDescription: "A name (globs allowed: `mkfs*`) matching the program's file name, or an absolute path."},
-					"argsPrefix": {Type: "array", Items: &SettingSchema{Type: "string"},
+					"argsPrefix": {Type: "array", Items: &Schema{Type: "string"},
 						MarkdownDescription: "Globs the first arguments must match, in order."},
-					"argsAny": {Type: "array", Items: &SettingSchema{Type: "string"},
+					"argsAny": {Type: "array", Items: &Schema{Type: "string"},
 						MarkdownDescription: "Globs; at least one argument, wherever it stands, must match one of them (`-*r*`)."},
 					"decision": {Type: "string", Enum: []string{"allow", "ask", "deny"},
 						MarkdownDescription: "What happens when the rule matches; `ask` asks in the editor."},
@@ -215,7 +219,7 @@ var SettingsTable = []SettingSpec{
 	},
 	{
 		Key: "execBoundary.approvalTimeoutMs",
-		Schema: SettingSchema{
+		Schema: Schema{
 			Type:    "integer",
 			Default: int(execboundary.DefaultApprovalTimeout / time.Millisecond),
 			Minimum: ptr(1),
@@ -225,29 +229,29 @@ var SettingsTable = []SettingSpec{
 	},
 	{
 		Key: "read.approvedPaths",
-		Schema: SettingSchema{
+		Schema: Schema{
 			Scope:   ScopeMachine,
 			Type:    "array",
 			Default: []string{},
-			Items:   &SettingSchema{Type: "string"},
+			Items:   &Schema{Type: "string"},
 			MarkdownDescription: "Folders or files outside the workspace that the tools may read (never write). " +
 				"Absolute or `~/…`; paths that do not exist are reported and skipped.",
 		},
 	},
 	{
 		Key: "skills.paths",
-		Schema: SettingSchema{
+		Schema: Schema{
 			Scope:   ScopeMachine,
 			Type:    "array",
 			Default: []string{},
-			Items:   &SettingSchema{Type: "string"},
+			Items:   &Schema{Type: "string"},
 			MarkdownDescription: "More places with skills for `load_skill`, besides `.whale/skills/` in the workspace and " +
 				"`~/.config/whale/skills/`: each a skill folder (with a `SKILL.md`) or a folder of them. They become readable too.",
 		},
 	},
 	{
 		Key: "edits.saveAfterApply",
-		Schema: SettingSchema{
+		Schema: Schema{
 			Type:    "boolean",
 			Default: true,
 			MarkdownDescription: "After an edit tool changed a document open in the editor, ask the editor to save it, " +
@@ -256,7 +260,7 @@ var SettingsTable = []SettingSpec{
 	},
 	{
 		Key: "web.allowPrivate",
-		Schema: SettingSchema{
+		Schema: Schema{
 			Scope:   ScopeUser,
 			Type:    "boolean",
 			Default: false,
@@ -267,10 +271,10 @@ var SettingsTable = []SettingSpec{
 	},
 	{
 		Key: "web.search",
-		Schema: SettingSchema{
+		Schema: Schema{
 			Scope: ScopeUser,
 			Type:  "object",
-			Properties: map[string]*SettingSchema{
+			Properties: map[string]*Schema{
 				"provider": {Type: "string", Enum: []string{"searxng", "brave"},
 					EnumDescriptions: []string{"A SearXNG instance with the JSON format enabled.", "The Brave Search API."}},
 				"endpoint": {Type: "string",
@@ -286,16 +290,16 @@ var SettingsTable = []SettingSpec{
 	},
 	{
 		Key: "mcp.servers",
-		Schema: SettingSchema{
+		Schema: Schema{
 			Scope:   ScopeMachine,
 			Type:    "object",
 			Default: map[string]any{},
-			AdditionalProperties: &SettingSchema{
+			AdditionalProperties: &Schema{
 				Type: "object",
-				Properties: map[string]*SettingSchema{
+				Properties: map[string]*Schema{
 					"command":  {Type: "string", MarkdownDescription: "The server's program (stdio transport)."},
-					"args":     {Type: "array", Items: &SettingSchema{Type: "string"}, MarkdownDescription: "Its arguments."},
-					"env":      {Type: "object", AdditionalProperties: &SettingSchema{Type: "string"}, MarkdownDescription: "More environment variables; `$VAR` in a value is expanded."},
+					"args":     {Type: "array", Items: &Schema{Type: "string"}, MarkdownDescription: "Its arguments."},
+					"env":      {Type: "object", AdditionalProperties: &Schema{Type: "string"}, MarkdownDescription: "More environment variables; `$VAR` in a value is expanded."},
 					"cwd":      {Type: "string", MarkdownDescription: "Its working folder (default: the first workspace folder)."},
 					"deferred": {Type: "boolean", MarkdownDescription: "Keep its tools out of the catalog until `tool_search` finds them or a call names one exactly."},
 				},
@@ -312,21 +316,21 @@ var SettingsTable = []SettingSpec{
 func ptr[T any](v T) *T { return &v }
 
 // knownSettings lists every key Settings understands, as dotted paths; it is
-// derived from SettingsTable.
+// derived from Table.
 var knownSettings = func() map[string]bool {
-	m := make(map[string]bool, len(SettingsTable))
-	for _, s := range SettingsTable {
+	m := make(map[string]bool, len(Table))
+	for _, s := range Table {
 		m[s.Key] = true
 	}
 	return m
 }()
 
-// ParseSettings decodes a settings object. Keys may be nested
+// Parse decodes a settings object. Keys may be nested
 // ({"shell":{"yieldTimeMs":1}}) or dotted ({"shell.yieldTimeMs":1}), and the
 // whole object may be wrapped in {"whale": …}. Unknown keys are returned,
 // sorted, for the caller to report; they are not an error. A value of the
 // wrong type is an error that names the key.
-func ParseSettings(raw []byte) (Settings, []string, error) {
+func Parse(raw []byte) (Settings, []string, error) {
 	var s Settings
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
@@ -381,4 +385,16 @@ func ParseSettings(raw []byte) (Settings, []string, error) {
 	}
 	sort.Strings(unknown)
 	return s, unknown, nil
+}
+
+// WebSearch is the web.search setting: which search provider web_search
+// asks, and where its key is.
+type WebSearch struct {
+	// Provider is "searxng" or "brave".
+	Provider string `json:"provider"`
+	// Endpoint is the SearXNG instance URL, or another Brave API URL.
+	Endpoint string `json:"endpoint"`
+	// APIKeyEnv names the environment variable that holds the key (Brave:
+	// required, default BRAVE_API_KEY; SearXNG: optional bearer token).
+	APIKeyEnv string `json:"apiKeyEnv"`
 }
