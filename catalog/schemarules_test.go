@@ -297,11 +297,11 @@ func catalogSpecs(t *testing.T) []toolbridge.Spec {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &Deps{Workspace: ws, Reads: &ReadLedger{}, Terminals: terminal.NewTable(terminal.Options{})}
+	d := &testDeps{Workspace: ws, Reads: &ReadLedger{}, Terminals: terminal.NewTable(terminal.Options{})}
 	d.SetSettings(s)
 	t.Cleanup(d.Close)
-	r, err := toolbridge.NewRegistry(nil, Catalog(d))
-	if err != nil {
+	r := toolbridge.NewRegistry(nil)
+	if err := r.Register(d.all()...); err != nil {
 		t.Fatal(err)
 	}
 	specs := r.Specs()

@@ -43,7 +43,7 @@ func whaleBinary(t *testing.T) string {
 		if buildError != nil {
 			return
 		}
-		out, err := exec.Command("go", "build", "-o", filepath.Join(binaryDir, "whale-ls"), "../cmd/whale-ls").CombinedOutput()
+		out, err := exec.Command("go", "build", "-tags", "whaletest", "-o", filepath.Join(binaryDir, "whale-ls"), "../cmd/whale-ls").CombinedOutput()
 		if err != nil {
 			buildError = fmt.Errorf("building whale-ls: %v\n%s", err, out)
 		}

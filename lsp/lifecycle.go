@@ -10,11 +10,9 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/whale-ls/whale-ls/attach"
-	"github.com/whale-ls/whale-ls/catalog"
+	"github.com/whale-ls/whale-ls/session"
 	"github.com/whale-ls/whale-ls/settings"
 	"github.com/whale-ls/whale-ls/terminal"
-	"github.com/whale-ls/whale-ls/toolbridge"
-	"github.com/whale-ls/whale-ls/workspace"
 )
 
 // initializeParams is the part of InitializeParams the server reads.
@@ -57,10 +55,6 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "initialize params: "+err.Error())
 	}
 	roots := rootsOf(p, s.opts.DefaultRoot)
-	ws, err := workspace.NewSet(roots)
-	if err != nil {
-		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("cannot open the workspace folders %v: %v", roots, err))
-	}
 	var exp struct {
 		Whale whaleCaps `json:"whale"`
 	}
@@ -72,13 +66,10 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 		saveDocuments:    exp.Whale.SaveDocuments,
 		showMessageReq:   true,
 	}
-	deps := &catalog.Deps{Workspace: ws, Editor: &editorBridge{s: s}, Prompter: prompter{s}, Notifier: notifier{s}, Reads: &catalog.ReadLedger{}, Log: s.log}
 	var sink terminal.Sink // nil when the editor does not show terminals
 	if caps.terminals {
 		sink = terminalSink{s}
 	}
-	deps.Terminals = terminal.NewTable(terminal.Options{Sink: sink, Supervisor: s.opts.Supervisor})
-	deps.ExecGate = deps.NewExecGate()
 	cfg, unknown, err := settings.Parse(p.InitializationOptions)
 	if err != nil {
 		s.log.Warn("initializationOptions not applied", "err", err)
@@ -86,24 +77,19 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	if len(unknown) > 0 {
 		s.log.Warn("unknown settings ignored", "keys", strings.Join(unknown, ", "))
 	}
-	if missing := deps.SetSettings(cfg); len(missing) > 0 {
-		s.log.Warn("approved or skill paths do not exist", "paths", strings.Join(missing, ", "))
-	}
-	catalog := catalog.Catalog(deps)
-	if s.opts.ExtraTools != nil {
-		catalog = append(catalog, s.opts.ExtraTools(deps)...)
-	}
-	registry, err := toolbridge.NewRegistry(s.log, catalog)
+	sess, err := session.New(session.Options{
+		Roots: roots, Editor: &editorBridge{s: s}, Prompter: prompter{s}, Notifier: notifier{s},
+		Terminal: terminal.Options{Sink: sink, Supervisor: s.opts.Supervisor},
+		Settings: cfg, ExtraTools: s.opts.ExtraTools, Log: s.log,
+	})
 	if err != nil {
-		deps.Close()
-		deps.Terminals.Close()
-		ws.Close()
-		return nil, jsonrpc2.NewError(jsonrpc2.InternalError, err.Error())
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("cannot start a session in the workspace folders %v: %v", roots, err))
 	}
+	registry := sess.Registry
 	enc := chooseEncoding(p.Capabilities.General.PositionEncodings)
 
 	s.mu.Lock()
-	s.deps, s.registry, s.caps, s.enc, s.state = deps, registry, caps, enc, stateRunning
+	s.session, s.registry, s.caps, s.enc, s.state = sess, registry, caps, enc, stateRunning
 	s.mu.Unlock()
 	s.watchTools(registry, raw) // tools activated later (tools_changed.go)
 	// Let MCP front ends of the same user reach this session.
@@ -132,7 +118,7 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 			"experimental": map[string]any{"whale": map[string]any{
 				"version":      s.opts.Version,
 				"tools":        len(commands),
-				"execBoundary": deps.ExecGate.State(),
+				"execBoundary": sess.Gate.State(),
 			}},
 		},
 		"serverInfo": map[string]any{"name": "whale-ls", "version": s.opts.Version},

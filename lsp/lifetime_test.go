@@ -61,7 +61,7 @@ func TestRunEndsWithAToolStillRunning(t *testing.T) {
 			defer stop()
 			returned := make(chan int, 1)
 			go func() {
-				returned <- Run(ctx, Options{In: inR, Out: outW, DefaultRoot: t.TempDir(), ExtraTools: func(*catalog.Deps) []toolbridge.Tool {
+				returned <- Run(ctx, Options{In: inR, Out: outW, DefaultRoot: t.TempDir(), ExtraTools: func(catalog.Env) []toolbridge.Tool {
 					return []toolbridge.Tool{stuckTool(started, release)}
 				}})
 			}()

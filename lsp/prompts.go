@@ -9,6 +9,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/whale-ls/whale-ls/todos"
 	"github.com/whale-ls/whale-ls/toolbridge"
 )
 
@@ -162,7 +163,15 @@ func (s *Server) promptWithMessageRequest(ctx context.Context, q toolbridge.Prom
 // notifier implements toolbridge.Notifier over the connection.
 type notifier struct{ s *Server }
 
-func (n notifier) Notify(method string, params any) {
+// PlanChanged sends whale/plan.
+func (n notifier) PlanChanged(p toolbridge.Plan) { n.notify("whale/plan", p) }
+
+// TodosChanged sends whale/todos.
+func (n notifier) TodosChanged(items []todos.Item) {
+	n.notify("whale/todos", map[string]any{"items": items})
+}
+
+func (n notifier) notify(method string, params any) {
 	if err := n.s.conn.Notify(context.Background(), method, params); err != nil {
 		n.s.log.Warn("notification not sent", "method", method, "err", err)
 	}

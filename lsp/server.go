@@ -16,6 +16,7 @@ import (
 
 	"github.com/whale-ls/whale-ls/attach"
 	"github.com/whale-ls/whale-ls/catalog"
+	"github.com/whale-ls/whale-ls/session"
 	"github.com/whale-ls/whale-ls/settings"
 	"github.com/whale-ls/whale-ls/toolbridge"
 )
@@ -36,7 +37,7 @@ type Options struct {
 	Supervisor []string
 	// ExtraTools adds tools to the catalog of each session (tests use it to
 	// register tools that wait on purpose).
-	ExtraTools func(d *catalog.Deps) []toolbridge.Tool
+	ExtraTools func(env catalog.Env) []toolbridge.Tool
 }
 
 // Server is one language-server session over one connection.
@@ -56,7 +57,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	state    serverState
-	deps     *catalog.Deps
+	session  *session.Session
 	registry *toolbridge.Registry
 	caps     clientCaps
 	enc      string
@@ -157,19 +158,13 @@ func newServer(opts Options) *Server {
 // stop releases the session's resources.
 func (s *Server) stop() {
 	s.mu.Lock()
-	deps, attached := s.deps, s.attached
+	sess, attached := s.session, s.attached
 	s.mu.Unlock()
 	if attached != nil {
 		attached.Close()
 	}
-	if deps != nil {
-		deps.Close() // MCP servers the catalog started
-	}
-	if deps != nil && deps.Terminals != nil {
-		deps.Terminals.Close() // every task tree dies with the session
-	}
-	if deps != nil && deps.Workspace != nil {
-		deps.Workspace.Close()
+	if sess != nil {
+		sess.Close() // MCP servers, every task tree, the workspace
 	}
 }
 
@@ -368,9 +363,12 @@ func (s *Server) applySettings(ctx context.Context, raw json.RawMessage) {
 		s.logToClient(ctx, 2, "whale-ls: unknown settings ignored: "+strings.Join(unknown, ", "))
 	}
 	s.mu.Lock()
-	deps := s.deps
+	sess := s.session
 	s.mu.Unlock()
-	if missing := deps.SetSettings(cfg); len(missing) > 0 {
+	if sess == nil {
+		return
+	}
+	if missing := sess.Apply(cfg); len(missing) > 0 {
 		s.logToClient(ctx, 2, "whale-ls: these read.approvedPaths or skills.paths do not exist: "+strings.Join(missing, ", "))
 	}
 }

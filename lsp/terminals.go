@@ -37,12 +37,12 @@ func (t terminalSink) Exit(taskID string, exitCode int, signal string) {
 // terminalRequest answers the editor's whale/terminal/* requests.
 func (s *Server) terminalRequest(method string, raw json.RawMessage) (any, error) {
 	s.mu.Lock()
-	deps := s.deps
+	sess := s.session
 	s.mu.Unlock()
-	table := deps.Terminals
-	if table == nil {
+	if sess == nil {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "shell tasks are not available in this session")
 	}
+	table := sess.Terminals
 	var p struct {
 		TaskID string `json:"taskId"`
 		Data   string `json:"data"`

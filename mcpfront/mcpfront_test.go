@@ -31,8 +31,8 @@ func connect(t *testing.T) (*mcp.ClientSession, <-chan struct{}) {
 	finder.FindDeferred = func(_ context.Context, name string) (toolbridge.Tool, bool, error) {
 		return echoTool(name), name == "late", nil
 	}
-	reg, err := toolbridge.NewRegistry(nil, []toolbridge.Tool{finder})
-	if err != nil {
+	reg := toolbridge.NewRegistry(nil)
+	if err := reg.Register(finder); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

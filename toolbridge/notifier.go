@@ -1,8 +1,27 @@
 package toolbridge
 
-// Notifier sends a notification to the editor (whale/plan, whale/todos, …).
-// It is nil when no editor is attached; Notify never blocks on the editor
-// for long and drops nothing silently (failures are logged by the sender).
+import "github.com/whale-ls/whale-ls/todos"
+
+// Notifier tells the editor about state the user watches beside the chat.
+// It is nil when no editor is attached. Its methods never block on the
+// editor for long and drop nothing silently (the sender logs failures); the
+// front end picks the wire method and payload.
 type Notifier interface {
-	Notify(method string, params any)
+	// PlanChanged reports the plan update_plan just set.
+	PlanChanged(p Plan)
+	// TodosChanged reports the whole todo list after a change.
+	TodosChanged(items []todos.Item)
+}
+
+// Plan is a session's current plan, as update_plan last set it; its JSON is
+// also the tool result's data.
+type Plan struct {
+	Explanation string     `json:"explanation"`
+	Steps       []PlanStep `json:"steps"`
+}
+
+// PlanStep is one step of a Plan.
+type PlanStep struct {
+	Step   string `json:"step"`
+	Status string `json:"status"`
 }

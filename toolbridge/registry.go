@@ -34,20 +34,31 @@ type Registry struct {
 	finders []func(ctx context.Context, name string) (Tool, bool, error)
 }
 
-// NewRegistry freezes the specs of tools. A duplicate name or a tool without
-// an object schema is a programming error and is returned as such.
-func NewRegistry(log *slog.Logger, tools []Tool) (*Registry, error) {
+// NewRegistry returns a registry with no tools; Register adds the built-in
+// ones. log may be nil.
+func NewRegistry(log *slog.Logger) *Registry {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	r := &Registry{tools: map[string]Tool{}, aliases: map[string]string{}, textLimit: DefaultTextLimit, log: log}
+	return &Registry{tools: map[string]Tool{}, aliases: map[string]string{}, textLimit: DefaultTextLimit, log: log}
+}
+
+// Register freezes the specs of the built-in tools, in catalog order. It is
+// called before the registry serves calls (tools that join later use Add).
+// A duplicate name or a tool without an object schema is a programming
+// error: it is returned and nothing is registered.
+func (r *Registry) Register(tools ...Tool) error {
+	seen := map[string]bool{}
 	for _, t := range tools {
-		if _, dup := r.tools[t.Spec.Name]; dup {
-			return nil, fmt.Errorf("tool %q registered twice", t.Spec.Name)
+		if _, dup := r.tools[t.Spec.Name]; dup || seen[t.Spec.Name] {
+			return fmt.Errorf("tool %q registered twice", t.Spec.Name)
 		}
+		seen[t.Spec.Name] = true
 		if t.Spec.InputSchema == nil || t.Spec.InputSchema.Type != "object" {
-			return nil, fmt.Errorf("tool %q has no object input schema", t.Spec.Name)
+			return fmt.Errorf("tool %q has no object input schema", t.Spec.Name)
 		}
+	}
+	for _, t := range tools {
 		t.Spec.InputSchema = t.Spec.InputSchema.clone()
 		r.tools[t.Spec.Name] = t
 		r.order = append(r.order, t.Spec.Name)
@@ -60,7 +71,7 @@ func NewRegistry(log *slog.Logger, tools []Tool) (*Registry, error) {
 			r.finders = append(r.finders, t.FindDeferred)
 		}
 	}
-	return r, nil
+	return nil
 }
 
 // SetTextLimit changes how many bytes of text an Envelope carries before it
@@ -96,7 +107,6 @@ func (r *Registry) Dispatch(ctx context.Context, call Call) (env Envelope) {
 			env = r.envelope(Result{}, Fail(CodeInternal, "%s failed with an internal error (%v); this is a whale-ls bug — try again, or use another tool for this step", call.Name, p), repairs)
 		}
 	}()
-	ctx = withRegistry(ctx, r)
 	tool, ok := r.lookup(call.Name)
 	if !ok {
 		var failed *Envelope

@@ -1,7 +1,6 @@
 package toolbridge
 
 import (
-	"context"
 	"fmt"
 	"sync"
 )
@@ -121,19 +120,4 @@ func (r *Registry) addedNames() []string {
 	r.dynamic.mu.RLock()
 	defer r.dynamic.mu.RUnlock()
 	return append([]string(nil), r.dynamic.order...)
-}
-
-type registryKey struct{}
-
-// withRegistry records the registry that dispatches a call, so that a tool
-// (tool_search) can add tools to it.
-func withRegistry(ctx context.Context, r *Registry) context.Context {
-	return context.WithValue(ctx, registryKey{}, r)
-}
-
-// RegistryFrom returns the Registry dispatching the call whose context
-// this is, or nil outside Dispatch.
-func RegistryFrom(ctx context.Context) *Registry {
-	r, _ := ctx.Value(registryKey{}).(*Registry)
-	return r
 }

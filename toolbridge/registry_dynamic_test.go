@@ -18,8 +18,8 @@ func echoTool(name string) Tool {
 }
 
 func TestRegistryAddFreezesAndNotifies(t *testing.T) {
-	r, err := NewRegistry(nil, []Tool{echoTool("base")})
-	if err != nil {
+	r := NewRegistry(nil)
+	if err := r.Register(echoTool("base")); err != nil {
 		t.Fatal(err)
 	}
 	var got []string
@@ -61,7 +61,8 @@ func TestRegistryAddFreezesAndNotifies(t *testing.T) {
 }
 
 func TestRegistryAddWhileDispatching(t *testing.T) {
-	r, _ := NewRegistry(nil, []Tool{echoTool("base")})
+	r := NewRegistry(nil)
+	_ = r.Register(echoTool("base"))
 	var wg sync.WaitGroup
 	for i := range 8 {
 		wg.Add(2)
@@ -78,22 +79,6 @@ func TestRegistryAddWhileDispatching(t *testing.T) {
 	wg.Wait()
 	if n := len(r.Names()); n != 9 {
 		t.Errorf("%d tools, want 9", n)
-	}
-}
-
-func TestRegistryFromContext(t *testing.T) {
-	var seen *Registry
-	tool := Define(Spec{Name: "who", InputSchema: Object(nil, map[string]*Schema{})}, func(ctx context.Context, _ struct{}) (Result, error) {
-		seen = RegistryFrom(ctx)
-		return Result{}, nil
-	})
-	r, _ := NewRegistry(nil, []Tool{tool})
-	r.Dispatch(context.Background(), Call{Name: "who"})
-	if seen != r {
-		t.Error("RegistryFrom inside Dispatch is not the dispatching registry")
-	}
-	if RegistryFrom(context.Background()) != nil {
-		t.Error("RegistryFrom outside Dispatch is not nil")
 	}
 }
 
@@ -123,8 +108,8 @@ func TestDispatchActivatesDeferredTools(t *testing.T) {
 		}
 		return Tool{}, false, nil
 	}
-	r, err := NewRegistry(nil, []Tool{finder})
-	if err != nil {
+	r := NewRegistry(nil)
+	if err := r.Register(finder); err != nil {
 		t.Fatal(err)
 	}
 	var added []string

@@ -214,12 +214,12 @@ func TestDispatch(t *testing.T) {
 		<-ctx.Done()
 		return Result{}, ctx.Err()
 	})
-	r, err := NewRegistry(nil, []Tool{ok, boom, fail, wait})
-	if err != nil {
+	r := NewRegistry(nil)
+	if err := r.Register(ok, boom, fail, wait); err != nil {
 		t.Fatal(err)
 	}
-	short, err := NewRegistry(nil, []Tool{ok})
-	if err != nil {
+	short := NewRegistry(nil)
+	if err := short.Register(ok); err != nil {
 		t.Fatal(err)
 	}
 	short.SetTextLimit(25)
@@ -252,8 +252,8 @@ func TestDispatch(t *testing.T) {
 
 func TestSpecsAreFrozen(t *testing.T) {
 	schema := Object([]string{"a"}, map[string]*Schema{"a": Str("first")})
-	r, err := NewRegistry(nil, []Tool{{Spec: Spec{Name: "t", InputSchema: schema}, Run: nil}})
-	if err != nil {
+	r := NewRegistry(nil)
+	if err := r.Register([]Tool{{Spec: Spec{Name: "t", InputSchema: schema}, Run: nil}}...); err != nil {
 		t.Fatal(err)
 	}
 	schema.Properties["a"].Description = "changed by the caller"
@@ -263,7 +263,7 @@ func TestSpecsAreFrozen(t *testing.T) {
 	if again.Properties["a"].Description != "first" || again.Properties["b"] != nil {
 		t.Fatalf("a registered spec changed after registration: %+v", again.Properties)
 	}
-	if _, err := NewRegistry(nil, []Tool{{Spec: Spec{Name: "t", InputSchema: schema}}, {Spec: Spec{Name: "t", InputSchema: schema}}}); err == nil {
+	if err := NewRegistry(nil).Register([]Tool{{Spec: Spec{Name: "t", InputSchema: schema}}, {Spec: Spec{Name: "t", InputSchema: schema}}}...); err == nil {
 		t.Fatalf("a duplicate tool name was accepted")
 	}
 }

@@ -96,8 +96,8 @@ func TestMCPSchemaInliningIsBounded(t *testing.T) {
 func TestMCPSchemaSpecsAreFrozen(t *testing.T) {
 	tool := Tool{Spec: Spec{Name: "x", InputSchema: ImportSchema(json.RawMessage(`{"type":"object","properties":{"a":{"type":["string","null"],"anyOf":[{"const":1}]}}}`))},
 		Run: func(context.Context, json.RawMessage) (Result, error) { return Result{}, nil }}
-	r, err := NewRegistry(nil, []Tool{tool})
-	if err != nil {
+	r := NewRegistry(nil)
+	if err := r.Register(tool); err != nil {
 		t.Fatal(err)
 	}
 	before, _ := json.Marshal(r.Specs()[0].InputSchema)

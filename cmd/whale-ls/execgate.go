@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/whale-ls/whale-ls/catalog"
 	"github.com/whale-ls/whale-ls/execboundary"
 )
 
@@ -14,9 +13,9 @@ func execGate(args []string) int { return execboundary.RunHelper(args) }
 
 // gateStateLine is the line `whale-ls call` adds to a shell tool's text: the
 // exec boundary's state in this run.
-func gateStateLine(d *catalog.Deps, tool string) string {
-	if d.ExecGate == nil || (tool != "shell_run" && tool != "shell_wait") {
+func gateStateLine(g *execboundary.Gate, tool string) string {
+	if g == nil || (tool != "shell_run" && tool != "shell_wait") {
 		return ""
 	}
-	return "[" + d.ExecGate.State().Text() + "]"
+	return "[" + g.State().Text() + "]"
 }

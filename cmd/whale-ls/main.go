@@ -23,10 +23,10 @@ import (
 
 	"github.com/whale-ls/whale-ls/catalog"
 	"github.com/whale-ls/whale-ls/lsp"
+	"github.com/whale-ls/whale-ls/session"
 	"github.com/whale-ls/whale-ls/settings"
 	"github.com/whale-ls/whale-ls/terminal"
 	"github.com/whale-ls/whale-ls/toolbridge"
-	"github.com/whale-ls/whale-ls/workspace"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -169,12 +169,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Out:        stdout,
 		Log:        log,
 		Version:    versionString(),
-		ExtraTools: func(d *catalog.Deps) []toolbridge.Tool {
-			if os.Getenv(testToolsEnv) == "" {
-				return nil
-			}
-			return testTools(d)
-		},
+		ExtraTools: testTools,
 	})
 }
 
@@ -266,12 +261,6 @@ func dispatchUntilStopped(ctx context.Context, r *toolbridge.Registry, call tool
 	}
 }
 
-// session is the workspace and catalog of a command-line run.
-type session struct {
-	deps     *catalog.Deps
-	registry *toolbridge.Registry
-}
-
 // cliPrompter answers approvals with the --approve flag. No one is there to
 // answer anything, so a question, or an approval under --approve deny, says
 // so (ErrNoOneToAsk) rather than passing for the user's own answer.
@@ -286,14 +275,14 @@ func (c cliPrompter) Prompt(_ context.Context, p toolbridge.Prompt) (toolbridge.
 
 // newSession opens the session of a one-shot run (whale-ls call): its tasks
 // end with the process, and results say so.
-func newSession(root, config, approve string, log *slog.Logger) (*session, error) {
+func newSession(root, config, approve string, log *slog.Logger) (*session.Session, error) {
 	return openSession(root, config, approve, true, log)
 }
 
 // openSession opens a session of this process; ephemeral says that its
 // tasks end when the call that started them returns (a one-shot run),
 // not when the session closes (whale-ls mcp).
-func openSession(root, config, approve string, ephemeral bool, log *slog.Logger) (*session, error) {
+func openSession(root, config, approve string, ephemeral bool, log *slog.Logger) (*session.Session, error) {
 	if root == "" {
 		wd, err := os.Getwd()
 		if err != nil {
@@ -301,49 +290,29 @@ func openSession(root, config, approve string, ephemeral bool, log *slog.Logger)
 		}
 		root = wd
 	}
-	ws, err := workspace.NewSet([]string{root})
-	if err != nil {
-		return nil, err
-	}
-	deps := &catalog.Deps{Workspace: ws, Reads: &catalog.ReadLedger{}, Log: log, Prompter: cliPrompter{approve}}
-	deps.Terminals = terminal.NewTable(terminal.Options{Ephemeral: ephemeral, Supervisor: supervisorArgv()})
-	deps.ExecGate = deps.NewExecGate()
+	var cfg settings.Settings
 	if config != "" {
 		raw, err := os.ReadFile(config)
 		if err != nil {
-			ws.Close()
 			return nil, fmt.Errorf("read --config: %w", err)
 		}
-		cfg, unknown, err := settings.Parse(raw)
+		var unknown []string
+		cfg, unknown, err = settings.Parse(raw)
 		if err != nil {
-			ws.Close()
 			return nil, fmt.Errorf("--config %s: %w", config, err)
 		}
 		if len(unknown) > 0 {
 			log.Warn("unknown settings ignored", "keys", strings.Join(unknown, ", "))
 		}
-		if missing := deps.SetSettings(cfg); len(missing) > 0 {
-			log.Warn("approved or skill paths do not exist", "paths", strings.Join(missing, ", "))
-		}
-	} else {
-		deps.SetSettings(settings.Settings{})
 	}
-	catalog := catalog.Catalog(deps)
-	if os.Getenv(testToolsEnv) != "" {
-		catalog = append(catalog, testTools(deps)...)
-	}
-	registry, err := toolbridge.NewRegistry(log, catalog)
-	if err != nil {
-		ws.Close()
-		return nil, err
-	}
-	return &session{deps: deps, registry: registry}, nil
-}
-
-func (s *session) close() {
-	s.deps.Close() // MCP servers the catalog started
-	s.deps.Terminals.Close()
-	s.deps.Workspace.Close()
+	return session.New(session.Options{
+		Roots:      []string{root},
+		Prompter:   cliPrompter{approve},
+		Terminal:   terminal.Options{Ephemeral: ephemeral, Supervisor: supervisorArgv()},
+		Settings:   cfg,
+		ExtraTools: testTools,
+		Log:        log,
+	})
 }
 
 func call(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -384,16 +353,16 @@ func call(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "whale-ls call: %v\n", err)
 		return exitUsage
 	}
-	defer within(stopCloseBudget, sess.close)
+	defer within(stopCloseBudget, sess.Close)
 	ctx, stop := stopSignals()
 	defer stop()
-	env := dispatchUntilStopped(ctx, sess.registry, toolbridge.Call{Name: rest[0], Input: input})
+	env := dispatchUntilStopped(ctx, sess.Registry, toolbridge.Call{Name: rest[0], Input: input})
 	if *asJSON {
 		stdout.Write(toolbridge.MarshalEnvelope(env))
 		fmt.Fprintln(stdout)
 	} else {
 		text := env.Text
-		if line := gateStateLine(sess.deps, rest[0]); line != "" {
+		if line := gateStateLine(sess.Gate, rest[0]); line != "" {
 			text += "\n" + line
 		}
 		if !env.OK {
@@ -422,8 +391,8 @@ func tools(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "whale-ls tools: %v\n", err)
 		return exitUsage
 	}
-	defer sess.close()
-	specs := sess.registry.Specs()
+	defer sess.Close()
+	specs := sess.Registry.Specs()
 	if *long {
 		return toolsLong(specs, fs.Args(), stdout, stderr)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/whale-ls/whale-ls/attach"
 	"github.com/whale-ls/whale-ls/mcpfront"
+	"github.com/whale-ls/whale-ls/session"
 	"github.com/whale-ls/whale-ls/toolbridge"
 )
 
@@ -46,7 +47,7 @@ func mcpCommand(args []string, stderr io.Writer) int {
 
 	// Standalone tasks outlive the call that started them and end with
 	// the MCP session (b.close), not ephemeral like a one-shot call's.
-	b := &mcpBackend{open: func() (*session, error) { return openSession(*root, *config, *approve, false, log) }, localChanged: make(chan struct{}, 1)}
+	b := &mcpBackend{open: func() (*session.Session, error) { return openSession(*root, *config, *approve, false, log) }, localChanged: make(chan struct{}, 1)}
 	// Serve has canceled the calls; end the tasks and detach, but do not
 	// let a piece that hangs keep a process nobody talks to.
 	defer func() {
@@ -107,12 +108,12 @@ func mcpCommand(args []string, stderr io.Writer) int {
 // standalone session of this process otherwise (opened on first need).
 type mcpBackend struct {
 	attached *attach.Client
-	open     func() (*session, error)
+	open     func() (*session.Session, error)
 	// localChanged is signalled when the standalone session's catalog grows.
 	localChanged chan struct{}
 
 	mu    sync.Mutex
-	local *session
+	local *session.Session
 }
 
 func (b *mcpBackend) standalone() (mcpfront.Local, error) {
@@ -124,14 +125,14 @@ func (b *mcpBackend) standalone() (mcpfront.Local, error) {
 			return mcpfront.Local{}, err
 		}
 		b.local = s
-		s.registry.OnToolsAdded(func([]toolbridge.Spec) {
+		s.Registry.OnToolsAdded(func([]toolbridge.Spec) {
 			select {
 			case b.localChanged <- struct{}{}:
 			default: // a refresh is pending; it will see these tools too
 			}
 		})
 	}
-	return mcpfront.Local{Registry: b.local.registry}, nil
+	return mcpfront.Local{Registry: b.local.Registry}, nil
 }
 
 func (b *mcpBackend) live() bool {
@@ -175,6 +176,6 @@ func (b *mcpBackend) close() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.local != nil {
-		b.local.close()
+		b.local.Close()
 	}
 }

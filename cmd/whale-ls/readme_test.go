@@ -24,8 +24,8 @@ func TestReadmeListsEveryTool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sess.close()
-	names := append(sess.registry.Names(), "tool_search")
+	defer sess.Close()
+	names := append(sess.Registry.Names(), "tool_search")
 	for _, name := range names {
 		if !strings.Contains(readme, "| `"+name+"` |") {
 			t.Errorf("README's tool table has no row for %s", name)

@@ -1,18 +1,19 @@
+//go:build whaletest
+
 package main
 
 import (
 	"context"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/whale-ls/whale-ls/catalog"
 	"github.com/whale-ls/whale-ls/toolbridge"
 )
 
-// testToolsEnv, when set, adds testTools to the server's catalog. End-to-end
-// tests use them to hold a call open on purpose (cancellation, progress);
-// they are never registered otherwise.
-const testToolsEnv = "WHALE_LS_TEST_TOOLS"
+// This file is compiled only into the test binary (go build -tags
+// whaletest): a release build has no test tools at all.
 
 type testWaitInput struct {
 	Ms int `json:"ms"`
@@ -23,7 +24,13 @@ type testAskInput struct {
 	TimeoutMs int    `json:"timeout_ms"`
 }
 
-func testTools(d *catalog.Deps) []toolbridge.Tool {
+// testTools are the tools end-to-end tests use to hold a call open on
+// purpose (cancellation, progress) or to ask an approval; a test binary
+// registers them only when testToolsEnv is set.
+func testTools(env catalog.Env) []toolbridge.Tool {
+	if os.Getenv(testToolsEnv) == "" {
+		return nil
+	}
 	ask := toolbridge.Define(toolbridge.Spec{
 		Name:        "test_ask",
 		Description: "Test tool: asks the user an approval question and reports the answer.",
@@ -34,10 +41,10 @@ func testTools(d *catalog.Deps) []toolbridge.Tool {
 			"timeout_ms": toolbridge.Int("timeout", 0),
 		}),
 	}, func(ctx context.Context, in testAskInput) (toolbridge.Result, error) {
-		if d.Prompter == nil {
+		if env.Prompter == nil {
 			return toolbridge.Result{}, toolbridge.Fail(toolbridge.CodeNotConfigured, "no editor to ask")
 		}
-		a, err := d.Prompter.Prompt(ctx, toolbridge.Prompt{
+		a, err := env.Prompter.Prompt(ctx, toolbridge.Prompt{
 			Kind: toolbridge.PromptApproval, Title: in.Title,
 			Options: []toolbridge.PromptOption{{ID: toolbridge.ApproveOnce, Label: "Allow once"}, {ID: toolbridge.ApproveSession, Label: "Allow for this session"}, {ID: toolbridge.ApproveDeny, Label: "Deny"}},
 			Timeout: time.Duration(in.TimeoutMs) * time.Millisecond,

@@ -1,0 +1,287 @@
+package catalog
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+
+	"github.com/whale-ls/whale-ls/edits"
+	"github.com/whale-ls/whale-ls/execboundary"
+	"github.com/whale-ls/whale-ls/settings"
+	"github.com/whale-ls/whale-ls/toolbridge"
+	"github.com/whale-ls/whale-ls/workspace"
+)
+
+// The one commit path of the edit tools. Per call: resolve the files it may
+// change → take their locks (edits.Locks: this process and every other
+// whale process of the user) → read each file's current text (the editor's
+// buffer when it is open there, else the disk) → plan → stage the disk
+// files → apply the editor's part → verify and rename → unlock. Because the
+// locks are held from the read to the rename, parallel edits of one file
+// are serialised and each is planned on the text the previous one left;
+// an edit is refused only when the text it targets is no longer there.
+
+// commitAttempts bounds how often a call is planned again when a writer
+// that is not whale (the user typing, an editor saving) changed one of its
+// files between the read and the commit.
+const commitAttempts = 3
+
+// loader loads a file a planner may change; it must be one of the paths the
+// commit locked.
+type loader func(shown string, mayCreate bool) (*editSource, error)
+
+// planner plans a change under the commit locks.
+type planner func(load loader) ([]*fileChange, error)
+
+// Committer is the one commit path of a session's edit tools. It is safe
+// for concurrent use: calls that touch a file take its lock first.
+type Committer struct {
+	ws       *workspace.Set
+	editor   toolbridge.Editor // nil without an editor
+	reads    *ReadLedger
+	settings func() settings.Settings
+	log      *slog.Logger
+
+	locksOnce sync.Once
+	locks     *edits.Locks
+	// beforeCommit, set by tests only, runs under the commit locks between
+	// planning a change and staging it.
+	beforeCommit func()
+}
+
+// CommitOptions is what a Committer commits with. Editor may be nil; Reads,
+// Settings and Log default to an empty ledger, the defaults and discarding.
+type CommitOptions struct {
+	Workspace *workspace.Set
+	Editor    toolbridge.Editor
+	Reads     *ReadLedger
+	Settings  func() settings.Settings
+	Log       *slog.Logger
+}
+
+// NewCommitter returns the commit path for o.Workspace.
+func NewCommitter(o CommitOptions) *Committer {
+	env := Env{Reads: o.Reads, Settings: o.Settings, Log: o.Log}.withDefaults()
+	return &Committer{ws: o.Workspace, editor: o.Editor, reads: env.Reads, settings: env.Settings, log: env.Log}
+}
+
+// commitLocks returns the locks this session's commits take, shared with
+// every whale process of the user through the private runtime folder (or
+// this process's alone when there is none).
+func (c *Committer) commitLocks() *edits.Locks {
+	c.locksOnce.Do(func() {
+		dir, err := execboundary.RuntimeDir()
+		if err != nil {
+			c.log.Warn("no private runtime folder: edits are serialised within this process only", "err", err)
+			dir = ""
+		}
+		c.locks = edits.NewLocks(edits.LockOptions{Dir: dir})
+	})
+	return c.locks
+}
+
+// commitPath runs plan under the locks of the files named in shown and
+// commits what it planned, all of it or none. It returns the committed
+// changes and a note for the result (where the change went, whether it was
+// saved).
+func (c *Committer) commitPath(ctx context.Context, shown []string, plan planner) ([]*fileChange, string, error) {
+	var keys []string
+	for _, s := range shown {
+		// A path that does not resolve fails when the planner loads it.
+		if t, err := resolve(c.ws, s, workspace.Write); err == nil {
+			keys = append(keys, t.Abs)
+		}
+	}
+	for attempt := 1; ; attempt++ {
+		tx, err := c.commitLocks().Begin(ctx, keys...)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, "", toolbridge.Fail(toolbridge.CodeCanceled, "the edit was canceled while it waited for another edit of the same file; nothing was written")
+			}
+			return nil, "", toolbridge.Fail(toolbridge.CodeInternal, "could not take the edit lock (%v); nothing was written — retry, and report it if it persists", err)
+		}
+		chs, err := plan(c.loadForEdit)
+		var note string
+		if err == nil {
+			note, err = c.commitChanges(ctx, tx, chs)
+		}
+		if err == nil {
+			c.rememberWritten(chs...)
+		}
+		tx.End()
+		if err == nil {
+			return chs, note, nil
+		}
+		var moved *toolbridge.DocumentMovedError
+		retry := errors.Is(err, edits.ErrOutsideChange) || errors.As(err, &moved)
+		if !retry || attempt == commitAttempts || ctx.Err() != nil {
+			if moved != nil {
+				err = toolbridge.Fail(toolbridge.CodeWriteConflict, "%s kept changing in the editor while the edit was applied (now version %d; someone is typing in it); nothing was applied — read it again and redo the edit", moved.Path, moved.Actual)
+			}
+			return nil, "", editFailure("", err)
+		}
+	}
+}
+
+// commitChanges commits planned changes under tx's locks: the disk files
+// are staged first (so that a conflict there stops the commit before any
+// buffer changes), then the editor applies its part, then the disk files
+// are verified once more and renamed.
+func (c *Committer) commitChanges(ctx context.Context, tx *edits.Txn, chs []*fileChange) (string, error) {
+	if c.beforeCommit != nil {
+		c.beforeCommit()
+	}
+	var docs []toolbridge.DocumentChange
+	var docChanges []*fileChange
+	var commits []edits.RootCommit
+	rootIndex := map[*workspace.Root]int{}
+	addDisk := func(s *editSource, p edits.FilePlan) {
+		i, ok := rootIndex[s.t.Root]
+		if !ok {
+			i = len(commits)
+			rootIndex[s.t.Root] = i
+			commits = append(commits, edits.RootCommit{Root: s.t.Root.FS})
+		}
+		commits[i].Plans = append(commits[i].Plans, p)
+	}
+	for _, ch := range chs {
+		s := ch.src
+		switch {
+		case ch.delete || ch.dst != nil:
+			if s.doc != nil {
+				return "", toolbridge.Fail(toolbridge.CodeWriteConflict, "%s is open in the editor; deleting or renaming an open file is refused so that its buffer is not lost — close it first, or change its content with edit", s.shown)
+			}
+			addDisk(s, edits.FilePlan{Path: s.t.Rel, Existed: true, Expected: s.raw, Delete: true})
+			if ch.dst != nil {
+				addDisk(ch.dst, edits.FilePlan{Path: ch.dst.t.Rel, Existed: ch.dst.exists, Expected: ch.dst.raw, New: ch.plan.New})
+			}
+		case s.doc != nil:
+			newText := string(ch.plan.New)
+			docs = append(docs, toolbridge.DocumentChange{Path: s.t.Abs, Version: s.doc.Version, Edits: edits.MinimalEdits(s.doc.Text, newText), NewText: newText})
+			docChanges = append(docChanges, ch)
+		default:
+			addDisk(s, edits.FilePlan{Path: s.t.Rel, Existed: s.exists, Expected: s.raw, New: ch.plan.New})
+		}
+	}
+	if ctx.Err() != nil {
+		return "", toolbridge.Fail(toolbridge.CodeCanceled, "the edit was canceled before anything was written; call it again if the change is still wanted")
+	}
+	if err := tx.Stage(commits); err != nil {
+		return "", diskFailure(err)
+	}
+	if len(docs) > 0 {
+		if err := c.editor.ApplyEdits(ctx, docs); err != nil {
+			return "", err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		c.revertDocuments(ctx, docChanges)
+		return "", diskFailure(err)
+	}
+	if len(docs) == 0 {
+		return "", nil
+	}
+	return c.saveDocuments(ctx, docChanges), nil
+}
+
+// diskFailure keeps the edits package's errors (write_conflict, invalid
+// paths) and turns the filesystem's into edit_rejected.
+func diskFailure(err error) error {
+	if edits.CodeOf(err) != "" {
+		return err
+	}
+	return toolbridge.Fail(toolbridge.CodeEditRejected, "the filesystem refused the change (%v); nothing was changed — check the path, permissions and free space, then retry", err)
+}
+
+// revertDocuments undoes applied buffer changes after a later part of the
+// same commit failed, as far as the editor allows.
+func (c *Committer) revertDocuments(ctx context.Context, chs []*fileChange) {
+	var back []toolbridge.DocumentChange
+	for _, ch := range chs {
+		newText, oldText := string(ch.plan.New), ch.src.doc.Text
+		if doc, ok := c.editor.Document(ch.src.t.Abs); ok && doc.Text == newText {
+			back = append(back, toolbridge.DocumentChange{Path: doc.Path, Version: doc.Version, Edits: edits.MinimalEdits(newText, oldText), NewText: oldText})
+		}
+	}
+	if len(back) > 0 {
+		if err := c.editor.ApplyEdits(context.WithoutCancel(ctx), back); err != nil {
+			c.log.Error("could not revert editor buffers after a failed commit", "err", err)
+		}
+	}
+}
+
+// rememberWritten updates the read ledger after a commit: the model wrote
+// the new content itself, so it knows it, unless it had not seen the
+// content its change was applied to.
+func (c *Committer) rememberWritten(chs ...*fileChange) {
+	if c.reads == nil {
+		return
+	}
+	for _, ch := range chs {
+		if ch.delete {
+			continue
+		}
+		t := ch.src.t
+		if ch.dst != nil {
+			t = ch.dst.t
+		}
+		c.reads.Wrote(t.Abs, ch.plan.New, !ch.src.stale)
+	}
+}
+
+// explainMissedTarget turns a search that no longer matches into the truth
+// when the ledger can tell it: the text the edit searches for was in the
+// file the model last read, and the lines that held it have changed since
+// (by another whale edit, or outside whale). Otherwise it returns the
+// matcher's own failure.
+func (c *Committer) explainMissedTarget(src *editSource, steps []edits.Edit, err error) error {
+	if edits.CodeOf(err) != edits.CodeSearchNotFound || c.reads == nil {
+		return editFailure(src.shown, err)
+	}
+	read := c.reads.LastRead(src.t.Abs)
+	if read == nil || bytes.Equal(read, src.raw) {
+		return editFailure(src.shown, err)
+	}
+	then, perr := edits.PlanEdits(context.Background(), read, steps)
+	cur, derr := edits.Decode(src.raw)
+	if perr != nil || derr != nil || len(then.Applied.Lines) == 0 {
+		return editFailure(src.shown, err)
+	}
+	span := 1
+	for _, s := range steps {
+		span = max(span, strings.Count(strings.TrimSuffix(s.Search, "\n"), "\n")+1)
+	}
+	first := then.Applied.Lines[0]
+	last := then.Applied.Lines[len(then.Applied.Lines)-1] + span - 1
+	from, to, ok := edits.ChangedLines(then.OldText, cur.Text, first, last)
+	if !ok {
+		return editFailure(src.shown, err)
+	}
+	who := "since then"
+	if c.reads.WhaleWrote(src.t.Abs, src.raw) {
+		who = "since then by another whale edit (an earlier or parallel tool call)"
+	}
+	where := fmt.Sprintf("lines %d–%d now hold other text", from, to)
+	reread := fmt.Sprintf("lines %d–%d", from, to)
+	switch {
+	case from > to:
+		where = fmt.Sprintf("those lines were deleted (they were just above line %d)", from)
+		reread = fmt.Sprintf("the lines around %d", from)
+	case from == to:
+		where = fmt.Sprintf("line %d now holds other text", from)
+		reread = fmt.Sprintf("line %d", from)
+	}
+	at := fmt.Sprintf("line %d", first)
+	if last > first {
+		at = fmt.Sprintf("lines %d–%d", first, last)
+	}
+	return &toolbridge.Failure{
+		Code: toolbridge.CodeWriteConflict,
+		Text: fmt.Sprintf("%s: the text this edit searches for was at %s when you read the file, but it changed %s: %s. Nothing was written — re-read %s and redo the edit on their current text.", src.shown, at, who, where, reread),
+		Data: map[string]any{"lines": []int{from, max(from, to)}},
+	}
+}

@@ -1,0 +1,114 @@
+package catalog
+
+import (
+	"os/exec"
+	"runtime"
+	"strings"
+	"sync"
+	"weak"
+
+	"github.com/whale-ls/whale-ls/execboundary"
+	"github.com/whale-ls/whale-ls/terminal"
+)
+
+// shellGate returns the gate shell_run starts tasks with; nil without one.
+func shellGate(g *execboundary.Gate) terminal.Gate {
+	if g == nil {
+		return nil
+	}
+	return gateAdapter{g}
+}
+
+// gateAdapter makes an execboundary.Gate a terminal.Gate, and keeps the
+// gate's events per task for the task's results.
+type gateAdapter struct{ g *execboundary.Gate }
+
+func (a gateAdapter) Start(cmd *exec.Cmd, t terminal.GateTask) (func(), error) {
+	et := &eventTask{GateTask: t}
+	if task, ok := t.(*terminal.Task); ok {
+		et.events = eventsFor(task)
+	}
+	return a.g.Start(cmd, et)
+}
+
+type eventTask struct {
+	terminal.GateTask
+	events *gateEvents
+}
+
+func (e *eventTask) ExecEvent(ev execboundary.Event) {
+	if e.events != nil {
+		e.events.add(ev)
+	}
+}
+
+// gateEvents are the exec boundary's reports about one task.
+type gateEvents struct {
+	mu        sync.Mutex
+	denied    []string
+	killed    string
+	unchecked string
+}
+
+func (g *gateEvents) add(ev execboundary.Event) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	switch ev.Kind {
+	case "denied":
+		if len(g.denied) < 20 {
+			g.denied = append(g.denied, ev.Text)
+		}
+	case "killed":
+		g.killed = ev.Text
+	case "unchecked":
+		g.unchecked = ev.Text
+	}
+}
+
+// taskEvents maps live tasks to their events; entries go when the task is
+// garbage.
+var taskEvents sync.Map // weak.Pointer[terminal.Task] → *gateEvents
+
+func eventsFor(task *terminal.Task) *gateEvents {
+	key := weak.Make(task)
+	ev, loaded := taskEvents.LoadOrStore(key, &gateEvents{})
+	if !loaded {
+		runtime.AddCleanup(task, func(k weak.Pointer[terminal.Task]) { taskEvents.Delete(k) }, key)
+	}
+	return ev.(*gateEvents)
+}
+
+// ReasonPolicyDenied is the diagnosis of a task whose exec the policy
+// refused.
+const ReasonPolicyDenied = "policy_denied"
+
+// gateReport adds what the exec boundary did to a task's result: a denial
+// becomes the diagnosis (the model must ask the user, not retry another
+// way), a kill after a failed image check and a best-effort run without the
+// gate are said in the head of every result.
+func gateReport(task *terminal.Task, head string, diag terminal.Diagnosis) (string, terminal.Diagnosis) {
+	v, ok := taskEvents.Load(weak.Make(task))
+	if !ok {
+		return head, diag
+	}
+	ev := v.(*gateEvents)
+	ev.mu.Lock()
+	defer ev.mu.Unlock()
+	var notes []string
+	if ev.unchecked != "" {
+		notes = append(notes, ev.unchecked)
+	}
+	if ev.killed != "" {
+		notes = append(notes, ev.killed+". "+execboundary.DeniedHint)
+	}
+	if len(ev.denied) > 0 {
+		diag = terminal.Diagnosis{Reason: ReasonPolicyDenied, Hint: execboundary.DeniedHint}
+	}
+	if len(notes) > 0 {
+		if head != "" {
+			notes = append(notes, head)
+		}
+		head = strings.Join(notes, "\n")
+	}
+	return head, diag
+}

@@ -1,0 +1,220 @@
+package catalog
+
+import (
+	"context"
+
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/whale-ls/whale-ls/excerpt"
+	"github.com/whale-ls/whale-ls/mcphost"
+	"github.com/whale-ls/whale-ls/toolbridge"
+)
+
+//go:embed tool_search.md
+var toolSearchDoc string
+
+type toolSearchInput struct {
+	Query      string `json:"query"`
+	MaxResults int    `json:"max_results"`
+}
+
+// searchTool builds tool_search over the deferred servers.
+func (g *mcpGroup) searchTool() toolbridge.Tool {
+	spec := toolbridge.Spec{
+		Name:        "tool_search",
+		Description: toolSearchDoc + "\n\nDeferred MCP servers here: " + strings.Join(g.deferred, ", ") + ".",
+		Group:       toolbridge.GroupMCP,
+		InputSchema: toolbridge.Object([]string{"query"}, map[string]*toolbridge.Schema{
+			"query":       toolbridge.Str("Words describing the tool you need (what it acts on and what it does), or exact tool names separated by commas."),
+			"max_results": toolbridge.Int(fmt.Sprintf("Most tools to activate (default %d, at most %d).", mcpDefaultResults, mcpMaxResults), 1),
+		}),
+	}
+	t := toolbridge.Define(spec, func(ctx context.Context, in toolSearchInput) (toolbridge.Result, error) {
+		q := strings.TrimSpace(in.Query)
+		if q == "" {
+			return toolbridge.Result{}, toolbridge.Fail(toolbridge.CodeInvalidInput, "query is empty; describe the tool you need, e.g. \"create github issue\"")
+		}
+		n := toolbridge.Bounded(in.MaxResults, mcpDefaultResults, mcpMaxResults)
+		lists := g.listTools(ctx, g.deferred)
+		if ctx.Err() != nil {
+			return toolbridge.Result{}, ctx.Err()
+		}
+		byName := map[string]mcphost.ToolInfo{}
+		aka := map[string][]string{} // catalog name → every name a query may give
+		var docs []mcphost.Document
+		var problems []string
+		for _, l := range lists {
+			if l.err != nil {
+				problems = append(problems, fmt.Sprintf("server %s is not available (%v)", l.server, l.err))
+				continue
+			}
+			for _, t := range l.tools {
+				full := mcpToolName(t.Server, t.Name)
+				if _, dup := byName[full]; dup {
+					continue // two names that read the same here: the first wins, as in findDeferred
+				}
+				byName[full] = t
+				aka[full] = append(mcpNames(t), t.Name)
+				docs = append(docs, mcphost.Document{ID: full, Name: t.Server + " " + t.Name, Description: t.Description})
+			}
+		}
+		hits, allExact := exactTools(q, docs, aka)
+		if !allExact {
+			for _, h := range mcphost.Rank(q, docs, n) {
+				if !slices.Contains(hits, h.ID) {
+					hits = append(hits, h.ID)
+				}
+			}
+		}
+		if len(hits) > n {
+			hits = hits[:n]
+		}
+		note := ""
+		if len(problems) > 0 {
+			note = "\nNot searched: " + strings.Join(problems, "; ") + "."
+		}
+		if len(hits) == 0 {
+			var names []string
+			for _, doc := range docs {
+				names = append(names, doc.ID)
+			}
+			sort.Strings(names)
+			text := fmt.Sprintf("No deferred tool matches %s.", excerpt.Quote(q))
+			if len(names) > 0 {
+				if len(names) > mcpMaxListedCandidate {
+					names = append(names[:mcpMaxListedCandidate], fmt.Sprintf("and %d more", len(names)-mcpMaxListedCandidate))
+				}
+				text += " The deferred tools are: " + strings.Join(names, ", ") + ". Search again with words from their names, or give exact names separated by commas."
+			}
+			return toolbridge.Result{Text: text + note, Data: map[string]any{"tools": []any{}}}, nil
+		}
+		var tools []toolbridge.Tool
+		for _, id := range hits {
+			tools = append(tools, g.tool(byName[id]))
+		}
+		reg := g.registry
+		activated := false
+		if reg != nil {
+			if _, err := reg.Add(tools...); err != nil {
+				return toolbridge.Result{}, err
+			}
+			activated = true
+		}
+		var b strings.Builder
+		if activated {
+			fmt.Fprintf(&b, "Found %d tool(s); they are now active and can be called by name:\n", len(tools))
+		} else {
+			fmt.Fprintf(&b, "Found %d tool(s) (not activated: this front end cannot add tools):\n", len(tools))
+		}
+		var found []map[string]any
+		for _, t := range tools {
+			info := byName[t.Spec.Name]
+			schema, _ := json.Marshal(t.Spec.InputSchema)
+			fmt.Fprintf(&b, "\n%s\n  %s\n  input schema: %s\n", t.Spec.Name, oneLine(info.Description), schema)
+			found = append(found, map[string]any{"name": t.Spec.Name, "description": info.Description, "inputSchema": t.Spec.InputSchema, "server": info.Server})
+		}
+		b.WriteString(note)
+		return toolbridge.Result{Text: strings.TrimRight(b.String(), "\n"), Data: map[string]any{"tools": found, "activated": activated}}, nil
+	})
+	t.FindDeferred = g.findDeferred
+	return t
+}
+
+// findDeferred finds a deferred server's tool by its exact catalog name
+// (mcpToolName) or full name, starting the server if needed, so that a call by
+// that name activates the tool as a search would have (Tool.FindDeferred).
+// A name that no deferred server's prefix fits is not its business; a
+// known server without such a tool is unknown_tool with that server's
+// closest names; a server that cannot start is network_error.
+func (g *mcpGroup) findDeferred(ctx context.Context, name string) (toolbridge.Tool, bool, error) {
+	var owners []string
+	for _, server := range g.deferred {
+		if strings.HasPrefix(name, mcpToolPrefix+server+"__") {
+			owners = append(owners, server) // several only when names overlap, as a and a__b do
+		}
+	}
+	if len(owners) == 0 {
+		return toolbridge.Tool{}, false, nil
+	}
+	var names, near, problems []string
+	for _, l := range g.listTools(ctx, owners) {
+		if l.err != nil {
+			problems = append(problems, l.err.Error())
+			continue
+		}
+		// Closeness is judged on the part after mcp__<server>__, which the
+		// candidates share with the name.
+		prefix := mcpToolPrefix + l.server + "__"
+		var bare []string
+		for _, info := range l.tools {
+			full := mcpToolName(info.Server, info.Name)
+			if slices.Contains(mcpNames(info), name) {
+				return g.tool(info), true, nil
+			}
+			names = append(names, full)
+			bare = append(bare, strings.TrimPrefix(full, prefix))
+		}
+		sort.Strings(bare)
+		for _, b := range toolbridge.Closest(strings.TrimPrefix(name, prefix), bare, 3) {
+			near = append(near, prefix+b)
+		}
+	}
+	if ctx.Err() != nil {
+		return toolbridge.Tool{}, false, ctx.Err()
+	}
+	server := strings.Join(owners, " or ")
+	if len(problems) > 0 && len(names) == 0 {
+		return toolbridge.Tool{}, false, toolbridge.Fail(toolbridge.CodeNetworkError, "%s belongs to the deferred MCP server %s, which is not available (%s); use other tools, and tell the user the server needs fixing", excerpt.Text(name), server, strings.Join(problems, "; "))
+	}
+	sort.Strings(names)
+	near = near[:min(len(near), 3)]
+	text := fmt.Sprintf("there is no tool named %s: the deferred MCP server %s has no such tool", excerpt.Quote(name), server)
+	switch {
+	case len(near) > 0:
+		text += fmt.Sprintf("; did you mean %s? Call it by that exact name, or ", strings.Join(toolbridge.QuoteAll(near), " or "))
+	case len(names) > 0:
+		listed := names
+		if len(listed) > mcpMaxListedCandidate {
+			listed = append(listed[:mcpMaxListedCandidate:mcpMaxListedCandidate], fmt.Sprintf("and %d more", len(names)-mcpMaxListedCandidate))
+		}
+		text += "; its tools are " + strings.Join(listed, ", ") + ". Call one by its exact name, or "
+	default:
+		text += " (it lists no tools); "
+	}
+	text += "use tool_search to find a tool by what it does"
+	if len(problems) > 0 {
+		text += " (not available: " + strings.Join(problems, "; ") + ")"
+	}
+	return toolbridge.Tool{}, false, &toolbridge.Failure{Code: toolbridge.CodeUnknownTool, Text: text, Data: map[string]any{"closest": near, "server": server}}
+}
+
+// exactTools returns the tools named exactly in a comma-separated query,
+// by catalog name, the part of it after mcp__<server>__, or any of the
+// names in aka (the full name, the server's own tool name); all reports
+// whether every part of the query named a tool (then no ranking is needed).
+func exactTools(q string, docs []mcphost.Document, aka map[string][]string) (out []string, all bool) {
+	all = true
+	for _, part := range strings.Split(q, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		found := false
+		for _, d := range docs {
+			_, bare, _ := strings.Cut(strings.TrimPrefix(d.ID, mcpToolPrefix), "__")
+			if d.ID == part || bare == part || slices.Contains(aka[d.ID], part) {
+				found = true
+				if !slices.Contains(out, d.ID) {
+					out = append(out, d.ID)
+				}
+			}
+		}
+		all = all && found
+	}
+	return out, all && len(out) > 0
+}

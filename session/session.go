@@ -1,0 +1,136 @@
+package session
+
+import (
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/whale-ls/whale-ls/catalog"
+	"github.com/whale-ls/whale-ls/execboundary"
+	"github.com/whale-ls/whale-ls/settings"
+	"github.com/whale-ls/whale-ls/terminal"
+	"github.com/whale-ls/whale-ls/toolbridge"
+	"github.com/whale-ls/whale-ls/workspace"
+)
+
+// Options is what a front end knows when a session starts.
+type Options struct {
+	// Roots are the workspace folders; at least one.
+	Roots []string
+	// Editor, Prompter and Notifier reach the user; each is nil when the
+	// front end has no such thing (whale-ls call has a Prompter only).
+	Editor   toolbridge.Editor
+	Prompter toolbridge.Prompter
+	Notifier toolbridge.Notifier
+	// Terminal configures the task table (sink, supervisor, ephemeral).
+	Terminal terminal.Options
+	// Settings are the initial settings (Apply changes them later).
+	Settings settings.Settings
+	// ExtraTools, when set, adds tools after the catalog's (the test tools
+	// of a binary built for tests).
+	ExtraTools func(env catalog.Env) []toolbridge.Tool
+	Log        *slog.Logger
+}
+
+// Session is one client's whale-ls: the workspace, the shell tasks, the
+// exec boundary, the settings, and the registry of tools over them. It is
+// safe for concurrent use.
+type Session struct {
+	Workspace *workspace.Set
+	Terminals *terminal.Table
+	Gate      *execboundary.Gate
+	Registry  *toolbridge.Registry
+
+	settings atomic.Pointer[settings.Settings]
+	log      *slog.Logger
+
+	closeMu sync.Mutex
+	closers []func() // run by Close, the last registered first
+	closed  bool
+}
+
+// New opens the workspace, starts the task table and the exec boundary,
+// applies o.Settings and builds the catalog. The settings' missing approved
+// or skill paths are logged. On error nothing is left open.
+func New(o Options) (*Session, error) {
+	log := o.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	ws, err := workspace.NewSet(o.Roots)
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{Workspace: ws, log: log, Registry: toolbridge.NewRegistry(log)}
+	s.Terminals = terminal.NewTable(o.Terminal)
+	s.Gate = execboundary.NewGate(execboundary.Options{
+		Approver: NewApprover(o.Prompter),
+		Audit:    execboundary.NewAuditLog(""),
+		Log:      log,
+	})
+	if missing := s.Apply(o.Settings); len(missing) > 0 {
+		log.Warn("approved or skill paths do not exist", "paths", strings.Join(missing, ", "))
+	}
+	env := catalog.Env{
+		Workspace: ws, Editor: o.Editor, Prompter: o.Prompter, Notifier: o.Notifier,
+		Terminals: s.Terminals, Gate: s.Gate, Settings: s.Settings, Registry: s.Registry,
+		OnClose: s.onClose, Log: log,
+	}
+	tools := catalog.All(env)
+	if o.ExtraTools != nil {
+		tools = append(tools, o.ExtraTools(env)...)
+	}
+	if err := s.Registry.Register(tools...); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Settings returns the current settings.
+func (s *Session) Settings() settings.Settings {
+	if cfg := s.settings.Load(); cfg != nil {
+		return *cfg
+	}
+	return settings.Settings{}
+}
+
+// Apply replaces the settings: the shell tasks', the exec boundary's and
+// the read-only folders they name take effect at once, mcp.servers in the
+// next session. It returns the approved or skill paths that do not exist.
+func (s *Session) Apply(cfg settings.Settings) (missing []string) {
+	s.settings.Store(&cfg)
+	s.Terminals.SetSettings(cfg.TerminalSettings())
+	if err := s.Gate.Configure(cfg.ExecBoundary.Mode, cfg.ExecBoundary.Rules, cfg.ExecBoundary.ApprovalTimeoutMs); err != nil {
+		s.log.Warn("execBoundary settings not fully applied", "err", err)
+	}
+	return s.Workspace.SetReadOnly(cfg.Read.ApprovedPaths, catalog.SkillFolders(cfg))
+}
+
+// onClose registers fn to run when the session closes; the MCP servers
+// the catalog started stop this way.
+func (s *Session) onClose(fn func()) {
+	s.closeMu.Lock()
+	defer s.closeMu.Unlock()
+	s.closers = append(s.closers, fn)
+}
+
+// Close ends the session once: the MCP servers the catalog started stop,
+// every task tree dies, the workspace closes. A second Close does nothing.
+func (s *Session) Close() {
+	s.closeMu.Lock()
+	if s.closed {
+		s.closeMu.Unlock()
+		return
+	}
+	s.closed = true
+	fns := s.closers
+	s.closers = nil
+	s.closeMu.Unlock()
+	for i := len(fns) - 1; i >= 0; i-- {
+		fns[i]()
+	}
+	s.Terminals.Close()
+	s.Workspace.Close()
+}
