@@ -18,12 +18,17 @@ FUZZ_TARGETS := \
 	./terminal:FuzzIsReadOnlyCommand \
 	./search:FuzzScanAgreesWithRegexp
 
-.PHONY: test fmt-check vet race fuzz neovim vscode vscode-e2e mcp-conformance build bench-rpc cross
+.PHONY: test fmt-check vet race fuzz neovim vscode vscode-e2e mcp-conformance build build-test bench-rpc cross
 
 test: fmt-check vet cross race fuzz neovim vscode vscode-e2e mcp-conformance
 
 build:
 	$(GO) build -o bin/whale-ls ./cmd/whale-ls
+
+# The test binary: the release one plus the test tools (test_ask, test_wait,
+# test_stuck), which WHALE_LS_TEST_TOOLS=1 then registers.
+build-test:
+	$(GO) build -tags whaletest -o bin/whale-ls-test ./cmd/whale-ls
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -59,13 +64,13 @@ fuzz:
 # on it too, and with WHALE_NVIM_PLUGINS (extracted codecompanion.nvim-* and
 # plenary.nvim-* folders) the real CodeCompanion tests run there; .ci/run
 # sets both from ../shared/testbed.
-neovim: build
+neovim: build-test
 	@if command -v nvim >/dev/null; then \
-		WHALE_NVIM_PLUGINS= WHALE_LS=$(CURDIR)/bin/whale-ls bash editors/neovim/tests/run.sh; \
+		WHALE_NVIM_PLUGINS= WHALE_LS=$(CURDIR)/bin/whale-ls-test bash editors/neovim/tests/run.sh; \
 	elif [ "$$CI" = true ]; then echo "nvim is missing"; exit 1; \
 	else echo "nvim not installed: Neovim plugin tests skipped"; fi
 	@if [ -n "$$WHALE_NVIM_011" ]; then \
-		NVIM="$$WHALE_NVIM_011" WHALE_LS=$(CURDIR)/bin/whale-ls bash editors/neovim/tests/run.sh; \
+		NVIM="$$WHALE_NVIM_011" WHALE_LS=$(CURDIR)/bin/whale-ls-test bash editors/neovim/tests/run.sh; \
 	else echo "WHALE_NVIM_011 not set: the Neovim 0.11 run and the real CodeCompanion tests skipped (install Neovim 0.11 and set WHALE_NVIM_011=<dir>/bin/nvim, WHALE_NVIM_PLUGINS=<folder of codecompanion.nvim-* and plenary.nvim-*>)"; fi
 
 # The VS Code extension: type check, package.json in step with the catalog,

@@ -206,7 +206,7 @@ func (ch *fileChange) result(note string, a edits.Applied) toolbridge.Result {
 		data["lines"] = a.Lines
 	}
 	if ch.src.stale {
-		data["changedSinceRead"] = true
+		data["changed_since_read"] = true
 	}
 	return toolbridge.Result{Text: b.String(), Data: data, Repairs: a.Repairs, MoreHint: "the change was applied in full; read_file shows the result"}
 }

@@ -116,7 +116,7 @@ func (g *mcpGroup) searchTool() toolbridge.Tool {
 			info := byName[t.Spec.Name]
 			schema, _ := json.Marshal(t.Spec.InputSchema)
 			fmt.Fprintf(&b, "\n%s\n  %s\n  input schema: %s\n", t.Spec.Name, oneLine(info.Description), schema)
-			found = append(found, map[string]any{"name": t.Spec.Name, "description": info.Description, "inputSchema": t.Spec.InputSchema, "server": info.Server})
+			found = append(found, map[string]any{"name": t.Spec.Name, "description": info.Description, "input_schema": t.Spec.InputSchema, "server": info.Server})
 		}
 		b.WriteString(note)
 		return toolbridge.Result{Text: strings.TrimRight(b.String(), "\n"), Data: map[string]any{"tools": found, "activated": activated}}, nil

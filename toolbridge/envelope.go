@@ -33,6 +33,35 @@ const (
 	CodeInternal             = "internal"
 )
 
+// Codes lists every code above: the one list of result codes. Packages
+// below toolbridge that name codes (edits, workspace) use these same words
+// in constants of their own, and a test checks that no package names a code
+// that is not in this list.
+var Codes = []string{
+	CodeOK,
+	CodeInvalidInput,
+	CodeUnknownTool,
+	CodeNotFound,
+	CodePathEscapesWorkspace,
+	CodePathNotAllowed,
+	CodeIsDirectory,
+	CodeBinaryFile,
+	CodeTooLarge,
+	CodeSearchNotFound,
+	CodeSearchNotUnique,
+	CodeNoChange,
+	CodeWriteConflict,
+	CodeEditRejected,
+	CodeDenied,
+	CodeApprovalTimeout,
+	CodeTimeout,
+	CodeCanceled,
+	CodeTaskNotFound,
+	CodeNotConfigured,
+	CodeNetworkError,
+	CodeInternal,
+}
+
 // DefaultTextLimit is the number of bytes of Envelope text a model receives
 // before the rest is cut with a marker.
 const DefaultTextLimit = 64 << 10
