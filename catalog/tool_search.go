@@ -46,7 +46,7 @@ func (g *mcpGroup) searchTool() toolbridge.Tool {
 		}
 		byName := map[string]mcphost.ToolInfo{}
 		aka := map[string][]string{} // catalog name → every name a query may give
-		var docs []mcphost.Document
+		var docs []mcphost.Candidate
 		var problems []string
 		for _, l := range lists {
 			if l.err != nil {
@@ -60,7 +60,7 @@ func (g *mcpGroup) searchTool() toolbridge.Tool {
 				}
 				byName[full] = t
 				aka[full] = append(mcpNames(t), t.Name)
-				docs = append(docs, mcphost.Document{ID: full, Name: t.Server + " " + t.Name, Description: t.Description})
+				docs = append(docs, mcphost.Candidate{ID: full, Name: t.Server + " " + t.Name, Description: t.Description})
 			}
 		}
 		hits, allExact := exactTools(q, docs, aka)
@@ -197,7 +197,7 @@ func (g *mcpGroup) findDeferred(ctx context.Context, name string) (toolbridge.To
 // by catalog name, the part of it after mcp__<server>__, or any of the
 // names in aka (the full name, the server's own tool name); all reports
 // whether every part of the query named a tool (then no ranking is needed).
-func exactTools(q string, docs []mcphost.Document, aka map[string][]string) (out []string, all bool) {
+func exactTools(q string, docs []mcphost.Candidate, aka map[string][]string) (out []string, all bool) {
 	all = true
 	for _, part := range strings.Split(q, ",") {
 		part = strings.TrimSpace(part)

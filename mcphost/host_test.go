@@ -144,7 +144,7 @@ func TestHostBadCommand(t *testing.T) {
 }
 
 func TestRank(t *testing.T) {
-	docs := []Document{
+	docs := []Candidate{
 		{ID: "a", Name: "create_issue", Description: "Open a new issue in the tracker."},
 		{ID: "b", Name: "search_issues", Description: "Search the issue tracker for bug reports."},
 		{ID: "c", Name: "read_file", Description: "Read a file from the repository."},

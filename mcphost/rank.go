@@ -7,15 +7,15 @@ import (
 	"unicode"
 )
 
-// Document is one searchable item: an id and the text fields it is found
+// Candidate is one searchable item: an id and the text fields it is found
 // by. Name words weigh more than description words.
-type Document struct {
+type Candidate struct {
 	ID          string
 	Name        string
 	Description string
 }
 
-// Hit is a ranked document.
+// Hit is a ranked candidate.
 type Hit struct {
 	ID    string
 	Score float64
@@ -31,9 +31,9 @@ const (
 // Rank orders docs by BM25 relevance to query and returns at most max hits
 // with a positive score. Tokens are lower-case letter/digit runs, split at
 // underscores, dashes, dots and camelCase boundaries; a query token also
-// matches document tokens it is a prefix of (at half weight), and plural
+// matches candidate tokens it is a prefix of (at half weight), and plural
 // endings are folded, so "issue", "issues" and "iss" all find "issues". Ties keep the docs' order.
-func Rank(query string, docs []Document, max int) []Hit {
+func Rank(query string, docs []Candidate, max int) []Hit {
 	qs := dedupe(tokens(query))
 	if len(qs) == 0 || len(docs) == 0 || max <= 0 {
 		return nil
@@ -62,7 +62,7 @@ func Rank(query string, docs []Document, max int) []Hit {
 	if avg == 0 {
 		avg = 1
 	}
-	// match gives a query token's frequency in a document: exact matches,
+	// match gives a query token's frequency in a candidate: exact matches,
 	// plus half the frequency of words the token is a prefix of.
 	match := func(tf map[string]float64, q string) float64 {
 		f := tf[q]
