@@ -39,90 +39,117 @@ func (g *mcpGroup) searchTool() toolbridge.Tool {
 		if q == "" {
 			return toolbridge.Result{}, toolbridge.Fail(toolbridge.CodeInvalidInput, "query is empty; describe the tool you need, e.g. \"create github issue\"")
 		}
-		n := toolbridge.Bounded(in.MaxResults, mcpDefaultResults, mcpMaxResults)
-		lists := g.listTools(ctx, g.deferred)
-		if ctx.Err() != nil {
-			return toolbridge.Result{}, ctx.Err()
-		}
-		byName := map[string]mcphost.ToolInfo{}
-		aka := map[string][]string{} // catalog name → every name a query may give
-		var docs []mcphost.Candidate
-		var problems []string
-		for _, l := range lists {
-			if l.err != nil {
-				problems = append(problems, fmt.Sprintf("server %s is not available (%v)", l.server, l.err))
-				continue
-			}
-			for _, t := range l.tools {
-				full := mcpToolName(t.Server, t.Name)
-				if _, dup := byName[full]; dup {
-					continue // two names that read the same here: the first wins, as in findDeferred
-				}
-				byName[full] = t
-				aka[full] = append(mcpNames(t), t.Name)
-				docs = append(docs, mcphost.Candidate{ID: full, Name: t.Server + " " + t.Name, Description: t.Description})
-			}
-		}
-		hits, allExact := exactTools(q, docs, aka)
-		if !allExact {
-			for _, h := range mcphost.Rank(q, docs, n) {
-				if !slices.Contains(hits, h.ID) {
-					hits = append(hits, h.ID)
-				}
-			}
-		}
-		if len(hits) > n {
-			hits = hits[:n]
+		found, err := g.search(ctx, q, toolbridge.Bounded(in.MaxResults, mcpDefaultResults, mcpMaxResults))
+		if err != nil {
+			return toolbridge.Result{}, err
 		}
 		note := ""
-		if len(problems) > 0 {
-			note = "\nNot searched: " + strings.Join(problems, "; ") + "."
+		if len(found.problems) > 0 {
+			note = "\nNot searched: " + strings.Join(found.problems, "; ") + "."
 		}
-		if len(hits) == 0 {
-			var names []string
-			for _, doc := range docs {
-				names = append(names, doc.ID)
-			}
-			sort.Strings(names)
-			text := fmt.Sprintf("No deferred tool matches %s.", excerpt.Quote(q))
-			if len(names) > 0 {
-				if len(names) > mcpMaxListedCandidate {
-					names = append(names[:mcpMaxListedCandidate], fmt.Sprintf("and %d more", len(names)-mcpMaxListedCandidate))
-				}
-				text += " The deferred tools are: " + strings.Join(names, ", ") + ". Search again with words from their names, or give exact names separated by commas."
-			}
-			return toolbridge.Result{Text: text + note, Data: map[string]any{"tools": []any{}}}, nil
+		if len(found.hits) == 0 {
+			return toolbridge.Result{Text: noToolMatches(q, found.candidates) + note, Data: map[string]any{"tools": []any{}}}, nil
 		}
 		var tools []toolbridge.Tool
-		for _, id := range hits {
-			tools = append(tools, g.tool(byName[id]))
+		for _, id := range found.hits {
+			tools = append(tools, g.tool(found.byName[id]))
 		}
-		reg := g.registry
 		activated := false
-		if reg != nil {
-			if _, err := reg.Add(tools...); err != nil {
+		if g.registry != nil {
+			if _, err := g.registry.Add(tools...); err != nil {
 				return toolbridge.Result{}, err
 			}
 			activated = true
 		}
-		var b strings.Builder
-		if activated {
-			fmt.Fprintf(&b, "Found %d tool(s); they are now active and can be called by name:\n", len(tools))
-		} else {
-			fmt.Fprintf(&b, "Found %d tool(s) (not activated: this front end cannot add tools):\n", len(tools))
-		}
-		var found []map[string]any
-		for _, t := range tools {
-			info := byName[t.Spec.Name]
-			schema, _ := json.Marshal(t.Spec.InputSchema)
-			fmt.Fprintf(&b, "\n%s\n  %s\n  input schema: %s\n", t.Spec.Name, oneLine(info.Description), schema)
-			found = append(found, map[string]any{"name": t.Spec.Name, "description": info.Description, "input_schema": t.Spec.InputSchema, "server": info.Server})
-		}
-		b.WriteString(note)
-		return toolbridge.Result{Text: strings.TrimRight(b.String(), "\n"), Data: map[string]any{"tools": found, "activated": activated}}, nil
+		return foundTools(tools, found.byName, activated, note), nil
 	})
 	t.FindDeferred = g.findDeferred
 	return t
+}
+
+// toolMatches is what a tool_search found among the deferred servers' tools.
+type toolMatches struct {
+	hits       []string                    // catalog names, best first
+	byName     map[string]mcphost.ToolInfo // catalog name → the server's tool
+	candidates []mcphost.Candidate         // every tool searched
+	problems   []string                    // servers that could not be searched
+}
+
+// search lists the deferred servers' tools (starting them if needed) and
+// picks up to n for q: exact names first, then the best ranked.
+func (g *mcpGroup) search(ctx context.Context, q string, n int) (toolMatches, error) {
+	lists := g.listTools(ctx, g.deferred)
+	if ctx.Err() != nil {
+		return toolMatches{}, ctx.Err()
+	}
+	m := toolMatches{byName: map[string]mcphost.ToolInfo{}}
+	aka := map[string][]string{} // catalog name → every name a query may give
+	for _, l := range lists {
+		if l.err != nil {
+			m.problems = append(m.problems, fmt.Sprintf("server %s is not available (%v)", l.server, l.err))
+			continue
+		}
+		for _, t := range l.tools {
+			full := mcpToolName(t.Server, t.Name)
+			if _, dup := m.byName[full]; dup {
+				continue // two names that read the same here: the first wins, as in findDeferred
+			}
+			m.byName[full] = t
+			aka[full] = append(mcpNames(t), t.Name)
+			m.candidates = append(m.candidates, mcphost.Candidate{ID: full, Name: t.Server + " " + t.Name, Description: t.Description})
+		}
+	}
+	hits, allExact := exactTools(q, m.candidates, aka)
+	if !allExact {
+		for _, h := range mcphost.Rank(q, m.candidates, n) {
+			if !slices.Contains(hits, h.ID) {
+				hits = append(hits, h.ID)
+			}
+		}
+	}
+	if len(hits) > n {
+		hits = hits[:n]
+	}
+	m.hits = hits
+	return m, nil
+}
+
+// noToolMatches says that nothing matched q and lists the deferred tools
+// there are (at most mcpMaxListedCandidate).
+func noToolMatches(q string, candidates []mcphost.Candidate) string {
+	var names []string
+	for _, c := range candidates {
+		names = append(names, c.ID)
+	}
+	sort.Strings(names)
+	text := fmt.Sprintf("No deferred tool matches %s.", excerpt.Quote(q))
+	if len(names) > 0 {
+		if len(names) > mcpMaxListedCandidate {
+			names = append(names[:mcpMaxListedCandidate], fmt.Sprintf("and %d more", len(names)-mcpMaxListedCandidate))
+		}
+		text += " The deferred tools are: " + strings.Join(names, ", ") + ". Search again with words from their names, or give exact names separated by commas."
+	}
+	return text
+}
+
+// foundTools is tool_search's result: each tool with its description and
+// input schema, and whether they are active now.
+func foundTools(tools []toolbridge.Tool, byName map[string]mcphost.ToolInfo, activated bool, note string) toolbridge.Result {
+	var b strings.Builder
+	if activated {
+		fmt.Fprintf(&b, "Found %d tool(s); they are now active and can be called by name:\n", len(tools))
+	} else {
+		fmt.Fprintf(&b, "Found %d tool(s) (not activated: this front end cannot add tools):\n", len(tools))
+	}
+	var found []map[string]any
+	for _, t := range tools {
+		info := byName[t.Spec.Name]
+		schema, _ := json.Marshal(t.Spec.InputSchema)
+		fmt.Fprintf(&b, "\n%s\n  %s\n  input schema: %s\n", t.Spec.Name, oneLine(info.Description), schema)
+		found = append(found, map[string]any{"name": t.Spec.Name, "description": info.Description, "input_schema": t.Spec.InputSchema, "server": info.Server})
+	}
+	b.WriteString(note)
+	return toolbridge.Result{Text: strings.TrimRight(b.String(), "\n"), Data: map[string]any{"tools": found, "activated": activated}}
 }
 
 // findDeferred finds a deferred server's tool by its exact catalog name
