@@ -1,11 +1,13 @@
-// Package toolbridge is the tool contract of whale-ls: the catalog of tools,
-// the registry that freezes their specs, and Dispatch, which repairs and
-// validates a call's input, runs the tool and wraps whatever happened into
-// the one Envelope every front end returns.
+// Package toolbridge is the tool contract of whale-ls: what a tool is (Tool,
+// Spec, Schema), the Registry that freezes the specs and dispatches calls,
+// the schema-guided input repair and validation, the Envelope every front
+// end returns, the one list of result codes (Codes), and the interfaces a
+// tool reaches the user through (Editor, Prompter, Notifier). The tools
+// themselves live in package catalog.
 //
 // Guarantees: a tool's spec never changes after registration; a tool only
 // ever sees input that matches its schema; a failing or panicking tool
 // yields an Envelope with ok=false and a stable code, never a Go panic or a
-// JSON-RPC error. The package knows nothing of LSP: the editor, when there
-// is one, is reached through the Editor interface.
+// JSON-RPC error. The package knows nothing of LSP or MCP: the front ends
+// implement Editor, Prompter and Notifier and pick the wire names.
 package toolbridge
