@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/whale-ls/whale-ls/settings"
+	"github.com/whale-ls/whale-ls/toolbridge"
 )
 
 // TestReadmeListsEveryTool keeps README's tool table in step with the
@@ -30,6 +31,30 @@ func TestReadmeListsEveryTool(t *testing.T) {
 		if !strings.Contains(readme, "| `"+name+"` |") {
 			t.Errorf("README's tool table has no row for %s", name)
 		}
+	}
+}
+
+// TestReadmeListsEveryResultCode keeps README's table of result codes in
+// step with toolbridge.Codes: the same codes, in the same order.
+func TestReadmeListsEveryResultCode(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(b), "\n### Result codes\n")
+	if !ok {
+		t.Fatal("README has no \"### Result codes\" section")
+	}
+	section, _, _ = strings.Cut(section, "\n#")
+	var listed []string
+	for _, line := range strings.Split(section, "\n") {
+		if code, ok := strings.CutPrefix(line, "| `"); ok {
+			code, _, _ = strings.Cut(code, "`")
+			listed = append(listed, code)
+		}
+	}
+	if diff := cmp.Diff(toolbridge.Codes, listed); diff != "" {
+		t.Errorf("README's result codes differ from toolbridge.Codes (-code +README):\n%s", diff)
 	}
 }
 
