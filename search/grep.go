@@ -71,6 +71,16 @@ type Request struct {
 
 	// workLimit replaces WorkLimit when set (tests).
 	workLimit int64
+	// maxFileSize replaces MaxFileSize when set (tests).
+	maxFileSize int
+}
+
+// fileSizeLimit is the size from which the request skips a file.
+func (r *Request) fileSizeLimit() int {
+	if r.maxFileSize > 0 {
+		return r.maxFileSize
+	}
+	return MaxFileSize
 }
 
 // Line is one line of content output.
@@ -186,7 +196,7 @@ func Grep(ctx context.Context, root *os.Root, ig *workspace.Ignorer, req Request
 		if text, ok := req.Overlay[start]; ok {
 			g.searchText(start, text, false)
 		} else if fi.Mode().IsRegular() {
-			if fi.Size() >= int64(maxFileSize) {
+			if fi.Size() >= int64(req.fileSizeLimit()) {
 				g.tooLarge = []string{start}
 				return g.finish(res), nil
 			}
@@ -228,7 +238,7 @@ func Grep(ctx context.Context, root *os.Root, ig *workspace.Ignorer, req Request
 				bp = getBuf()
 				bufs[worker] = bp
 			}
-			data, err := h.readFile(name, *bp, true)
+			data, err := h.readFile(name, *bp, true, req.fileSizeLimit())
 			if cap(data) > cap(*bp) {
 				*bp = data[:0]
 			}
