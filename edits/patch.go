@@ -32,10 +32,10 @@ var heredocRE = regexp.MustCompile(`^\s*(?:apply_?patch\s*)?<<-?\s*(['"]?)([A-Za
 type FilePatch struct {
 	OldPath, NewPath string
 	hunks            []patchHunk
-	// envelope marks a part read from the "*** Begin Patch" format: its
+	// beginPatch marks a part read from the "*** Begin Patch" format: its
 	// hunks are chunks located in order (see applyChunks), and messages name
 	// that format's lines.
-	envelope bool
+	beginPatch bool
 }
 
 // patchHunk is a hunk as text: old is its context and removed lines, new its
@@ -66,7 +66,7 @@ var hunkHeaderRE = regexp.MustCompile(`^@@ -(\d+)(,\d+)? \+\d+(,\d+)? @@`)
 
 // ParsePatch reads a patch of one or more files in either of two formats,
 // because models are trained on both: a unified diff as git diff writes it,
-// or the "*** Begin Patch" envelope (see parseEnvelope). Both give the same
+// or the "*** Begin Patch" format (see parseBeginPatch). Both give the same
 // FilePatch values, so the same matcher places them. It tolerates a
 // surrounding Markdown code fence, CRLF and trailing blank lines; for unified
 // diffs also hunk headers without line numbers ("@@" alone), whose line
@@ -111,8 +111,8 @@ func ParsePatch(patch string) ([]FilePatch, []string, error) {
 			repairs = append(repairs, RepairHeredocRemoved)
 		}
 	}
-	if len(lines) > 0 && isEnvelopeStart(lines[0]) {
-		return parseEnvelope(lines, first, repairs)
+	if len(lines) > 0 && isBeginPatchStart(lines[0]) {
+		return parseBeginPatch(lines, first, repairs)
 	}
 	rebuilt := false
 	for i, l := range lines {
@@ -234,7 +234,7 @@ func (fp FilePatch) Apply(text string) (Applied, error) {
 // apply is Apply, reporting each hunk it places to trace when trace is not
 // nil.
 func (fp FilePatch) apply(text string, trace func(placedHunk)) (Applied, error) {
-	if fp.envelope {
+	if fp.beginPatch {
 		return fp.applyChunks(text, trace)
 	}
 	res := Applied{Text: text}

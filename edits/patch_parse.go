@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// The "*** Begin Patch" envelope is the patch format OpenAI's coding models
+// The "*** Begin Patch" format is the patch format OpenAI's coding models
 // write for a tool named apply_patch:
 //
 //	*** Begin Patch
@@ -22,37 +22,38 @@ import (
 //
 // Chunks of one file are located in order, each after the previous one.
 const (
-	envBegin  = "*** Begin Patch"
-	envEnd    = "*** End Patch"
-	envAdd    = "*** Add File:"
-	envDelete = "*** Delete File:"
-	envUpdate = "*** Update File:"
-	envMove   = "*** Move to:"
-	envEOF    = "*** End of File"
+	markBegin  = "*** Begin Patch"
+	markEnd    = "*** End Patch"
+	markAdd    = "*** Add File:"
+	markDelete = "*** Delete File:"
+	markUpdate = "*** Update File:"
+	markMove   = "*** Move to:"
+	markEOF    = "*** End of File"
 )
 
-// isEnvelopeStart reports whether a patch's first line opens the envelope
-// format, with or without its "*** Begin Patch" line.
-func isEnvelopeStart(line string) bool {
+// isBeginPatchStart reports whether a patch's first line opens the
+// "*** Begin Patch" format, with or without its "*** Begin Patch" line.
+func isBeginPatchStart(line string) bool {
 	t := strings.TrimSpace(line)
-	return t == envBegin || strings.HasPrefix(t, envAdd) || strings.HasPrefix(t, envDelete) || strings.HasPrefix(t, envUpdate)
+	return t == markBegin || strings.HasPrefix(t, markAdd) || strings.HasPrefix(t, markDelete) || strings.HasPrefix(t, markUpdate)
 }
 
-// envelopeParser reads the envelope line by line; first is the patch line
-// number of lines[0], so that errors name the line the model wrote.
-type envelopeParser struct {
+// beginPatchParser reads a "*** Begin Patch" patch line by line; first is
+// the patch line number of lines[0], so that errors name the line the model
+// wrote.
+type beginPatchParser struct {
 	lines []string
 	first int
 	i     int
 }
 
-func (p *envelopeParser) lineNo(i int) int { return p.first + i }
+func (p *beginPatchParser) lineNo(i int) int { return p.first + i }
 
-func (p *envelopeParser) fail(i int, format string, args ...any) *Error {
+func (p *beginPatchParser) fail(i int, format string, args ...any) *Error {
 	return newError(CodeInvalidInput, "patch line %d: %s", p.lineNo(i), fmt.Sprintf(format, args...))
 }
 
-// isMarker reports whether a line is one of the envelope's "*** " lines.
+// isMarker reports whether a line is one of the format's "*** " lines.
 // Inside a chunk a marker must start the line: " *** x" is context.
 func isMarker(line string) bool { return strings.HasPrefix(line, "***") }
 
@@ -61,20 +62,20 @@ func headerPath(line, marker string) string {
 	return strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), marker))
 }
 
-// parseEnvelope reads a "*** Begin Patch" patch (lines are LF lines without
+// parseBeginPatch reads a "*** Begin Patch" patch (lines are LF lines without
 // fence or trailing blank lines). It is lenient where the meaning is plain: a
 // missing "*** Begin Patch" or "*** End Patch" (reported as repairs), blank
 // lines between sections, spaces around markers, and an empty line inside a
 // chunk or an added file, read as an empty line. Anything else it does not
 // understand is invalid_input naming the patch line.
-func parseEnvelope(lines []string, first int, repairs []string) ([]FilePatch, []string, error) {
-	p := &envelopeParser{lines: lines, first: first}
-	if strings.TrimSpace(lines[0]) == envBegin {
+func parseBeginPatch(lines []string, first int, repairs []string) ([]FilePatch, []string, error) {
+	p := &beginPatchParser{lines: lines, first: first}
+	if strings.TrimSpace(lines[0]) == markBegin {
 		p.i = 1
 	} else {
 		repairs = append(repairs, RepairBeginPatchAdded)
 	}
-	if last := len(lines) - 1; last >= p.i && strings.TrimSpace(lines[last]) == envEnd {
+	if last := len(lines) - 1; last >= p.i && strings.TrimSpace(lines[last]) == markEnd {
 		p.lines = lines[:last]
 	} else {
 		repairs = append(repairs, RepairEndPatchAdded)
@@ -91,17 +92,17 @@ func parseEnvelope(lines []string, first int, repairs []string) ([]FilePatch, []
 		case t == "":
 			p.i++
 			continue
-		case strings.HasPrefix(t, envAdd):
+		case strings.HasPrefix(t, markAdd):
 			fp, err = p.addFile()
-		case strings.HasPrefix(t, envDelete):
+		case strings.HasPrefix(t, markDelete):
 			fp, err = p.deleteFile()
-		case strings.HasPrefix(t, envUpdate):
+		case strings.HasPrefix(t, markUpdate):
 			fp, err = p.updateFile()
-		case t == envEnd:
+		case t == markEnd:
 			err = p.fail(p.i, "*** End Patch comes before the end of the patch; put every file section between one *** Begin Patch and one *** End Patch, and nothing after it")
-		case t == envBegin:
+		case t == markBegin:
 			err = p.fail(p.i, "a second *** Begin Patch; put every file section in one envelope, between one *** Begin Patch and one *** End Patch")
-		case strings.HasPrefix(t, envMove):
+		case strings.HasPrefix(t, markMove):
 			err = p.fail(p.i, "*** Move to: must come right after the *** Update File: line of the file it renames; move it there")
 		default:
 			err = p.fail(p.i, "%s is not a file header; start each file section with *** Add File: PATH, *** Delete File: PATH or *** Update File: PATH", visible(line))
@@ -118,7 +119,7 @@ func parseEnvelope(lines []string, first int, repairs []string) ([]FilePatch, []
 }
 
 // path reads the path of the file header at p.i.
-func (p *envelopeParser) path(marker string) (string, *Error) {
+func (p *beginPatchParser) path(marker string) (string, *Error) {
 	name := headerPath(p.lines[p.i], marker)
 	if name == "" {
 		return "", p.fail(p.i, "%s names no file; write the file's path after the colon", marker)
@@ -127,8 +128,8 @@ func (p *envelopeParser) path(marker string) (string, *Error) {
 }
 
 // addFile reads "*** Add File: PATH" and its "+" lines.
-func (p *envelopeParser) addFile() (FilePatch, *Error) {
-	name, err := p.path(envAdd)
+func (p *beginPatchParser) addFile() (FilePatch, *Error) {
+	name, err := p.path(markAdd)
 	if err != nil {
 		return FilePatch{}, err
 	}
@@ -153,7 +154,7 @@ func (p *envelopeParser) addFile() (FilePatch, *Error) {
 		}
 		return FilePatch{}, p.fail(p.i, "%s in *** Add File: %s does not start with '+'; start every line of the new file with '+' (a lone '+' for an empty line)", visible(line), name)
 	}
-	fp := FilePatch{NewPath: name, envelope: true}
+	fp := FilePatch{NewPath: name, beginPatch: true}
 	if b.Len() > 0 {
 		fp.hunks = []patchHunk{{new: b.String(), header: "*** Add File", line: p.lineNo(start)}}
 	}
@@ -161,8 +162,8 @@ func (p *envelopeParser) addFile() (FilePatch, *Error) {
 }
 
 // deleteFile reads "*** Delete File: PATH", which takes no lines.
-func (p *envelopeParser) deleteFile() (FilePatch, *Error) {
-	name, err := p.path(envDelete)
+func (p *beginPatchParser) deleteFile() (FilePatch, *Error) {
+	name, err := p.path(markDelete)
 	if err != nil {
 		return FilePatch{}, err
 	}
@@ -175,28 +176,28 @@ func (p *envelopeParser) deleteFile() (FilePatch, *Error) {
 			return FilePatch{}, p.fail(p.i, "*** Delete File: %s takes no lines after it (the file is deleted whatever it holds); remove %s", name, visible(line))
 		}
 	}
-	return FilePatch{OldPath: name, envelope: true}, nil
+	return FilePatch{OldPath: name, beginPatch: true}, nil
 }
 
 // updateFile reads "*** Update File: PATH", an optional "*** Move to:" and
 // the chunks.
-func (p *envelopeParser) updateFile() (FilePatch, *Error) {
-	name, err := p.path(envUpdate)
+func (p *beginPatchParser) updateFile() (FilePatch, *Error) {
+	name, err := p.path(markUpdate)
 	if err != nil {
 		return FilePatch{}, err
 	}
 	header := p.i
-	fp := FilePatch{OldPath: name, NewPath: name, envelope: true}
+	fp := FilePatch{OldPath: name, NewPath: name, beginPatch: true}
 	p.i++
-	if p.i < len(p.lines) && strings.HasPrefix(strings.TrimSpace(p.lines[p.i]), envMove) {
-		to, err := p.path(envMove)
+	if p.i < len(p.lines) && strings.HasPrefix(strings.TrimSpace(p.lines[p.i]), markMove) {
+		to, err := p.path(markMove)
 		if err != nil {
 			return FilePatch{}, err
 		}
 		fp.NewPath = to
 		p.i++
 	}
-	var cur *envChunk
+	var cur *patchChunk
 	finish := func() *Error {
 		if cur == nil {
 			return nil
@@ -219,10 +220,10 @@ func (p *envelopeParser) updateFile() (FilePatch, *Error) {
 				}
 			}
 			if cur == nil {
-				cur = &envChunk{start: p.i}
+				cur = &patchChunk{start: p.i}
 			}
 			cur.addAnchor(line)
-		case strings.TrimRight(line, " \t") == envEOF:
+		case strings.TrimRight(line, " \t") == markEOF:
 			if cur == nil || len(cur.trimmedBody()) == 0 {
 				return FilePatch{}, p.fail(p.i, "*** End of File must follow the lines of a chunk; put it after the chunk's last line, or remove it")
 			}
@@ -246,7 +247,7 @@ func (p *envelopeParser) updateFile() (FilePatch, *Error) {
 				if len(fp.hunks) > 0 {
 					return FilePatch{}, p.fail(p.i, "%s follows a chunk closed by *** End of File; start a new chunk with an @@ line", visible(line))
 				}
-				cur = &envChunk{start: p.i}
+				cur = &patchChunk{start: p.i}
 			}
 			cur.body = append(cur.body, line)
 		default:
@@ -262,9 +263,9 @@ func (p *envelopeParser) updateFile() (FilePatch, *Error) {
 	return fp, nil
 }
 
-// envChunk is a chunk being read: its @@ lines, body lines and whether
+// patchChunk is a chunk being read: its @@ lines, body lines and whether
 // "*** End of File" closed it.
-type envChunk struct {
+type patchChunk struct {
 	start   int // index of its first line
 	headers []string
 	anchors []string
@@ -276,7 +277,7 @@ type envChunk struct {
 // addAnchor reads one @@ line: "@@" alone, "@@ TEXT" (TEXT is an anchor),
 // or a unified header "@@ -12,7 +12,8 @@ TEXT" whose old line number becomes
 // a hint.
-func (c *envChunk) addAnchor(line string) {
+func (c *patchChunk) addAnchor(line string) {
 	line = strings.TrimRight(line, " \t")
 	c.headers = append(c.headers, line)
 	if m := hunkHeaderRE.FindStringSubmatch(line); m != nil {
@@ -294,7 +295,7 @@ func (c *envChunk) addAnchor(line string) {
 
 // trimmedBody drops the chunk's trailing empty lines: they separate it from
 // what follows.
-func (c *envChunk) trimmedBody() []string {
+func (c *patchChunk) trimmedBody() []string {
 	b := c.body
 	for len(b) > 0 && b[len(b)-1] == "" {
 		b = b[:len(b)-1]
@@ -302,7 +303,7 @@ func (c *envChunk) trimmedBody() []string {
 	return b
 }
 
-func (c *envChunk) hunk(p *envelopeParser) (patchHunk, *Error) {
+func (c *patchChunk) hunk(p *beginPatchParser) (patchHunk, *Error) {
 	body := c.trimmedBody()
 	if len(body) == 0 {
 		return patchHunk{}, p.fail(c.start, "the chunk %s has no lines; follow it with the lines to change (' ' context, '-' removed, '+' added), or remove it", visible(strings.Join(c.headers, " ")))
@@ -327,7 +328,7 @@ func (c *envChunk) hunk(p *envelopeParser) (patchHunk, *Error) {
 	return patchHunk{old: oldB.String(), new: newB.String(), hint: c.hint, header: header, anchors: c.anchors, eof: c.eof, line: p.lineNo(c.start)}, nil
 }
 
-// applyChunks applies an envelope part's chunks to text in order, as the
+// applyChunks applies a "*** Begin Patch" part's chunks to text in order, as the
 // format defines: each chunk is searched in the region after the previous
 // chunk of the file. Each @@ anchor must match exactly one line of its
 // region (the line equal to it once blanks are ignored or, when no line is,
