@@ -171,3 +171,51 @@ func TestStageRefusesAPath(t *testing.T) {
 		}
 	}
 }
+
+// TestStageNamed runs the named staging that platforms and filesystems
+// without unnamed files use, whatever this one has.
+func TestStageNamed(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		stale  bool
+		commit bool
+		want   []string
+		body   string
+	}{
+		{name: "commit", commit: true, want: []string{"a.txt"}, body: "new"},
+		{name: "commit over a stale temporary file", stale: true, commit: true, want: []string{"a.txt"}, body: "new"},
+		{name: "abort removes the stale file too", stale: true, want: []string{"a.txt"}, body: "old"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			os.WriteFile(filepath.Join(dir, "a.txt"), []byte("old"), 0o644)
+			if tc.stale {
+				os.WriteFile(filepath.Join(dir, ".a.txt.stage"), []byte("left by a killed process"), 0o600)
+			}
+			root, err := os.OpenRoot(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer root.Close()
+			f := &File{root: root, target: "a.txt", temp: ".a.txt.stage"}
+			if err := f.stageNamed([]byte("new"), 0o640); err != nil {
+				t.Fatalf("stageNamed = %v", err)
+			}
+			if fi, err := os.Stat(filepath.Join(dir, ".a.txt.stage")); runtime.GOOS != "windows" && (err != nil || fi.Mode().Perm() != 0o640) {
+				t.Errorf("staged file: %v, %v, want mode 0640", fi, err)
+			}
+			if tc.commit {
+				if err := f.Commit(); err != nil {
+					t.Fatalf("Commit = %v", err)
+				}
+			}
+			f.Abort()
+			if got := names(t, dir); !slices.Equal(got, tc.want) {
+				t.Errorf("the folder holds %q, want %q", got, tc.want)
+			}
+			if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != tc.body {
+				t.Errorf("a.txt = %q, want %q", b, tc.body)
+			}
+		})
+	}
+}
