@@ -1,9 +1,10 @@
 // Package attach lets other whale-ls processes reach a running language
 // server of the same workspace: the server listens on a Unix socket in a
 // private 0700 folder and writes a small 0600 discovery file named after the
-// workspace; a client (the MCP front end) finds it, connects and sends tool
-// calls, which then run in the server's session — edits land in the editor
-// buffers, shell tasks show as editor terminals, approvals are asked there.
+// workspace (through atomicfile, so a reader sees all of it or none); a
+// client (the MCP front end) finds it, connects and sends tool calls, which
+// then run in the server's session — edits land in the editor buffers,
+// shell tasks show as editor terminals, approvals are asked there.
 //
 // Only the same OS user can connect: the folder and socket permissions keep
 // others out, and the server checks the peer's credentials (SO_PEERCRED) on
@@ -31,6 +32,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/whale-ls/whale-ls/atomicfile"
 	"github.com/whale-ls/whale-ls/toolbridge"
 )
 
@@ -165,7 +167,7 @@ func Listen(roots []string, svc Service, o ListenOptions) (*Listener, error) {
 		d := Discovery{PID: os.Getpid(), Socket: sock, Root: root, Version: o.Version, UID: os.Getuid()}
 		b, _ := json.Marshal(d)
 		file := filepath.Join(dir, Key(root)+".json")
-		if err := writePrivate(file, b); err != nil {
+		if err := atomicfile.WriteFile(file, b, 0o600); err != nil {
 			l.Close()
 			return nil, err
 		}
@@ -173,28 +175,6 @@ func Listen(roots []string, svc Service, o ListenOptions) (*Listener, error) {
 	}
 	go l.accept()
 	return l, nil
-}
-
-// writePrivate writes b to name with mode 0600 through a temp file and a
-// rename, so a reader never sees half a file.
-func writePrivate(name string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(name), ".discovery-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), name)
 }
 
 func (l *Listener) accept() {

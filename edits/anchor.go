@@ -70,3 +70,27 @@ func anchorRegion(text string, from int, nested bool) string {
 	}
 	return "the file"
 }
+
+// lineStartAtOrAfter returns the first line start at or after byte off.
+func lineStartAtOrAfter(text string, off int) int {
+	if off == 0 || off >= len(text) || text[off-1] == '\n' {
+		return off
+	}
+	if i := strings.IndexByte(text[off:], '\n'); i >= 0 {
+		return off + i + 1
+	}
+	return len(text)
+}
+
+// anchorNotFound is the search_not_found error of an @@ line that matches no
+// line at or after from; nested says from is the end of the chunk's previous
+// @@ line rather than of the previous chunk.
+func anchorNotFound(text string, from int, anchor string, nested bool) *Error {
+	msg := fmt.Sprintf("the @@ line %s matches no line of %s", visible(anchor), anchorRegion(text, from, nested))
+	if from > 0 {
+		if all := findAnchorLines(text, 0, anchor); len(all) > 0 && all[0].start < from {
+			msg += fmt.Sprintf(" (it matches line %d, before that: put @@ lines and chunks in the order their lines appear in the file)", lineOf(text, all[0].start))
+		}
+	}
+	return newError(CodeSearchNotFound, "%s; copy that line exactly from the file, or leave the @@ line bare", msg)
+}

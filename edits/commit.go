@@ -11,6 +11,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/whale-ls/whale-ls/atomicfile"
 	"github.com/whale-ls/whale-ls/excerpt"
 )
 
@@ -102,9 +103,9 @@ type stagedPlan struct {
 	plan   FilePlan
 	target string
 	mode   fs.FileMode
-	data   *stagedFile // nil for deletions
-	done   bool        // put in place (or, for a deletion, moved aside)
-	aside  string      // where a deleted file waits until the commit ends
+	data   *atomicfile.File // nil for deletions
+	done   bool             // put in place (or, for a deletion, moved aside)
+	aside  string           // where a deleted file waits until the commit ends
 }
 
 // Stage checks every plan against the file's current bytes, under the
@@ -176,19 +177,7 @@ func (tx *Txn) Commit() error {
 		}
 	}
 	for i, sp := range tx.staged {
-		var err error
-		if hook := tx.locks.opts.BeforeRename; hook != nil {
-			err = hook(sp.target)
-		}
-		switch {
-		case err != nil:
-		case sp.plan.Delete:
-			sp.aside = tempName(sp.target, "deleted")
-			err = sp.root.Rename(sp.target, sp.aside)
-		default:
-			err = sp.data.replace(sp.root, sp.target)
-		}
-		if err != nil {
+		if err := tx.put(sp); err != nil {
 			rollback(tx.staged[:i])
 			return fmt.Errorf("replace %s: %w; no file was changed", sp.plan.Path, err)
 		}
@@ -198,9 +187,25 @@ func (tx *Txn) Commit() error {
 		if sp.aside != "" {
 			sp.root.Remove(sp.aside)
 		}
-		syncDir(sp.root, path.Dir(sp.target))
+		atomicfile.SyncDir(sp.root, path.Dir(sp.target)) // best effort: every rename is done
 	}
 	return nil
+}
+
+// put does one plan's rename: the staged content over its target, or, for
+// a deletion, the target aside (to a name Commit removes once every rename
+// succeeded). LockOptions.BeforeRename runs first and can fail it.
+func (tx *Txn) put(sp *stagedPlan) error {
+	if hook := tx.locks.opts.BeforeRename; hook != nil {
+		if err := hook(sp.target); err != nil {
+			return err
+		}
+	}
+	if sp.plan.Delete {
+		sp.aside = tempName(sp.target, "deleted")
+		return sp.root.Rename(sp.target, sp.aside)
+	}
+	return sp.data.Commit()
 }
 
 // End throws away whatever was staged and not committed and releases the
@@ -222,7 +227,7 @@ func (tx *Txn) discard() {
 	tx.settled = true
 	for _, sp := range tx.staged {
 		if sp.data != nil && !sp.done {
-			sp.data.discard(sp.root)
+			sp.data.Abort()
 		}
 	}
 }
@@ -278,9 +283,7 @@ func rollback(done []*stagedPlan) {
 			root.Rename(sp.aside, sp.target)
 		case sp.plan.Existed:
 			if back, err := stage(root, sp.target, sp.plan.Expected, sp.mode); err == nil {
-				if back.replace(root, sp.target) != nil {
-					back.discard(root)
-				}
+				back.Commit() // on failure it removes its temporary file
 			}
 		default:
 			root.Remove(sp.target)
@@ -315,38 +318,11 @@ func shortBase(target string) string {
 	return fmt.Sprintf("%s-%08x", base[:64], hashKey(base))
 }
 
-// writeNamedTemp writes data to the staging file beside target, syncs it,
-// gives it mode, and returns its name.
-func writeNamedTemp(root *os.Root, target string, data []byte, mode fs.FileMode) (string, error) {
-	name := stagingName(target)
-	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, fs.ErrExist) {
-		root.Remove(name)
-		f, err = root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	}
-	if err != nil {
-		return "", err
-	}
-	_, werr := f.Write(data)
-	serr := f.Sync()
-	cerr := f.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
-		root.Remove(name)
-		return "", err
-	}
-	if err := root.Chmod(name, mode); err != nil {
-		root.Remove(name)
-		return "", err
-	}
-	return name, nil
-}
-
-// syncDir makes a rename durable where the platform allows it.
-func syncDir(root *os.Root, dir string) {
-	if f, err := root.Open(dir); err == nil {
-		f.Sync()
-		f.Close()
-	}
+// stage writes data beside target with mode and syncs it, through
+// atomicfile: an unnamed file where Linux has them, else (and, on Linux,
+// for the moment of its rename) target's stagingName.
+func stage(root *os.Root, target string, data []byte, mode fs.FileMode) (*atomicfile.File, error) {
+	return atomicfile.Stage(root, target, path.Base(stagingName(target)), data, mode)
 }
 
 // cleanRel checks that name is a relative slash path that stays inside a

@@ -41,9 +41,11 @@
 //     their own line ending.
 //   - A Txn (Locks.Begin) holds every file's locks from the read to the
 //     rename and commits every plan or none, as far as the filesystem allows:
-//     each file is compared again, written through an unnamed temporary file,
-//     fsync and rename inside an *os.Root, and renames already done are undone
-//     if a later one fails.
+//     each file is compared again, written beside its target and synced
+//     through the atomicfile package (an unnamed file on Linux, else the fixed
+//     staging name .<name>.whale-tmp, which only the lock holder uses), then
+//     compared once more and renamed inside an *os.Root, and renames already
+//     done are undone if a later one fails.
 //
 // What it does not do: it knows nothing about LSP, editors or tool envelopes
 // (callers map Error codes to their own results and convert Pos columns to

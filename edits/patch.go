@@ -32,10 +32,10 @@ var heredocRE = regexp.MustCompile(`^\s*(?:apply_?patch\s*)?<<-?\s*(['"]?)([A-Za
 type FilePatch struct {
 	OldPath, NewPath string
 	hunks            []patchHunk
-	// envelope marks a part read from the "*** Begin Patch" format: its
+	// beginPatch marks a part read from the "*** Begin Patch" format: its
 	// hunks are chunks located in order (see applyChunks), and messages name
 	// that format's lines.
-	envelope bool
+	beginPatch bool
 }
 
 // patchHunk is a hunk as text: old is its context and removed lines, new its
@@ -66,16 +66,25 @@ var hunkHeaderRE = regexp.MustCompile(`^@@ -(\d+)(,\d+)? \+\d+(,\d+)? @@`)
 
 // ParsePatch reads a patch of one or more files in either of two formats,
 // because models are trained on both: a unified diff as git diff writes it,
-// or the "*** Begin Patch" envelope (see parseEnvelope). Both give the same
+// or the "*** Begin Patch" format (see parseBeginPatch). Both give the same
 // FilePatch values, so the same matcher places them. It tolerates a
 // surrounding Markdown code fence, CRLF and trailing blank lines; for unified
 // diffs also hunk headers without line numbers ("@@" alone), whose line
 // numbers are kept only as hints, and paths lose git's a/ and b/ prefixes.
 // Repairs lists what was tolerated.
 func ParsePatch(patch string) ([]FilePatch, []string, error) {
-	var repairs []string
-	lines := strings.Split(normalizeInput(patch), "\n")
-	first := 1 // the patch line lines[0] is
+	lines, first, repairs := unwrapPatch(strings.Split(normalizeInput(patch), "\n"))
+	if len(lines) > 0 && isBeginPatchStart(lines[0]) {
+		return parseBeginPatch(lines, first, repairs)
+	}
+	return parseUnified(lines, repairs)
+}
+
+// unwrapPatch drops what surrounds a patch's lines: blank lines, a
+// Markdown fence, and a heredoc (the shell command a model would run to
+// apply it). first is the patch line number of the first line kept.
+func unwrapPatch(lines []string) (kept []string, first int, repairs []string) {
+	first = 1
 	for len(lines) > 0 && strings.TrimSpace(lines[0]) == "" {
 		lines = lines[1:]
 		first++
@@ -102,8 +111,7 @@ func ParsePatch(patch string) ([]FilePatch, []string, error) {
 	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
 		lines = lines[:len(lines)-1]
 	}
-	// Drop a heredoc around the whole patch: the command a model would run
-	// in a shell to apply it.
+	// Drop a heredoc around the whole patch.
 	if len(lines) > 1 {
 		if m := heredocRE.FindStringSubmatch(lines[0]); m != nil && m[1] == m[3] && strings.TrimSpace(lines[len(lines)-1]) == m[2] {
 			lines = lines[1 : len(lines)-1]
@@ -111,9 +119,13 @@ func ParsePatch(patch string) ([]FilePatch, []string, error) {
 			repairs = append(repairs, RepairHeredocRemoved)
 		}
 	}
-	if len(lines) > 0 && isEnvelopeStart(lines[0]) {
-		return parseEnvelope(lines, first, repairs)
-	}
+	return lines, first, repairs
+}
+
+// parseUnified reads a unified diff, rebuilding hunk headers that have no
+// line numbers ("@@" alone, RepairHunkHeaderRebuilt) and refusing binary
+// patches and files with /dev/null on both sides.
+func parseUnified(lines []string, repairs []string) ([]FilePatch, []string, error) {
 	rebuilt := false
 	for i, l := range lines {
 		if strings.HasPrefix(l, "@@") && !hunkHeaderRE.MatchString(l) {
@@ -234,70 +246,91 @@ func (fp FilePatch) Apply(text string) (Applied, error) {
 // apply is Apply, reporting each hunk it places to trace when trace is not
 // nil.
 func (fp FilePatch) apply(text string, trace func(placedHunk)) (Applied, error) {
-	if fp.envelope {
+	if fp.beginPatch {
 		return fp.applyChunks(text, trace)
 	}
 	res := Applied{Text: text}
 	var hints lineHints
 	for i, h := range fp.hunks {
-		where := func(err *Error) *Error {
-			err.Step = i + 1
-			err.Message = fmt.Sprintf("%s, hunk %d of %d (%s): %s", fp.name(), i+1, len(fp.hunks), h.header, err.Message)
-			return err
-		}
 		if h.old == h.new {
 			continue
 		}
-		if h.old == "" {
-			// Pure insertion: only the line number says where.
-			after := max(h.hint+hints.shift, 0) // the line it goes after
-			at := insertionOffset(res.Text, after)
-			if trace != nil {
-				trace(placedHunk{before: res.Text, want: after, pick: candidate{span: span{at, at}, replace: h.new}})
-			}
-			res.Text = res.Text[:at] + h.new + res.Text[at:]
-			res.Replacements++
-			res.Lines = append(res.Lines, lineOf(res.Text, at))
-			hints.placed(h.hint, 0, strings.Count(h.new, "\n"), false)
-			continue
+		if err := res.applyHunk(h, &hints, trace); err != nil {
+			err.Step = i + 1
+			err.Message = fmt.Sprintf("%s, hunk %d of %d (%s): %s", fp.name(), i+1, len(fp.hunks), h.header, err.Message)
+			return Applied{}, err
 		}
-		loc := locate(res.Text, h.old, h.new, true)
-		var pick candidate
-		rule := ""
-		want := hints.expect(h.hint)
-		switch {
-		case len(loc.cands) == 0:
-			return Applied{}, where(notFound(res.Text, h.old, "the hunk's old side"))
-		case len(loc.cands) == 1:
-			pick = loc.cands[0]
-		default:
-			if h.hint <= 0 {
-				return Applied{}, where(notUnique(res.Text, loc.cands, loc.how, "the hunk's old side", "add context lines to the hunk until it matches one place, or give the line numbers in its @@ header to choose one"))
-			}
-			ch := chooseByHint(res.Text, loc.cands, h.hint, want, "its @@ header")
-			if !ch.ok {
-				return Applied{}, where(notUnique(res.Text, loc.cands, loc.how, "the hunk's old side", ch.reason+"; add context lines to the hunk until it matches one place, or correct the line numbers in its @@ header"))
-			}
-			pick, rule = ch.pick, RepairLineHintChose
-		}
-		if trace != nil {
-			trace(placedHunk{before: res.Text, cands: loc.cands, want: want, pick: pick, rule: rule})
-		}
-		at := lineOf(res.Text, pick.start)
-		added := addedLines(res.Text, pick)
-		res.Lines = append(res.Lines, at)
-		res.Text = replaceSpans(res.Text, []candidate{pick})
-		res.Replacements++
-		res.Repairs = appendUnique(res.Repairs, loc.repairs...)
-		if rule != "" {
-			res.Repairs = appendUnique(res.Repairs, rule)
-		}
-		hints.placed(h.hint, at, added, true)
 	}
 	if fp.Deletes() && strings.TrimSpace(res.Text) != "" && len(fp.hunks) > 0 {
 		return Applied{}, newError(CodeSearchNotFound, "%s: the patch deletes the file but its removed lines do not cover all of it; read the file again and list every line as removed, or delete it with a shell command", fp.name())
 	}
 	return res, nil
+}
+
+// applyHunk places one unified hunk: a pure insertion after the line its
+// header names (moved by the hunks before it), anything else on the one
+// place its old side matches, or the one its header's line number chooses.
+func (res *Applied) applyHunk(h patchHunk, hints *lineHints, trace func(placedHunk)) *Error {
+	if h.old == "" {
+		// Pure insertion: only the line number says where.
+		after := max(h.hint+hints.shift, 0) // the line it goes after
+		at := insertionOffset(res.Text, after)
+		if trace != nil {
+			trace(placedHunk{before: res.Text, want: after, pick: candidate{span: span{at, at}, replace: h.new}})
+		}
+		res.insert(at, h.new, at)
+		hints.placed(h.hint, 0, strings.Count(h.new, "\n"), false)
+		return nil
+	}
+	loc := locate(res.Text, h.old, h.new, true)
+	var pick candidate
+	rule := ""
+	want := hints.expect(h.hint)
+	switch {
+	case len(loc.cands) == 0:
+		return notFound(res.Text, h.old, "the hunk's old side")
+	case len(loc.cands) == 1:
+		pick = loc.cands[0]
+	default:
+		if h.hint <= 0 {
+			return notUnique(res.Text, loc.cands, loc.how, "the hunk's old side", "add context lines to the hunk until it matches one place, or give the line numbers in its @@ header to choose one")
+		}
+		ch := chooseByHint(res.Text, loc.cands, h.hint, want, "its @@ header")
+		if !ch.ok {
+			return notUnique(res.Text, loc.cands, loc.how, "the hunk's old side", ch.reason+"; add context lines to the hunk until it matches one place, or correct the line numbers in its @@ header")
+		}
+		pick, rule = ch.pick, RepairLineHintChose
+	}
+	if trace != nil {
+		trace(placedHunk{before: res.Text, cands: loc.cands, want: want, pick: pick, rule: rule})
+	}
+	at, added := res.replace(pick, loc.repairs, rule)
+	hints.placed(h.hint, at, added, true)
+	return nil
+}
+
+// insert puts ins into res.Text at byte at and records one replacement on
+// the line that then holds byte first.
+func (res *Applied) insert(at int, ins string, first int) {
+	res.Text = res.Text[:at] + ins + res.Text[at:]
+	res.Replacements++
+	res.Lines = append(res.Lines, lineOf(res.Text, first))
+}
+
+// replace writes pick over res.Text and records it: its first line (also
+// returned, with the number of lines it adds), the repairs of the tier that
+// found it and the rule that chose it, if any.
+func (res *Applied) replace(pick candidate, repairs []string, rule string) (line, added int) {
+	line = lineOf(res.Text, pick.start)
+	added = addedLines(res.Text, pick)
+	res.Lines = append(res.Lines, line)
+	res.Text = replaceSpans(res.Text, []candidate{pick})
+	res.Replacements++
+	res.Repairs = appendUnique(res.Repairs, repairs...)
+	if rule != "" {
+		res.Repairs = appendUnique(res.Repairs, rule)
+	}
+	return line, added
 }
 
 func (fp FilePatch) name() string {

@@ -38,8 +38,8 @@ func TestPatchHunksApplyInOrder(t *testing.T) {
 }
 
 // FuzzParsePatch feeds arbitrary patches, unified diffs and "*** Begin Patch"
-// envelopes alike, and file texts through the parser, the hunk matcher and
-// the planner: they may refuse, but never panic, and an error is always an
+// patches alike, and file texts through the parser, the hunk matcher and the
+// planner: they may refuse, but never panic, and an error is always an
 // *Error with a code.
 func FuzzParsePatch(f *testing.F) {
 	f.Add("--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n", "a\nb\n")

@@ -61,13 +61,13 @@ func PlanWrite(name string, raw []byte, exists bool, content string) (Plan, erro
 // whatever it holds, so its bytes need not decode.
 func PlanPatch(fp FilePatch, raw []byte, exists bool) (Plan, error) {
 	switch {
-	case fp.Creates() && exists && fp.envelope:
+	case fp.Creates() && exists && fp.beginPatch:
 		return Plan{}, newError(CodeWriteConflict, "%s already exists, but the patch creates it with *** Add File; read it and change it with *** Update File, or use write to replace it", fp.NewPath)
 	case fp.Creates() && exists:
 		return Plan{}, newError(CodeWriteConflict, "%s already exists, but the patch creates it from /dev/null; read it and patch its current content, or use write to replace it", fp.NewPath)
-	case !fp.Creates() && !exists && fp.envelope && fp.Deletes():
+	case !fp.Creates() && !exists && fp.beginPatch && fp.Deletes():
 		return Plan{}, newError(CodeNotFound, "%s does not exist, so *** Delete File has nothing to delete; check the path, or remove that section", fp.OldPath)
-	case !fp.Creates() && !exists && fp.envelope:
+	case !fp.Creates() && !exists && fp.beginPatch:
 		return Plan{}, newError(CodeNotFound, "%s does not exist; check the path in the *** Update File line, or create the file with *** Add File", fp.OldPath)
 	case !fp.Creates() && !exists:
 		return Plan{}, newError(CodeNotFound, "%s does not exist; check the path in the --- line, or create the file with --- /dev/null", fp.OldPath)

@@ -31,7 +31,7 @@ func (r *Result) Text() (string, Shown) {
 		if n > 5 {
 			names += fmt.Sprintf(" and %d more", n-5)
 		}
-		text += fmt.Sprintf("\n[not searched, %d MiB or larger: %s; search such a file with shell_run (e.g. grep -n)]", maxFileSize>>20, names)
+		text += fmt.Sprintf("\n[not searched, %d MiB or larger: %s; search such a file with shell_run (e.g. grep -n)]", r.Request.fileSizeLimit()>>20, names)
 	}
 	return text, sh
 }

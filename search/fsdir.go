@@ -36,17 +36,14 @@ type dirHandle interface {
 	// readFile reads the regular file name into buf (growing it as needed)
 	// and returns the bytes read. When skipBinary is set and the first
 	// binaryProbe bytes hold a NUL, it stops early and returns errBinary; a
-	// file of MaxFileSize bytes or more gives errTooLarge.
-	readFile(name string, buf []byte, skipBinary bool) ([]byte, error)
+	// file of limit bytes or more gives errTooLarge.
+	readFile(name string, buf []byte, skipBinary bool, limit int) ([]byte, error)
 	close()
 }
 
 // MaxFileSize is the size from which Grep skips a file instead of reading
 // it whole; the result lists such files.
 const MaxFileSize = 128 << 20
-
-// maxFileSize is MaxFileSize, lowered by tests.
-var maxFileSize = MaxFileSize
 
 // binaryProbe is how much of a file is looked at for a NUL byte.
 const binaryProbe = 8 << 10

@@ -122,7 +122,7 @@ func (d *fdDir) openDir(name string) (dirHandle, error) {
 	}
 }
 
-func (d *fdDir) readFile(name string, buf []byte, skipBinary bool) ([]byte, error) {
+func (d *fdDir) readFile(name string, buf []byte, skipBinary bool, limit int) ([]byte, error) {
 	var fd int
 	var err error
 	for {
@@ -139,7 +139,7 @@ func (d *fdDir) readFile(name string, buf []byte, skipBinary bool) ([]byte, erro
 	buf = buf[:0]
 	probed := !skipBinary
 	for {
-		if len(buf) >= maxFileSize {
+		if len(buf) >= limit {
 			return buf, errTooLarge
 		}
 		if len(buf) == cap(buf) {

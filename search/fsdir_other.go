@@ -61,7 +61,7 @@ func (d *rootDir) openDir(name string) (dirHandle, error) {
 	return &rootDir{r: r}, nil
 }
 
-func (d *rootDir) readFile(name string, buf []byte, skipBinary bool) ([]byte, error) {
+func (d *rootDir) readFile(name string, buf []byte, skipBinary bool, limit int) ([]byte, error) {
 	fi, err := d.r.Lstat(name)
 	if err != nil {
 		return buf[:0], err
@@ -77,7 +77,7 @@ func (d *rootDir) readFile(name string, buf []byte, skipBinary bool) ([]byte, er
 	buf = buf[:0]
 	probed := !skipBinary
 	for {
-		if len(buf) >= maxFileSize {
+		if len(buf) >= limit {
 			return buf, errTooLarge
 		}
 		if len(buf) == cap(buf) {

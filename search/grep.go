@@ -71,6 +71,16 @@ type Request struct {
 
 	// workLimit replaces WorkLimit when set (tests).
 	workLimit int64
+	// maxFileSize replaces MaxFileSize when set (tests).
+	maxFileSize int
+}
+
+// fileSizeLimit is the size from which the request skips a file.
+func (r *Request) fileSizeLimit() int {
+	if r.maxFileSize > 0 {
+		return r.maxFileSize
+	}
+	return MaxFileSize
 }
 
 // Line is one line of content output.
@@ -143,65 +153,93 @@ func Grep(ctx context.Context, root *os.Root, ig *workspace.Ignorer, req Request
 	if err != nil {
 		return nil, err
 	}
-	outer := ctx
-	ctx, stop := context.WithCancelCause(outer)
+	inner, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
-	start := cleanPath(req.Path)
+	g := &grepRun{outer: ctx, ctx: inner, stop: stop, m: m, mode: req.Mode, context: req.Context, keeper: newLineKeeper(req.contentCap())}
 	res := &Result{Request: req}
-	keep := 0
-	if req.Mode == ModeContent {
-		keep = req.MaxResults
-		if keep <= 0 {
-			keep = DefaultMaxLines
-		}
-	}
-	g := &grepRun{ctx: ctx, stop: stop, m: m, mode: req.Mode, context: req.Context, keeper: newLineKeeper(keep)}
-	// failed is why the search stopped early: the caller's cancellation, or
-	// a file that needed too much work.
-	failed := func() error {
-		if err := outer.Err(); err != nil {
-			return err
-		}
-		if ctx.Err() != nil {
-			return context.Cause(ctx)
-		}
-		return nil
-	}
+	start := cleanPath(req.Path)
 
 	fi, err := root.Lstat(start)
-	if err != nil {
-		if text, ok := req.Overlay[start]; ok && errors.Is(err, fs.ErrNotExist) {
-			g.searchText(start, text, false)
-			if err := failed(); err != nil {
-				return nil, err
-			}
-			return g.finish(res), nil
-		}
+	text, open := req.Overlay[start]
+	switch {
+	case err != nil && !(open && errors.Is(err, fs.ErrNotExist)):
 		return nil, err
-	}
-	if fi.Mode()&fs.ModeSymlink != 0 {
+	case err != nil: // an open buffer that is not on disk yet
+		g.searchText(start, text, false)
+	case fi.Mode()&fs.ModeSymlink != 0:
 		return nil, &fs.PathError{Op: "search", Path: start, Err: ErrSymlink}
-	}
-	if !fi.IsDir() {
-		if text, ok := req.Overlay[start]; ok {
-			g.searchText(start, text, false)
-		} else if fi.Mode().IsRegular() {
-			if fi.Size() >= int64(maxFileSize) {
-				g.tooLarge = []string{start}
-				return g.finish(res), nil
-			}
-			data, err := root.ReadFile(start)
-			if err != nil {
-				return nil, err
-			}
-			g.searchText(start, data, true)
-		}
-		if err := failed(); err != nil {
+	case fi.IsDir():
+		if err := g.searchTree(root, ig, start, include, req); err != nil {
 			return nil, err
 		}
-		return g.finish(res), nil
+	case open:
+		g.searchText(start, text, false)
+	case fi.Mode().IsRegular() && fi.Size() >= int64(req.fileSizeLimit()):
+		g.tooLarge = []string{start}
+		return g.finish(res), nil // nothing was read
+	case fi.Mode().IsRegular():
+		data, err := root.ReadFile(start)
+		if err != nil {
+			return nil, err
+		}
+		g.searchText(start, data, true)
 	}
+	if err := g.failed(); err != nil {
+		return nil, err
+	}
+	return g.finish(res), nil
+}
 
+// contentCap is how many matching lines the request keeps the text of: its
+// MaxResults (or DefaultMaxLines) in content mode, none otherwise.
+func (r *Request) contentCap() int {
+	if r.Mode != ModeContent {
+		return 0
+	}
+	if r.MaxResults <= 0 {
+		return DefaultMaxLines
+	}
+	return r.MaxResults
+}
+
+// ErrSymlink is returned when the path to search is itself a symlink: search
+// never follows symlinks.
+var ErrSymlink = errors.New("is a symlink, and search does not follow symlinks; search the folder or file it points to by its own path")
+
+// grepRun is the state of one Grep shared by the walk's workers.
+type grepRun struct {
+	outer context.Context // the caller's
+	ctx   context.Context
+	// stop ends the search early with a cause: the first file that needed
+	// more than WorkLimit steps.
+	stop    context.CancelCauseFunc
+	m       *matcher
+	mode    Mode
+	context int
+	keeper  *lineKeeper
+
+	mu       sync.Mutex
+	files    []FileMatch
+	tooLarge []string
+}
+
+// failed is why the search stopped early: the caller's cancellation, or a
+// file that needed too much work; nil when it did not.
+func (g *grepRun) failed() error {
+	if err := g.outer.Err(); err != nil {
+		return err
+	}
+	if g.ctx.Err() != nil {
+		return context.Cause(g.ctx)
+	}
+	return nil
+}
+
+// searchTree searches the folder start: its files on disk (walked in
+// parallel, ignored and excluded ones skipped, open buffers searched in
+// place of their bytes), then the open buffers below it that are not on
+// disk yet.
+func (g *grepRun) searchTree(root *os.Root, ig *workspace.Ignorer, start string, include *globSet, req Request) error {
 	var seenMu sync.Mutex
 	seen := map[string]bool{}
 	workers := runtime.GOMAXPROCS(0)
@@ -228,36 +266,51 @@ func Grep(ctx context.Context, root *os.Root, ig *workspace.Ignorer, req Request
 				bp = getBuf()
 				bufs[worker] = bp
 			}
-			data, err := h.readFile(name, *bp, true)
-			if cap(data) > cap(*bp) {
-				*bp = data[:0]
-			}
-			if err == errTooLarge {
-				g.mu.Lock()
-				g.tooLarge = append(g.tooLarge, rel)
-				g.mu.Unlock()
-			}
-			if err != nil {
-				return
-			}
-			g.searchText(rel, data, true)
+			*bp = g.searchFile(h, rel, name, *bp, req.fileSizeLimit())
 		},
 	}
-	_, err = parallelWalk(ctx, cfg)
+	_, err := parallelWalk(g.ctx, cfg)
 	for _, bp := range bufs {
 		if bp != nil {
 			putBuf(bp)
 		}
 	}
-	if err := failed(); err != nil {
-		return nil, err
+	if err := g.failed(); err != nil {
+		return err
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
-	// Open buffers that are not on disk yet.
-	for rel, text := range req.Overlay {
-		if ctx.Err() != nil {
+	g.searchNewBuffers(root, ig, start, include, req.Overlay, seen)
+	return nil
+}
+
+// searchFile reads the file name of h (rel from the root) into buf and
+// searches it, noting it when it holds limit bytes or more; unreadable and
+// binary files are skipped. It returns the buffer to reuse, grown if the
+// file needed more room.
+func (g *grepRun) searchFile(h dirHandle, rel, name string, buf []byte, limit int) []byte {
+	data, err := h.readFile(name, buf, true, limit)
+	if cap(data) > cap(buf) {
+		buf = data[:0]
+	}
+	if err == errTooLarge {
+		g.mu.Lock()
+		g.tooLarge = append(g.tooLarge, rel)
+		g.mu.Unlock()
+	}
+	if err == nil {
+		g.searchText(rel, data, true)
+	}
+	return buf
+}
+
+// searchNewBuffers searches the open buffers below start that the walk did
+// not meet (seen) and that do not exist on disk, as long as they are
+// included and not ignored.
+func (g *grepRun) searchNewBuffers(root *os.Root, ig *workspace.Ignorer, start string, include *globSet, overlay map[string][]byte, seen map[string]bool) {
+	for rel, text := range overlay {
+		if g.ctx.Err() != nil {
 			break
 		}
 		if seen[rel] || !within(start, rel) || !include.match(rel, subPath(start, rel), path.Base(rel)) {
@@ -271,30 +324,6 @@ func Grep(ctx context.Context, root *os.Root, ig *workspace.Ignorer, req Request
 		}
 		g.searchText(rel, text, false)
 	}
-	if err := failed(); err != nil {
-		return nil, err
-	}
-	return g.finish(res), nil
-}
-
-// ErrSymlink is returned when the path to search is itself a symlink: search
-// never follows symlinks.
-var ErrSymlink = errors.New("is a symlink, and search does not follow symlinks; search the folder or file it points to by its own path")
-
-// grepRun is the state of one Grep shared by the walk's workers.
-type grepRun struct {
-	ctx context.Context
-	// stop ends the search early with a cause: the first file that needed
-	// more than WorkLimit steps.
-	stop    context.CancelCauseFunc
-	m       *matcher
-	mode    Mode
-	context int
-	keeper  *lineKeeper
-
-	mu       sync.Mutex
-	files    []FileMatch
-	tooLarge []string
 }
 
 // searchText searches one file's bytes and records a match.

@@ -437,19 +437,17 @@ func TestFilesGlobs(t *testing.T) {
 }
 
 func TestGrepSkipsTooLargeFiles(t *testing.T) {
-	defer func(n int) { maxFileSize = n }(maxFileSize)
-	maxFileSize = 4 << 20
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{
 		"small.log": "needle\n",
 		"huge.log":  "needle\n" + strings.Repeat("x", 5<<20),
 	})
 	root := openRoot(t, dir)
-	text := grepText(t, root, Request{Pattern: "needle"})
+	text := grepText(t, root, Request{Pattern: "needle", maxFileSize: 4 << 20})
 	if want := "small.log:1: needle\n[not searched, 4 MiB or larger: huge.log; search such a file with shell_run (e.g. grep -n)]"; text != want {
 		t.Errorf("Grep = %q, want %q", text, want)
 	}
-	text = grepText(t, root, Request{Pattern: "needle", Path: "huge.log"})
+	text = grepText(t, root, Request{Pattern: "needle", Path: "huge.log", maxFileSize: 4 << 20})
 	if !strings.HasPrefix(text, "No matches") || !strings.Contains(text, "not searched") {
 		t.Errorf("Grep(path=huge.log) = %q, want no matches and a note that it was not searched", text)
 	}

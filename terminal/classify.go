@@ -2,6 +2,7 @@ package terminal
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -237,89 +238,152 @@ func isInteractive(prog string, args []string) bool {
 	return false
 }
 
+// devScripts are package scripts that by convention start a dev server or
+// a watcher.
 var devScripts = set("dev", "start", "watch", "serve", "server", "preview", "develop")
 
-func isLongRunning(prog string, args []string) bool {
-	ops := operands(args)
-	sub := ""
-	if len(ops) > 0 {
-		sub = ops[0]
+// invocation is one simple command as the long-running rules see it.
+type invocation struct {
+	prog string   // the program's base name
+	args []string // its arguments
+	ops  []string // the arguments that are not flags
+	sub  string   // the first operand (usually a subcommand), or ""
+}
+
+func (c invocation) flag(flags ...string) bool { return hasFlag(c.args, flags...) }
+
+// subIn is a rule: the first operand is one of subs ("" for none).
+func subIn(subs ...string) func(invocation) bool {
+	return func(c invocation) bool {
+		for _, s := range subs {
+			if c.sub == s {
+				return true
+			}
+		}
+		return false
 	}
-	switch prog {
-	case "npm", "pnpm", "yarn", "bun":
-		if sub == "run" || sub == "run-script" {
-			return len(ops) > 1 && (devScripts[ops[1]] || strings.HasSuffix(ops[1], ":watch") || strings.HasSuffix(ops[1], ":dev"))
+}
+
+// withFlag is a rule: one of flags is given.
+func withFlag(flags ...string) func(invocation) bool {
+	return func(c invocation) bool { return c.flag(flags...) }
+}
+
+// longRunningRules say which programs are dev servers or watchers that
+// normally do not exit: progs is a space-separated list of program names,
+// when the arguments that make them so (nil: any arguments). A program
+// stands in one row at most. The package runners (npx, pnpx, bunx) are
+// judged by the program they run.
+var longRunningRules = []struct {
+	progs string
+	when  func(invocation) bool
+}{
+	{"nodemon air reflex entr http-server live-server serve browser-sync watch watchexec modd", nil},
+	{"uvicorn gunicorn hypercorn daphne puma unicorn caddy webpack-dev-server", nil},
+	{"flask streamlit jupyter jupyter-lab jupyter-notebook celery", nil},
+	{"npm pnpm yarn bun", packageScriptRuns},
+	{"vite", subIn("", "dev", "serve", "preview")},
+	{"next nuxt nuxi astro remix gatsby svelte-kit ng", subIn("dev", "start", "develop", "serve", "preview")},
+	{"webpack", func(c invocation) bool { return c.sub == "serve" || c.flag("--watch", "-w") }},
+	{"tsc rollup esbuild babel sass tailwindcss jest", withFlag("--watch", "-w", "--serve", "--servedir")},
+	{"vitest", func(c invocation) bool { return c.sub != "run" || c.flag("--watch", "-w", "--serve", "--servedir") }},
+	{"go", goRunsServer},
+	{"python python3 python2", pythonServes},
+	{"rails", subIn("server", "s")},
+	{"php", func(c invocation) bool {
+		return c.flag("-S") || (len(c.ops) > 1 && c.ops[0] == "artisan" && c.ops[1] == "serve")
+	}},
+	{"hugo", subIn("server", "serve")},
+	{"jekyll mkdocs zola eleventy", func(c invocation) bool { return c.sub == "serve" || c.flag("--serve", "--watch") }},
+	{"tail", withFlag("-f", "-F", "--follow")},
+	{"journalctl", withFlag("-f", "--follow")},
+	{"docker podman docker-compose podman-compose kubectl", containerRunsInForeground},
+	{"cargo", subIn("watch")},
+	{"dotnet", subIn("watch", "run")},
+	{"ping", func(c invocation) bool { return !c.flag("-c", "-w") }},
+	{"inotifywait", withFlag("-m", "--monitor")},
+}
+
+// longRunningPrograms indexes longRunningRules by program name.
+var longRunningPrograms = func() map[string]func(invocation) bool {
+	m := map[string]func(invocation) bool{}
+	for _, r := range longRunningRules {
+		for _, p := range strings.Fields(r.progs) {
+			m[p] = r.when
 		}
-		return sub == "start" || (prog != "npm" && devScripts[sub])
-	case "npx", "pnpx", "bunx":
-		if len(ops) > 0 {
-			return isLongRunning(path.Base(ops[0]), args[1:])
-		}
-	case "vite":
-		return sub == "" || sub == "dev" || sub == "serve" || sub == "preview"
-	case "next", "nuxt", "nuxi", "astro", "remix", "gatsby", "svelte-kit", "ng":
-		return sub == "dev" || sub == "start" || sub == "develop" || sub == "serve" || sub == "preview"
-	case "webpack", "webpack-dev-server":
-		return sub == "serve" || prog == "webpack-dev-server" || hasFlag(args, "--watch", "-w")
-	case "tsc", "rollup", "esbuild", "babel", "sass", "tailwindcss", "jest", "vitest":
-		return hasFlag(args, "--watch", "-w", "--serve", "--servedir") || (prog == "vitest" && sub != "run")
-	case "nodemon", "air", "reflex", "entr", "http-server", "live-server", "serve", "browser-sync",
-		"uvicorn", "gunicorn", "hypercorn", "daphne", "puma", "unicorn", "caddy", "watch", "watchexec", "modd":
+	}
+	return m
+}()
+
+// packageRunners run the package named by their first operand.
+var packageRunners = set("npx", "pnpx", "bunx")
+
+func isLongRunning(prog string, args []string) bool {
+	if packageRunners[prog] {
+		ops := operands(args)
+		return len(ops) > 0 && isLongRunning(path.Base(ops[0]), args[1:])
+	}
+	when, ok := longRunningPrograms[prog]
+	if !ok {
+		return false
+	}
+	if when == nil {
 		return true
-	case "go":
-		if sub == "run" {
-			for _, a := range ops[1:] {
-				l := strings.ToLower(a)
-				if strings.Contains(l, "serv") || strings.Contains(l, "api") || strings.Contains(l, "web") || strings.Contains(l, "daemon") {
-					return true
-				}
-			}
-		}
-	case "python", "python3", "python2":
-		if i := indexOf(args, "-m"); i >= 0 && i+1 < len(args) {
-			switch args[i+1] {
-			case "http.server", "SimpleHTTPServer", "uvicorn", "gunicorn", "flask", "streamlit", "jupyter", "celery", "mkdocs", "django":
-				return true
-			}
-		}
-		for _, a := range ops {
-			if a == "runserver" {
-				return true
-			}
-		}
-	case "flask", "streamlit", "jupyter", "jupyter-lab", "jupyter-notebook", "celery":
-		return true
-	case "rails", "bin/rails":
-		return sub == "server" || sub == "s"
-	case "php":
-		return hasFlag(args, "-S") || (len(ops) > 1 && ops[0] == "artisan" && ops[1] == "serve")
-	case "hugo":
-		return sub == "server" || sub == "serve"
-	case "jekyll", "mkdocs", "zola", "eleventy":
-		return sub == "serve" || hasFlag(args, "--serve", "--watch")
-	case "tail":
-		return hasFlag(args, "-f", "-F", "--follow")
-	case "journalctl":
-		return hasFlag(args, "-f", "--follow")
-	case "docker", "podman", "docker-compose", "podman-compose", "kubectl":
-		switch {
-		case sub == "compose" && len(ops) > 1 && ops[1] == "up", prog == "docker-compose" && sub == "up", prog == "podman-compose" && sub == "up":
-			return !hasFlag(args, "-d", "--detach")
-		case sub == "logs":
-			return hasFlag(args, "-f", "--follow")
-		case sub == "run":
-			return hasFlag(args, "-p", "--publish") && !hasFlag(args, "-d", "--detach")
-		case sub == "port-forward", sub == "proxy":
+	}
+	c := invocation{prog: prog, args: args, ops: operands(args)}
+	if len(c.ops) > 0 {
+		c.sub = c.ops[0]
+	}
+	return when(c)
+}
+
+// packageScriptRuns: npm, pnpm, yarn or bun starts a dev script (npm only
+// through run or start; the others also by the script's name alone).
+func packageScriptRuns(c invocation) bool {
+	if c.sub == "run" || c.sub == "run-script" {
+		return len(c.ops) > 1 && (devScripts[c.ops[1]] || strings.HasSuffix(c.ops[1], ":watch") || strings.HasSuffix(c.ops[1], ":dev"))
+	}
+	return c.sub == "start" || (c.prog != "npm" && devScripts[c.sub])
+}
+
+// goRunsServer: go run of something whose name says server, API, web or
+// daemon.
+func goRunsServer(c invocation) bool {
+	if c.sub != "run" {
+		return false
+	}
+	for _, a := range c.ops[1:] {
+		l := strings.ToLower(a)
+		if strings.Contains(l, "serv") || strings.Contains(l, "api") || strings.Contains(l, "web") || strings.Contains(l, "daemon") {
 			return true
 		}
-	case "cargo":
-		return sub == "watch"
-	case "dotnet":
-		return sub == "watch" || sub == "run"
-	case "ping":
-		return !hasFlag(args, "-c", "-w")
-	case "inotifywait":
-		return hasFlag(args, "-m", "--monitor")
+	}
+	return false
+}
+
+// pythonServes: python -m of a server module, or a Django runserver.
+func pythonServes(c invocation) bool {
+	if i := indexOf(c.args, "-m"); i >= 0 && i+1 < len(c.args) {
+		switch c.args[i+1] {
+		case "http.server", "SimpleHTTPServer", "uvicorn", "gunicorn", "flask", "streamlit", "jupyter", "celery", "mkdocs", "django":
+			return true
+		}
+	}
+	return slices.Contains(c.ops, "runserver")
+}
+
+// containerRunsInForeground: compose up without -d, logs -f, run with
+// published ports and without -d, port-forward and proxy.
+func containerRunsInForeground(c invocation) bool {
+	switch {
+	case c.sub == "compose" && len(c.ops) > 1 && c.ops[1] == "up", c.prog == "docker-compose" && c.sub == "up", c.prog == "podman-compose" && c.sub == "up":
+		return !c.flag("-d", "--detach")
+	case c.sub == "logs":
+		return c.flag("-f", "--follow")
+	case c.sub == "run":
+		return c.flag("-p", "--publish") && !c.flag("-d", "--detach")
+	case c.sub == "port-forward", c.sub == "proxy":
+		return true
 	}
 	return false
 }

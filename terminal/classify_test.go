@@ -1,6 +1,9 @@
 package terminal
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestClassify(t *testing.T) {
 	for _, tc := range []struct {
@@ -101,6 +104,23 @@ func TestIsReadOnlyCommand(t *testing.T) {
 	} {
 		if got := IsReadOnlyCommand(tc.cmd); got != tc.want {
 			t.Errorf("IsReadOnlyCommand(%q) = %v, want %v", tc.cmd, got, tc.want)
+		}
+	}
+}
+
+func TestLongRunningRulesNameEachProgramOnce(t *testing.T) {
+	seen := map[string]int{}
+	for i, r := range longRunningRules {
+		for _, p := range strings.Fields(r.progs) {
+			if j, ok := seen[p]; ok {
+				t.Errorf("longRunningRules rows %d and %d both name %q; the later one hides the earlier", j, i, p)
+			}
+			seen[p] = i
+		}
+	}
+	for p := range packageRunners {
+		if _, ok := seen[p]; ok {
+			t.Errorf("package runner %q also has a longRunningRules row, which isLongRunning never reads", p)
 		}
 	}
 }

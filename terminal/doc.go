@@ -48,8 +48,10 @@
 //   - Commands longer than the kernel passes as one argument are refused
 //     before anything starts only where the limit is known (Linux); other
 //     systems report E2BIG from the start, when they do.
-//   - Classification and prompt detection from text are heuristics; prompt
-//     detection from /proc and termios needs Linux.
+//   - Classification and prompt detection from text are heuristics: a
+//     command is long-running (a dev server, a watcher) only when a row of
+//     the longRunningRules table says so, and interactive only by the lists
+//     beside it; prompt detection from /proc and termios needs Linux.
 //   - IsReadOnlyCommand is a conservative hint, not a sandbox.
 //
 // The package knows nothing about LSP: editors are reached through Sink, and

@@ -130,6 +130,9 @@ func onStarterThread(f func()) {
 	<-done
 }
 
+// startTask starts o.Command in a new Task with id: in s.Shell, under the
+// supervisor command when it is given and useful on this platform, on a PTY
+// or pipes, through o.Gate when set; its output goes to sink when not nil.
 func startTask(id string, o StartOptions, s Settings, sink Sink, supervisor []string) (*Task, error) {
 	command := strings.TrimSpace(o.Command)
 	if command == "" {
@@ -138,6 +141,55 @@ func startTask(id string, o StartOptions, s Settings, sink Sink, supervisor []st
 	if limit := maxCommandBytes(); limit > 0 && len(command) > limit {
 		return nil, &CommandTooLongError{Bytes: len(command), Limit: limit}
 	}
+	t := newTask(id, command, o, s)
+	if !supervisorUseful {
+		supervisor = nil
+	}
+	cmd, childEnds, err := t.processCommand(o, s.Shell, supervisor)
+	if err != nil {
+		return nil, err
+	}
+	if t.info.PTY && !ptySupported {
+		t.info.PTY = false
+		t.Note("whale: " + ptyUnsupportedNote)
+	}
+	if t.info.PTY {
+		childEnds, err = t.connectPTY(cmd, childEnds)
+	} else {
+		childEnds, err = t.connectPipes(cmd, childEnds)
+	}
+	if err != nil {
+		return nil, err
+	}
+
+	startErr := t.launch(cmd, o.Gate)
+	closeEach(childEnds...)
+	if startErr != nil {
+		closeEach(t.out, t.stdin, t.shellStatus)
+		if errors.Is(startErr, syscall.E2BIG) {
+			return nil, &CommandTooLongError{Bytes: len(command)}
+		}
+		if errors.Is(startErr, ErrGate) {
+			return nil, startErr
+		}
+		return nil, fmt.Errorf("start %s: %w", s.Shell, startErr)
+	}
+	t.cmd = cmd
+	t.pid = cmd.Process.Pid
+	t.supervised = len(supervisor) > 0
+	if sink != nil {
+		t.attachStream(sink)
+	}
+	go t.readLoop()
+	go t.waitLoop()
+	return t, nil
+}
+
+// newTask is the Task of command before anything is started: its
+// classification, whether it asks for a PTY (ModePTY, or ModeAuto and an
+// interactive command), its size and title with their defaults, and its
+// output buffer.
+func newTask(id, command string, o StartOptions, s Settings) *Task {
 	kind := Classify(command)
 	usePTY := o.Mode == ModePTY || ((o.Mode == ModeAuto || o.Mode == "") && kind.Interactive)
 	cols, rows := o.Cols, o.Rows
@@ -162,12 +214,17 @@ func startTask(id string, o StartOptions, s Settings, sink Sink, supervisor []st
 		holdChanged: make(chan struct{}),
 	}
 	t.filter.out = newRing(s.OutputLimitBytes)
+	return t
+}
 
-	cmd := shellCommand(s.Shell, command)
-	var childEnds []*os.File
-	if !supervisorUseful {
-		supervisor = nil
-	}
+// processCommand prepares the process of t's command in shell: wrapped in
+// the task supervisor when there is one (reporting the shell's exit on fd 3,
+// whose read end becomes t.shellStatus, where the platform does that), in
+// o.Dir, with the server's environment plus o.Env (and TERM when a PTY was
+// asked for), in a session of its own. childEnds are the files only the
+// child keeps; the caller closes them once it has started.
+func (t *Task) processCommand(o StartOptions, shell string, supervisor []string) (cmd *exec.Cmd, childEnds []*os.File, err error) {
+	cmd = shellCommand(shell, t.info.Command)
 	if len(supervisor) > 0 {
 		args := append([]string(nil), supervisor[1:]...)
 		var status *os.File
@@ -176,7 +233,7 @@ func startTask(id string, o StartOptions, s Settings, sink Sink, supervisor []st
 			// while processes the task started live.
 			r, w, err := os.Pipe()
 			if err != nil {
-				return nil, fmt.Errorf("make the status pipe: %w", err)
+				return nil, nil, fmt.Errorf("make the status pipe: %w", err)
 			}
 			t.shellStatus, status = r, w
 			childEnds = append(childEnds, w)
@@ -189,68 +246,72 @@ func startTask(id string, o StartOptions, s Settings, sink Sink, supervisor []st
 	}
 	cmd.Dir = o.Dir
 	env := os.Environ()
-	if usePTY {
+	if t.info.PTY {
 		env = append(env, "TERM=xterm-256color")
 	}
 	cmd.Env = append(env, o.Env...)
 	attr := newProcAttr(cmd.SysProcAttr)
 	setPlatformAttrs(attr, len(supervisor) > 0)
 	cmd.SysProcAttr = attr
+	return cmd, childEnds, nil
+}
 
-	closeAll := func(fs ...*os.File) {
-		for _, f := range fs {
-			if f != nil {
-				_ = f.Close()
-			}
-		}
+// connectPTY gives cmd a new PTY of t's size as its controlling terminal
+// and its three standard streams; t reads the master. It returns childEnds
+// with the PTY's slave side added; on failure it closes childEnds, what it
+// opened and t.shellStatus.
+func (t *Task) connectPTY(cmd *exec.Cmd, childEnds []*os.File) ([]*os.File, error) {
+	m, slave, err := pty.Open()
+	if err != nil {
+		closeEach(append(childEnds, t.shellStatus)...)
+		return nil, fmt.Errorf("open a pty: %w", err)
 	}
-	if usePTY && !ptySupported {
-		usePTY = false
-		t.info.PTY = false
-		t.Note("whale: " + ptyUnsupportedNote)
+	master, err := pollable(m)
+	if err != nil {
+		closeEach(append(childEnds, m, slave, t.shellStatus)...)
+		return nil, err
 	}
-	if usePTY {
-		m, slave, err := pty.Open()
-		if err != nil {
-			closeAll(append(childEnds, t.shellStatus)...)
-			return nil, fmt.Errorf("open a pty: %w", err)
-		}
-		master, err := pollable(m)
-		if err != nil {
-			closeAll(append(childEnds, m, slave, t.shellStatus)...)
-			return nil, err
-		}
-		if err := setWinsize(master, cols, rows); err != nil {
-			closeAll(append(childEnds, master, slave, t.shellStatus)...)
-			return nil, fmt.Errorf("size the pty: %w", err)
-		}
-		cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
-		setControllingTTY(attr)
-		t.out, t.master = master, master
-		t.inputID = slave.Name()
-		childEnds = append(childEnds, slave)
-	} else {
-		r, w, err := os.Pipe()
-		if err != nil {
-			closeAll(append(childEnds, t.shellStatus)...)
-			return nil, fmt.Errorf("make the output pipe: %w", err)
-		}
-		inR, inW, err := os.Pipe()
-		if err != nil {
-			closeAll(append(childEnds, r, w, t.shellStatus)...)
-			return nil, fmt.Errorf("make the input pipe: %w", err)
-		}
-		cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, w, w
-		t.out = r
-		t.stdin = inW
-		t.inputID = fileIdentity(inR)
-		childEnds = append(childEnds, inR, w)
+	if err := setWinsize(master, t.info.Cols, t.info.Rows); err != nil {
+		closeEach(append(childEnds, master, slave, t.shellStatus)...)
+		return nil, fmt.Errorf("size the pty: %w", err)
 	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+	setControllingTTY(cmd.SysProcAttr)
+	t.out, t.master = master, master
+	t.inputID = slave.Name()
+	return append(childEnds, slave), nil
+}
 
+// connectPipes gives cmd an input pipe and one output pipe for both stdout
+// and stderr; t writes the one and reads the other. It returns childEnds
+// with the child's ends added; on failure it closes childEnds, what it
+// opened and t.shellStatus.
+func (t *Task) connectPipes(cmd *exec.Cmd, childEnds []*os.File) ([]*os.File, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		closeEach(append(childEnds, t.shellStatus)...)
+		return nil, fmt.Errorf("make the output pipe: %w", err)
+	}
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		closeEach(append(childEnds, r, w, t.shellStatus)...)
+		return nil, fmt.Errorf("make the input pipe: %w", err)
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, w, w
+	t.out = r
+	t.stdin = inW
+	t.inputID = fileIdentity(inR)
+	return append(childEnds, inR, w), nil
+}
+
+// launch starts cmd on the starter thread, through gate when there is one
+// (its refusals wrap ErrGate), and runs the platform's after-start step,
+// killing and reaping the process when that fails.
+func (t *Task) launch(cmd *exec.Cmd, gate Gate) error {
 	var startErr error
 	onStarterThread(func() {
-		if o.Gate != nil {
-			t.gateStop, startErr = o.Gate.Start(cmd, t)
+		if gate != nil {
+			t.gateStop, startErr = gate.Start(cmd, t)
 			if startErr == nil && cmd.Process == nil {
 				startErr = errors.New("the gate did not start the process")
 			}
@@ -268,32 +329,28 @@ func startTask(id string, o StartOptions, s Settings, sink Sink, supervisor []st
 			startErr = err
 		}
 	}
-	closeAll(childEnds...)
-	if startErr != nil {
-		closeAll(t.out, t.stdin, t.shellStatus)
-		if errors.Is(startErr, syscall.E2BIG) {
-			return nil, &CommandTooLongError{Bytes: len(command)}
+	return startErr
+}
+
+// attachStream connects t's output to sink, passing on the notes written
+// before it existed. It runs once, before the reader starts.
+func (t *Task) attachStream(sink Sink) {
+	st := newStream(sink, t.info)
+	t.mu.Lock()
+	t.stream = st
+	early := t.early
+	t.early = nil
+	t.mu.Unlock()
+	st.write(early)
+}
+
+// closeEach closes every file that is not nil, ignoring errors.
+func closeEach(fs ...*os.File) {
+	for _, f := range fs {
+		if f != nil {
+			_ = f.Close()
 		}
-		if errors.Is(startErr, ErrGate) {
-			return nil, startErr
-		}
-		return nil, fmt.Errorf("start %s: %w", s.Shell, startErr)
 	}
-	t.cmd = cmd
-	t.pid = cmd.Process.Pid
-	t.supervised = len(supervisor) > 0
-	if sink != nil {
-		st := newStream(sink, t.info)
-		t.mu.Lock()
-		t.stream = st
-		early := t.early
-		t.early = nil
-		t.mu.Unlock()
-		st.write(early)
-	}
-	go t.readLoop()
-	go t.waitLoop()
-	return t, nil
 }
 
 func (t *Task) readLoop() {

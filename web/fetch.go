@@ -144,10 +144,6 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	maxRedirects := c.MaxRedirects
-	if maxRedirects <= 0 {
-		maxRedirects = DefaultMaxRedirects
-	}
 	resolver := c.Resolver
 	if resolver == nil {
 		resolver = net.DefaultResolver
@@ -155,6 +151,37 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	route := newProxyRoute(c.Guard, resolver)
+	var redirects []string
+	hc := c.httpClient(route, resolver, timeout, &redirects)
+	defer hc.CloseIdleConnections()
+	req, err := c.newRequest(ctx, r, u)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, route.explain(unwrapURLError(err), lastURL(err, u))
+	}
+	defer resp.Body.Close()
+	if proxy := route.lastProxy(); resp.StatusCode == http.StatusProxyAuthRequired && proxy != nil &&
+		resp.Request.URL.Scheme == "http" && (proxy.Scheme == "http" || proxy.Scheme == "https") {
+		// A plain-http request handed to an HTTP proxy: the 407 is the
+		// proxy's answer, not the target's.
+		return nil, route.proxyError(proxy, resp.Request.URL, resp.StatusCode, nil)
+	}
+	return readResponse(resp, r.bodyLimit(), redirects)
+}
+
+// httpClient is the one-request HTTP client of Do: every connection dialed
+// through the guard (and route's proxy, when one applies), no connection
+// kept, the server's headers awaited at most timeout, and each redirect
+// checked like the first URL and appended to redirects, up to
+// c.MaxRedirects (DefaultMaxRedirects if 0).
+func (c *Client) httpClient(route *proxyRoute, resolver Resolver, timeout time.Duration, redirects *[]string) *http.Client {
+	maxRedirects := c.MaxRedirects
+	if maxRedirects <= 0 {
+		maxRedirects = DefaultMaxRedirects
+	}
 	d := &dialer{guard: c.Guard, resolver: resolver, net: net.Dialer{Timeout: 10 * time.Second}, proxies: route, netDial: c.netDial}
 	transport := &http.Transport{
 		Proxy:                  route.forRequest,
@@ -168,12 +195,10 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 	if c.rootCAs != nil {
 		transport.TLSClientConfig = &tls.Config{RootCAs: c.rootCAs}
 	}
-	defer transport.CloseIdleConnections()
-	var redirects []string
-	hc := &http.Client{
+	return &http.Client{
 		Transport: transport,
 		CheckRedirect: func(next *http.Request, via []*http.Request) error {
-			redirects = append(redirects, via[len(via)-1].URL.String())
+			*redirects = append(*redirects, via[len(via)-1].URL.String())
 			if len(via) > maxRedirects {
 				return fmt.Errorf("%w: more than %d", ErrTooManyRedirects, maxRedirects)
 			}
@@ -183,6 +208,11 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 			return nil
 		},
 	}
+}
+
+// newRequest builds r's request for the checked URL u: its method (GET if
+// empty), body and headers, and c.UserAgent unless r sets one.
+func (c *Client) newRequest(ctx context.Context, r Request, u *url.URL) (*http.Request, error) {
 	method := strings.ToUpper(r.Method)
 	if method == "" {
 		method = http.MethodGet
@@ -203,21 +233,22 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 	if req.Header.Get("User-Agent") == "" && c.UserAgent != "" {
 		req.Header.Set("User-Agent", c.UserAgent)
 	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return nil, route.explain(unwrapURLError(err), lastURL(err, u))
+	return req, nil
+}
+
+// bodyLimit is how many body bytes Do keeps: MaxBytes, or HardMaxBytes when
+// that is 0 or larger.
+func (r Request) bodyLimit() int64 {
+	if r.MaxBytes <= 0 || r.MaxBytes > HardMaxBytes {
+		return HardMaxBytes
 	}
-	defer resp.Body.Close()
-	if proxy := route.lastProxy(); resp.StatusCode == http.StatusProxyAuthRequired && proxy != nil &&
-		resp.Request.URL.Scheme == "http" && (proxy.Scheme == "http" || proxy.Scheme == "https") {
-		// A plain-http request handed to an HTTP proxy: the 407 is the
-		// proxy's answer, not the target's.
-		return nil, route.proxyError(proxy, resp.Request.URL, resp.StatusCode, nil)
-	}
-	limit := r.MaxBytes
-	if limit <= 0 || limit > HardMaxBytes {
-		limit = HardMaxBytes
-	}
+	return r.MaxBytes
+}
+
+// readResponse reads resp's body up to limit bytes (marking it truncated
+// when there were more; a read error after some bytes keeps those) and
+// parses its Content-Type.
+func readResponse(resp *http.Response, limit int64, redirects []string) (*Response, error) {
 	b, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil && len(b) == 0 {
 		return nil, fmt.Errorf("reading the response body: %w", err)

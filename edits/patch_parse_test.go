@@ -7,7 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func TestParseEnvelopeRefusals(t *testing.T) {
+func TestParseBeginPatchRefusals(t *testing.T) {
 	for _, tc := range []struct {
 		name, patch string
 		line        string // "patch line N:" the message must name; "" for none
@@ -48,7 +48,7 @@ func TestParseEnvelopeRefusals(t *testing.T) {
 	}
 }
 
-func TestParseEnvelope(t *testing.T) {
+func TestParseBeginPatch(t *testing.T) {
 	type chunk struct {
 		Old, New string
 		Anchors  []string
@@ -124,8 +124,8 @@ func TestParseEnvelope(t *testing.T) {
 			}
 			var got []file
 			for _, fp := range fps {
-				if !fp.envelope {
-					t.Errorf("ParsePatch(%q): %s not marked as the envelope format", tc.patch, fp.name())
+				if !fp.beginPatch {
+					t.Errorf("ParsePatch(%q): %s not marked as the *** Begin Patch format", tc.patch, fp.name())
 				}
 				f := file{Old: fp.OldPath, New: fp.NewPath}
 				for _, h := range fp.hunks {
@@ -281,9 +281,9 @@ func TestApplyChunks(t *testing.T) {
 	}
 }
 
-// TestPlanPatchEnvelopeFiles covers the file-level refusals and the delete
+// TestPlanBeginPatchFiles covers the file-level refusals and the delete
 // that needs no hunks, for both formats where they share a path.
-func TestPlanPatchEnvelopeFiles(t *testing.T) {
+func TestPlanBeginPatchFiles(t *testing.T) {
 	for _, tc := range []struct {
 		name, patch string
 		raw         string
