@@ -71,7 +71,7 @@ func (c *Committer) loadForEdit(shown string, mayCreate bool) (*editSource, erro
 // fileChange is one file's planned change, ready to commit.
 type fileChange struct {
 	src     *editSource
-	plan    edits.Plan
+	plan    edits.Change
 	delete  bool
 	created bool
 	// dst is set for a rename: the file at src is deleted and this change's
@@ -80,7 +80,7 @@ type fileChange struct {
 	applied edits.Applied
 }
 
-func (s *editSource) change(plan edits.Plan) *fileChange {
+func (s *editSource) change(plan edits.Change) *fileChange {
 	return &fileChange{src: s, plan: plan, created: !s.exists}
 }
 

@@ -88,7 +88,7 @@ func legacyCharmap(enc Encoding) *charmap.Charmap {
 func isLegacy8Bit(enc Encoding) bool { return enc == Latin1 || enc == Windows1252 }
 
 // encodeLegacy8Bit writes text in a legacy 8-bit encoding. A rune the
-// charmap cannot represent becomes its replacement byte 0x1A; the Plan
+// charmap cannot represent becomes its replacement byte 0x1A; the Change
 // functions refuse such text before it gets here (see checkEncodable).
 func encodeLegacy8Bit(enc Encoding, text string) []byte {
 	cm := legacyCharmap(enc)

@@ -814,7 +814,7 @@ func (t *Task) Hold() (release func()) {
 // CancelReport says how a task was stopped.
 type CancelReport struct {
 	// AlreadyExited is true when nothing was running any more.
-	AlreadyExited bool `json:"alreadyExited,omitempty"`
+	AlreadyExited bool `json:"already_exited,omitempty"`
 	// Took is the last signal that was needed: SIGINT, SIGTERM or SIGKILL.
 	Took string `json:"took,omitempty"`
 	// Ended lists, when the task's shell had already exited, the processes

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/whale-ls/whale-ls/atomicfile"
 )
 
 // Todo priorities.
@@ -197,40 +199,14 @@ func (f List) check() error {
 	return nil
 }
 
-// writeList writes the list atomically: temp file 0600 in the same
-// folder, fsync, rename, fsync of the folder.
+// writeList writes the list atomically (atomicfile), 0600.
 func writeList(path string, f List) error {
 	b, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
 		return err
 	}
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, ".todos-*.tmp")
-	if err != nil {
+	if err := atomicfile.WriteFile(path, append(b, '\n'), 0o600); err != nil {
 		return fmt.Errorf("write the todo list: %w", err)
-	}
-	defer os.Remove(tmp.Name()) // a no-op after the rename
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write the todo list: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write the todo list: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write the todo list: %w", err)
-	}
-	if df, err := os.Open(dir); err == nil {
-		df.Sync()
-		df.Close()
 	}
 	return nil
 }
