@@ -1,0 +1,60 @@
+// Package changes is the journal of what whale-ls's tool calls changed in a
+// workspace, and the engine that takes a change back.
+//
+// A Journal lives in one folder per workspace (whale-ls keeps it under
+// $XDG_STATE_HOME/whale-ls/<workspace id>/changes/) and is shared by every
+// whale-ls process of the user: an entry per tool call, listing per file the
+// content before and after (blobs named by their SHA-256, compressed, stored
+// once), where the change went (editor buffer or disk), the tool, call id,
+// session and time. A tool journals a change in two steps around its commit:
+// Begin stores the blobs and a pending entry, then Commit publishes it once
+// the files are written, or Abort removes it and the blobs only it stored.
+// Shell tasks are journaled through a Snapshot taken before the task and its
+// Changes afterwards. PlanRevert computes, without writing, what reverting
+// entries makes of each file's current content, by a line-based three-way
+// merge (Merge3); the caller commits that plan and journals it as a new
+// entry with Meta.RevertOf, so a revert can itself be reverted.
+//
+// What it guarantees:
+//   - Every change to the folder happens under an exclusive lock on its lock
+//     file (flock; LockFileEx on Windows), so processes interleave without
+//     losing entries; ids are unique and strictly increasing in time across
+//     them ("20261202T004012.123456Z-3f9a"), and files appear under their
+//     final names only when complete (temporary file and rename). The folders
+//     are 0700, the files 0600.
+//   - A committed entry lists exactly the files given to Begin whose content
+//     or existence changed, and their blobs are there; a blob or entry whose
+//     bytes were damaged is reported (ErrDamaged), never used.
+//   - The folder stays within Options.MaxBytes: past it, the oldest entries
+//     and the blobs only they used are dropped, and List says how many
+//     entries were dropped in all.
+//   - A revert keeps every line changed after the entry outside the lines
+//     the entry changed; a region both touched is a conflict that leaves the
+//     whole plan empty. A created file is deleted only while it holds exactly
+//     what the entry wrote. Merges are byte-exact: CRLF, mixed line endings
+//     and a missing final newline round-trip.
+//   - Snapshot after the first of a root stats every file and reads only
+//     those whose size, mtime, inode or change time differ from the index, or
+//     whose mtime is within two seconds of when it was last read; contents are
+//     stored once, so storage grows with what changed.
+//
+// What it does not do:
+//   - Changes made outside tool calls and shell tasks (the user typing, git,
+//     other programs) are not recorded; a Snapshot's Changes attributes to
+//     the task everything that changed under the root meanwhile, including a
+//     concurrent tool call's edits or another task's.
+//   - A Snapshot records regular files not ignored by the workspace's ignore
+//     files; symlinks, permissions and empty folders are not recorded, files
+//     larger than Options.MaxFileBytes (8 MiB) or past half of MaxBytes are
+//     recorded without content and reported as Skipped when changed.
+//   - A revert restores contents; creating missing parent folders, checking
+//     that nothing changed between the plan and the commit, and writing
+//     through the editor are the caller's commit path's.
+//   - Without Options.Sync nothing is fsynced: a crash of the machine (not of
+//     a process) can lose the newest entries. An entry left pending by a
+//     process that died is published or removed by a later Open, once older
+//     than Options.PendingAge.
+//   - Texts differing in more than about two thousand lines are aligned
+//     coarsely, which can report a conflict a finer alignment would avoid,
+//     never a wrong merge.
+package changes
