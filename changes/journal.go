@@ -253,7 +253,8 @@ type FileRecord struct {
 	Removed int `json:"removed"`
 }
 
-// pendingFile is what pending/<id>.json holds.
+// pendingFile is what pending/<id>.json holds, and entries/<id>.json once
+// Commit has renamed it there.
 type pendingFile struct {
 	Entry Entry    `json:"entry"`
 	Added []string `json:"added,omitempty"` // blobs this entry stored first
@@ -501,14 +502,9 @@ func (j *Journal) readEntry(sub, id string) (Entry, error) {
 	if err != nil {
 		return Entry{}, err
 	}
-	var e Entry
-	if sub == pendingDir {
-		var pf pendingFile
-		err = json.Unmarshal(raw, &pf)
-		e = pf.Entry
-	} else {
-		err = json.Unmarshal(raw, &e)
-	}
+	var pf pendingFile
+	err = json.Unmarshal(raw, &pf)
+	e := pf.Entry
 	if err != nil || e.ID != id {
 		return Entry{}, fmt.Errorf("change %s: %w", id, ErrDamaged)
 	}
