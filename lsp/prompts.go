@@ -18,16 +18,7 @@ type promptBroker struct {
 	next atomic.Int64
 
 	mu   sync.Mutex
-	open map[string]chan promptReply
-}
-
-// promptReply is the payload of whale/prompt/answer.
-type promptReply struct {
-	PromptID  string  `json:"promptId"`
-	OptionID  *string `json:"optionId,omitempty"`
-	Text      *string `json:"text,omitempty"`
-	Cancelled bool    `json:"cancelled,omitempty"`
-	Canceled  bool    `json:"canceled,omitempty"`
+	open map[string]chan promptAnswerParams
 }
 
 // prompter implements toolbridge.Prompter: whale/prompt notifications when
@@ -65,10 +56,10 @@ func timedOut(ctx context.Context) error {
 func (s *Server) promptAsync(ctx context.Context, q toolbridge.Prompt) (toolbridge.PromptAnswer, error) {
 	b := &s.prompts
 	id := fmt.Sprintf("p%d", b.next.Add(1))
-	ch := make(chan promptReply, 1)
+	ch := make(chan promptAnswerParams, 1)
 	b.mu.Lock()
 	if b.open == nil {
-		b.open = map[string]chan promptReply{}
+		b.open = map[string]chan promptAnswerParams{}
 	}
 	b.open[id] = ch
 	b.mu.Unlock()
@@ -77,17 +68,11 @@ func (s *Server) promptAsync(ctx context.Context, q toolbridge.Prompt) (toolbrid
 		delete(b.open, id)
 		b.mu.Unlock()
 	}()
-	params := map[string]any{"promptId": id, "kind": q.Kind, "title": q.Title, "detail": q.Detail, "options": q.Options}
-	if q.Options == nil {
-		params["options"] = []toolbridge.PromptOption{}
-	}
-	if q.Placeholder != "" {
-		params["placeholder"] = q.Placeholder
-	}
+	params := promptParams{PromptID: id, Kind: q.Kind, Title: q.Title, Detail: q.Detail, Options: promptOptionsOf(q.Options), Placeholder: q.Placeholder}
 	if q.Timeout > 0 {
-		params["timeoutMs"] = q.Timeout.Milliseconds() // lets the editor drop an expired question
+		params.TimeoutMs = q.Timeout.Milliseconds() // lets the editor drop an expired question
 	}
-	if err := s.conn.Notify(ctx, "whale/prompt", params); err != nil {
+	if err := s.conn.Notify(ctx, methodPrompt, params); err != nil {
 		return toolbridge.PromptAnswer{}, fmt.Errorf("send whale/prompt: %w", err)
 	}
 	select {
@@ -107,9 +92,9 @@ func (s *Server) promptAsync(ctx context.Context, q toolbridge.Prompt) (toolbrid
 
 // answerPrompt handles whale/prompt/answer.
 func (s *Server) answerPrompt(raw json.RawMessage) (any, error) {
-	var r promptReply
+	var r promptAnswerParams
 	if err := json.Unmarshal(raw, &r); err != nil || r.PromptID == "" {
-		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "whale/prompt/answer needs {promptId, optionId | text | cancelled}")
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, methodPromptAnswer+" needs {promptId, optionId | text | cancelled}")
 	}
 	b := &s.prompts
 	b.mu.Lock()
