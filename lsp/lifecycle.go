@@ -162,3 +162,18 @@ func rootsOf(p initializeParams, fallback string) []string {
 	}
 	return roots
 }
+
+// exit handles the exit notification: Run returns, with exit code 0 when
+// shutdown came first.
+func (s *Server) exit() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state == stateShutdown {
+		s.exitCode = 0
+	}
+	select {
+	case <-s.exited:
+	default:
+		close(s.exited)
+	}
+}
