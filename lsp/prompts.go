@@ -73,7 +73,7 @@ func (s *Server) promptAsync(ctx context.Context, q toolbridge.Prompt) (toolbrid
 		params.TimeoutMs = q.Timeout.Milliseconds() // lets the editor drop an expired question
 	}
 	if err := s.conn.Notify(ctx, methodPrompt, params); err != nil {
-		return toolbridge.PromptAnswer{}, fmt.Errorf("send whale/prompt: %w", err)
+		return toolbridge.PromptAnswer{}, fmt.Errorf("send %s: %w", methodPrompt, err)
 	}
 	select {
 	case r := <-ch:
