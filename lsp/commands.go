@@ -53,11 +53,11 @@ func envelope(e toolbridge.Envelope) json.RawMessage {
 }
 
 // toolList answers whale/tools.
-func (s *Server) toolList() any {
+func (s *Server) toolList() toolsResult {
 	s.mu.Lock()
 	registry := s.registry
 	s.mu.Unlock()
-	return map[string]any{"tools": registry.Specs()}
+	return toolsResult{Tools: registry.Specs()}
 }
 
 var progressSeq atomic.Int64

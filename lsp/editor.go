@@ -156,11 +156,9 @@ func (e *editorBridge) SaveDocuments(ctx context.Context, paths []string) ([]str
 			byURI[d.uri] = p
 		}
 	}
-	var res struct {
-		Saved []string `json:"saved"`
-	}
-	if _, err := s.conn.Call(ctx, "whale/saveDocuments", map[string]any{"uris": uris}, &res); err != nil {
-		return nil, true, fmt.Errorf("whale/saveDocuments: %w", err)
+	var res saveDocumentsResult
+	if _, err := s.conn.Call(ctx, methodSaveDocuments, saveDocumentsParams{URIs: uris}, &res); err != nil {
+		return nil, true, fmt.Errorf("%s: %w", methodSaveDocuments, err)
 	}
 	var saved []string
 	for _, u := range res.Saved {

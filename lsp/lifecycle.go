@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
 
 	"github.com/whale-ls/whale-ls/attach"
 	"github.com/whale-ls/whale-ls/session"
@@ -36,11 +37,46 @@ type initializeParams struct {
 	} `json:"capabilities"`
 }
 
-// whaleCaps is capabilities.experimental.whale.
-type whaleCaps struct {
-	Terminals     bool `json:"terminals"`
-	Prompts       bool `json:"prompts"`
-	SaveDocuments bool `json:"saveDocuments"`
+// initializeResult is the result of initialize. It is the server's own
+// type rather than protocol.InitializeResult so that its JSON stays what the
+// server has always sent: these fields only, in this order.
+type initializeResult struct {
+	Capabilities serverCapabilities `json:"capabilities"`
+	ServerInfo   serverInfo         `json:"serverInfo"`
+}
+
+type serverCapabilities struct {
+	ExecuteCommandProvider executeCommandOptions   `json:"executeCommandProvider"`
+	Experimental           serverExperimental      `json:"experimental"`
+	PositionEncoding       string                  `json:"positionEncoding"`
+	TextDocumentSync       textDocumentSyncOptions `json:"textDocumentSync"`
+}
+
+// executeCommandOptions lists whale.<tool> for every tool of the catalog.
+type executeCommandOptions struct {
+	Commands         []string `json:"commands"`
+	WorkDoneProgress bool     `json:"workDoneProgress"`
+}
+
+type serverExperimental struct {
+	Whale whaleServerCaps `json:"whale"`
+}
+
+// textDocumentSyncOptions: open/close, incremental changes, saves without
+// text.
+type textDocumentSyncOptions struct {
+	Change    protocol.TextDocumentSyncKind `json:"change"`
+	OpenClose bool                          `json:"openClose"`
+	Save      saveOptions                   `json:"save"`
+}
+
+type saveOptions struct {
+	IncludeText bool `json:"includeText"`
+}
+
+type serverInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
 }
 
 func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, error) {
@@ -56,7 +92,7 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	}
 	roots := rootsOf(p, s.opts.DefaultRoot)
 	var exp struct {
-		Whale whaleCaps `json:"whale"`
+		Whale whaleClientCaps `json:"whale"`
 	}
 	_ = json.Unmarshal(p.Capabilities.Experimental, &exp)
 	caps := clientCaps{
@@ -106,22 +142,22 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	for _, n := range registry.Names() {
 		commands = append(commands, "whale."+n)
 	}
-	return map[string]any{
-		"capabilities": map[string]any{
-			"positionEncoding": enc,
-			"textDocumentSync": map[string]any{
-				"openClose": true,
-				"change":    2, // incremental
-				"save":      map[string]any{"includeText": false},
-			},
-			"executeCommandProvider": map[string]any{"commands": commands, "workDoneProgress": true},
-			"experimental": map[string]any{"whale": map[string]any{
-				"version":      s.opts.Version,
-				"tools":        len(commands),
-				"execBoundary": sess.Gate.State(),
+	return initializeResult{
+		Capabilities: serverCapabilities{
+			ExecuteCommandProvider: executeCommandOptions{Commands: commands, WorkDoneProgress: true},
+			Experimental: serverExperimental{Whale: whaleServerCaps{
+				ExecBoundary: execBoundaryStateOf(sess.Gate.State()),
+				Tools:        len(commands),
+				Version:      s.opts.Version,
 			}},
+			PositionEncoding: enc,
+			TextDocumentSync: textDocumentSyncOptions{
+				Change:    protocol.TextDocumentSyncKindIncremental,
+				OpenClose: true,
+				Save:      saveOptions{IncludeText: false},
+			},
 		},
-		"serverInfo": map[string]any{"name": "whale-ls", "version": s.opts.Version},
+		ServerInfo: serverInfo{Name: "whale-ls", Version: s.opts.Version},
 	}, nil
 }
 
@@ -149,4 +185,19 @@ func rootsOf(p initializeParams, fallback string) []string {
 		roots = append(roots, fallback)
 	}
 	return roots
+}
+
+// exit handles the exit notification: Run returns, with exit code 0 when
+// shutdown came first.
+func (s *Server) exit() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state == stateShutdown {
+		s.exitCode = 0
+	}
+	select {
+	case <-s.exited:
+	default:
+		close(s.exited)
+	}
 }

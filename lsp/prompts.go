@@ -19,16 +19,7 @@ type promptBroker struct {
 	next atomic.Int64
 
 	mu   sync.Mutex
-	open map[string]chan promptReply
-}
-
-// promptReply is the payload of whale/prompt/answer.
-type promptReply struct {
-	PromptID  string  `json:"promptId"`
-	OptionID  *string `json:"optionId,omitempty"`
-	Text      *string `json:"text,omitempty"`
-	Cancelled bool    `json:"cancelled,omitempty"`
-	Canceled  bool    `json:"canceled,omitempty"`
+	open map[string]chan promptAnswerParams
 }
 
 // prompter implements toolbridge.Prompter: whale/prompt notifications when
@@ -66,10 +57,10 @@ func timedOut(ctx context.Context) error {
 func (s *Server) promptAsync(ctx context.Context, q toolbridge.Prompt) (toolbridge.PromptAnswer, error) {
 	b := &s.prompts
 	id := fmt.Sprintf("p%d", b.next.Add(1))
-	ch := make(chan promptReply, 1)
+	ch := make(chan promptAnswerParams, 1)
 	b.mu.Lock()
 	if b.open == nil {
-		b.open = map[string]chan promptReply{}
+		b.open = map[string]chan promptAnswerParams{}
 	}
 	b.open[id] = ch
 	b.mu.Unlock()
@@ -78,18 +69,12 @@ func (s *Server) promptAsync(ctx context.Context, q toolbridge.Prompt) (toolbrid
 		delete(b.open, id)
 		b.mu.Unlock()
 	}()
-	params := map[string]any{"promptId": id, "kind": q.Kind, "title": q.Title, "detail": q.Detail, "options": q.Options}
-	if q.Options == nil {
-		params["options"] = []toolbridge.PromptOption{}
-	}
-	if q.Placeholder != "" {
-		params["placeholder"] = q.Placeholder
-	}
+	params := promptParams{PromptID: id, Kind: q.Kind, Title: q.Title, Detail: q.Detail, Options: promptOptionsOf(q.Options), Placeholder: q.Placeholder}
 	if q.Timeout > 0 {
-		params["timeoutMs"] = q.Timeout.Milliseconds() // lets the editor drop an expired question
+		params.TimeoutMs = q.Timeout.Milliseconds() // lets the editor drop an expired question
 	}
-	if err := s.conn.Notify(ctx, "whale/prompt", params); err != nil {
-		return toolbridge.PromptAnswer{}, fmt.Errorf("send whale/prompt: %w", err)
+	if err := s.conn.Notify(ctx, methodPrompt, params); err != nil {
+		return toolbridge.PromptAnswer{}, fmt.Errorf("send %s: %w", methodPrompt, err)
 	}
 	select {
 	case r := <-ch:
@@ -108,9 +93,9 @@ func (s *Server) promptAsync(ctx context.Context, q toolbridge.Prompt) (toolbrid
 
 // answerPrompt handles whale/prompt/answer.
 func (s *Server) answerPrompt(raw json.RawMessage) (any, error) {
-	var r promptReply
+	var r promptAnswerParams
 	if err := json.Unmarshal(raw, &r); err != nil || r.PromptID == "" {
-		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "whale/prompt/answer needs {promptId, optionId | text | cancelled}")
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, methodPromptAnswer+" needs {promptId, optionId | text | cancelled}")
 	}
 	b := &s.prompts
 	b.mu.Lock()
@@ -163,12 +148,22 @@ func (s *Server) promptWithMessageRequest(ctx context.Context, q toolbridge.Prom
 // notifier implements toolbridge.Notifier over the connection.
 type notifier struct{ s *Server }
 
-// PlanChanged sends whale/plan.
-func (n notifier) PlanChanged(p toolbridge.Plan) { n.notify("whale/plan", p) }
+// PlanChanged sends methodPlan.
+func (n notifier) PlanChanged(p toolbridge.Plan) {
+	params := planParams{Explanation: p.Explanation, Steps: make([]planStep, 0, len(p.Steps))}
+	for _, st := range p.Steps {
+		params.Steps = append(params.Steps, planStep{Step: st.Step, Status: st.Status})
+	}
+	n.notify(methodPlan, params)
+}
 
-// TodosChanged sends whale/todos.
+// TodosChanged sends methodTodos.
 func (n notifier) TodosChanged(items []todos.Item) {
-	n.notify("whale/todos", map[string]any{"items": items})
+	params := todosParams{Items: make([]todoItem, 0, len(items))}
+	for _, it := range items {
+		params.Items = append(params.Items, todoItem{ID: it.ID, Content: it.Content, Status: it.Status, Priority: it.Priority, Created: it.Created, Updated: it.Updated})
+	}
+	n.notify(methodTodos, params)
 }
 
 func (n notifier) notify(method string, params any) {

@@ -13,11 +13,11 @@ import (
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
 
 	"github.com/whale-ls/whale-ls/attach"
 	"github.com/whale-ls/whale-ls/catalog"
 	"github.com/whale-ls/whale-ls/session"
-	"github.com/whale-ls/whale-ls/settings"
 	"github.com/whale-ls/whale-ls/toolbridge"
 )
 
@@ -201,7 +201,7 @@ func (s *Server) handle(reqCtx context.Context, req *jsonrpc2.Request) (result a
 	}()
 	params := json.RawMessage(req.Params())
 	switch method {
-	case "initialize", "shutdown", "whale/terminal/input":
+	case protocol.MethodInitialize, protocol.MethodShutdown, methodTerminalInput:
 		// Handled on the read loop, in wire order (input only enqueues).
 	default:
 		jsonrpc2.Async(reqCtx) // clones params; the read loop goes on
@@ -217,7 +217,7 @@ func (s *Server) handle(reqCtx context.Context, req *jsonrpc2.Request) (result a
 
 // call answers requests.
 func (s *Server) call(ctx context.Context, method string, params json.RawMessage) (any, error) {
-	if method == "initialize" {
+	if method == protocol.MethodInitialize {
 		return s.initialize(ctx, params)
 	}
 	s.mu.Lock()
@@ -226,55 +226,37 @@ func (s *Server) call(ctx context.Context, method string, params json.RawMessage
 	if state == stateNew {
 		return nil, jsonrpc2.NewError(jsonrpc2.ServerNotInitialized, "the server is not initialized; send initialize first")
 	}
-	if state == stateShutdown && method != "shutdown" {
+	if state == stateShutdown && method != protocol.MethodShutdown {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "the server is shutting down; only exit is accepted now")
 	}
 	switch method {
-	case "shutdown":
+	case protocol.MethodShutdown:
 		s.mu.Lock()
 		s.state = stateShutdown
 		s.mu.Unlock()
 		return nil, nil
-	case "workspace/executeCommand":
+	case protocol.MethodWorkspaceExecuteCommand:
 		return s.executeCommand(ctx, params)
-	case "whale/tools":
+	case methodTools:
 		return s.toolList(), nil
-	case "whale/prompt/answer":
+	case methodPromptAnswer:
 		return s.answerPrompt(params)
-	case "whale/terminal/input", "whale/terminal/resize", "whale/terminal/cancel", "whale/terminal/list":
+	case methodTerminalInput, methodTerminalResize, methodTerminalCancel, methodTerminalList:
 		return s.terminalRequest(method, params)
 	}
 	return nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, fmt.Sprintf("method %q is not supported by whale-ls", method))
 }
 
-// notification handles notifications; problems are logged, never returned.
+// notification routes notifications to their handlers, one file per LSP
+// area (lifecycle.go, cancellation.go, text_sync.go, configuration.go);
+// problems are logged, never returned.
 func (s *Server) notification(ctx context.Context, method string, params json.RawMessage) {
-	if method == "exit" {
-		s.mu.Lock()
-		if s.state == stateShutdown {
-			s.exitCode = 0
-		}
-		select {
-		case <-s.exited:
-		default:
-			close(s.exited)
-		}
-		s.mu.Unlock()
+	switch method {
+	case protocol.MethodExit:
+		s.exit()
 		return
-	}
-	if method == "$/cancelRequest" {
-		var p struct {
-			ID json.RawMessage `json:"id"`
-		}
-		if json.Unmarshal(params, &p) == nil {
-			var n int64
-			var str string
-			if json.Unmarshal(p.ID, &n) == nil {
-				s.cancelCall(jsonrpc2.NewNumberID(n))
-			} else if json.Unmarshal(p.ID, &str) == nil {
-				s.cancelCall(jsonrpc2.NewStringID(str))
-			}
-		}
+	case protocol.MethodCancelRequest:
+		s.cancelRequest(params)
 		return
 	}
 	s.mu.Lock()
@@ -282,55 +264,24 @@ func (s *Server) notification(ctx context.Context, method string, params json.Ra
 	enc := s.enc
 	s.mu.Unlock()
 	if !running {
-		if method != "initialized" {
+		if method != protocol.MethodInitialized {
 			s.log.Warn("notification before initialize ignored", "method", method)
 		}
 		return
 	}
 	var err error
 	switch method {
-	case "initialized", "$/setTrace", "textDocument/willSave":
-	case "textDocument/didOpen":
-		var p struct {
-			TextDocument struct {
-				URI        string `json:"uri"`
-				LanguageID string `json:"languageId"`
-				Version    int32  `json:"version"`
-				Text       string `json:"text"`
-			} `json:"textDocument"`
-		}
-		if err = json.Unmarshal(params, &p); err == nil && isFileURI(p.TextDocument.URI) {
-			err = s.docs.open(p.TextDocument.URI, p.TextDocument.LanguageID, p.TextDocument.Version, p.TextDocument.Text)
-		}
-	case "textDocument/didChange":
-		var p struct {
-			TextDocument struct {
-				URI     string `json:"uri"`
-				Version int32  `json:"version"`
-			} `json:"textDocument"`
-			ContentChanges []contentChange `json:"contentChanges"`
-		}
-		if err = json.Unmarshal(params, &p); err == nil && isFileURI(p.TextDocument.URI) {
-			err = s.docs.change(p.TextDocument.URI, p.TextDocument.Version, p.ContentChanges, enc)
-		}
-	case "textDocument/didClose":
-		var p struct {
-			TextDocument struct {
-				URI string `json:"uri"`
-			} `json:"textDocument"`
-		}
-		if err = json.Unmarshal(params, &p); err == nil {
-			s.docs.close(p.TextDocument.URI)
-		}
-	case "textDocument/didSave":
-		// The overlay already holds the text; a save changes only the disk.
-	case "workspace/didChangeConfiguration":
-		var p struct {
-			Settings json.RawMessage `json:"settings"`
-		}
-		if err = json.Unmarshal(params, &p); err == nil {
-			s.applySettings(ctx, p.Settings)
-		}
+	case protocol.MethodInitialized, protocol.MethodSetTrace, protocol.MethodTextDocumentWillSave:
+	case protocol.MethodTextDocumentDidOpen:
+		err = s.didOpen(params)
+	case protocol.MethodTextDocumentDidChange:
+		err = s.didChange(params, enc)
+	case protocol.MethodTextDocumentDidClose:
+		err = s.didClose(params)
+	case protocol.MethodTextDocumentDidSave:
+		s.didSave()
+	case protocol.MethodWorkspaceDidChangeConfiguration:
+		err = s.didChangeConfiguration(ctx, params)
 	default:
 		if !strings.HasPrefix(method, "$/") {
 			s.log.Info("notification not handled", "method", method)
@@ -338,38 +289,6 @@ func (s *Server) notification(ctx context.Context, method string, params json.Ra
 	}
 	if err != nil {
 		s.log.Warn("bad notification", "method", method, "err", err)
-	}
-}
-
-// cancelCall cancels the in-flight call with id, if any.
-func (s *Server) cancelCall(id jsonrpc2.ID) {
-	s.inflightMu.Lock()
-	cancel := s.inflight[id]
-	s.inflightMu.Unlock()
-	if cancel != nil {
-		cancel()
-	}
-}
-
-// applySettings installs new settings; unknown keys and missing folders are
-// reported in the log and to the client's log, and are not fatal.
-func (s *Server) applySettings(ctx context.Context, raw json.RawMessage) {
-	cfg, unknown, err := settings.Parse(raw)
-	if err != nil {
-		s.logToClient(ctx, 2, "whale-ls: settings not applied: "+err.Error())
-		return
-	}
-	if len(unknown) > 0 {
-		s.logToClient(ctx, 2, "whale-ls: unknown settings ignored: "+strings.Join(unknown, ", "))
-	}
-	s.mu.Lock()
-	sess := s.session
-	s.mu.Unlock()
-	if sess == nil {
-		return
-	}
-	if missing := sess.Apply(cfg); len(missing) > 0 {
-		s.logToClient(ctx, 2, "whale-ls: these read.approvedPaths or skills.paths do not exist: "+strings.Join(missing, ", "))
 	}
 }
 

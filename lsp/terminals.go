@@ -24,14 +24,16 @@ func (t terminalSink) notify(method string, params any) {
 	}
 }
 
-func (t terminalSink) Open(info terminal.TaskInfo) { t.notify("whale/terminal/open", info) }
+func (t terminalSink) Open(info terminal.TaskInfo) {
+	t.notify(methodTerminalOpen, terminalOpenParamsOf(info))
+}
 
 func (t terminalSink) Output(taskID string, seq int64, data string) {
-	t.notify("whale/terminal/output", map[string]any{"taskId": taskID, "seq": seq, "data": data})
+	t.notify(methodTerminalOutput, terminalOutputParams{TaskID: taskID, Seq: seq, Data: data})
 }
 
 func (t terminalSink) Exit(taskID string, exitCode int, signal string) {
-	t.notify("whale/terminal/exit", map[string]any{"taskId": taskID, "exitCode": exitCode, "signal": signal})
+	t.notify(methodTerminalExit, terminalExitParams{TaskID: taskID, ExitCode: exitCode, Signal: signal})
 }
 
 // terminalRequest answers the editor's whale/terminal/* requests.
@@ -43,12 +45,7 @@ func (s *Server) terminalRequest(method string, raw json.RawMessage) (any, error
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "shell tasks are not available in this session")
 	}
 	table := sess.Terminals
-	var p struct {
-		TaskID string `json:"taskId"`
-		Data   string `json:"data"`
-		Cols   int    `json:"cols"`
-		Rows   int    `json:"rows"`
-	}
+	var p terminalRequestParams
 	if len(raw) > 0 {
 		if err := json.Unmarshal(raw, &p); err != nil {
 			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("%s params: %v", method, err))
@@ -56,25 +53,22 @@ func (s *Server) terminalRequest(method string, raw json.RawMessage) (any, error
 	}
 	var err error
 	switch method {
-	case "whale/terminal/list":
-		// Each entry is a terminal.Status: the task's terminal, state,
-		// exit code, and for a finished task whose processes still run
-		// (daemons, `&` jobs) survivors: [{pid, command}].
-		return map[string]any{"tasks": table.List()}, nil
-	case "whale/terminal/input":
+	case methodTerminalList:
+		return terminalListResultOf(table.List()), nil
+	case methodTerminalInput:
 		err = s.inputs.enqueue(table, p.TaskID, p.Data)
-	case "whale/terminal/resize":
+	case methodTerminalResize:
 		if p.Cols <= 0 || p.Rows <= 0 {
 			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "resize needs positive cols and rows")
 		}
 		err = table.Resize(p.TaskID, p.Cols, p.Rows)
-	case "whale/terminal/cancel":
+	case methodTerminalCancel:
 		// Also ends what a finished task left running (ended: [{pid,
 		// command}]).
 		var rep terminal.CancelReport
 		rep, err = table.Cancel(p.TaskID)
 		if err == nil {
-			return rep, nil
+			return terminalCancelResultOf(rep), nil
 		}
 	default:
 		return nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, fmt.Sprintf("method %q is not supported by whale-ls", method))

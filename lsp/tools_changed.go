@@ -16,16 +16,6 @@ const registrationTimeout = 10 * time.Second
 
 var registrationSeq atomic.Int64
 
-// toolsChangedParams is the payload of whale/toolsChanged: the specs of the
-// tools that joined the catalog (MCP tools that a tool_search or a call by
-// exact name activated). Specs already sent never change, so a client adds
-// these to what it has.
-type toolsChangedParams struct {
-	Added []toolbridge.Spec `json:"added"`
-	// Count is the number of tools in the catalog now.
-	Count int `json:"count"`
-}
-
 // watchTools tells the client about tools added to the registry after
 // initialize: a whale/toolsChanged notification, and, when the client
 // declared capabilities.workspace.executeCommand.dynamicRegistration, a
@@ -52,8 +42,8 @@ func (s *Server) watchTools(registry *toolbridge.Registry, initParams json.RawMe
 			attached.ToolsChanged() // MCP front ends refresh their list
 		}
 		ctx := context.Background()
-		if err := s.conn.Notify(ctx, "whale/toolsChanged", toolsChangedParams{Added: added, Count: len(registry.Names())}); err != nil {
-			s.log.Warn("whale/toolsChanged not sent", "err", err)
+		if err := s.conn.Notify(ctx, methodToolsChanged, toolsChangedParams{Added: added, Count: len(registry.Names())}); err != nil {
+			s.log.Warn(methodToolsChanged+" not sent", "err", err)
 		}
 		if !dynamic {
 			return

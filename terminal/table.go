@@ -90,16 +90,16 @@ type StartOptions struct {
 	Gate Gate
 }
 
-// TaskInfo describes a task's terminal; its JSON form is the payload of the
-// editor's terminal-open notification.
+// TaskInfo describes a task's terminal. It has no wire form of its own: a
+// front end that shows terminals converts it to its payload.
 type TaskInfo struct {
-	ID      string `json:"taskId"`
-	Title   string `json:"title"`
-	Command string `json:"command"`
-	Dir     string `json:"cwd"`
-	PTY     bool   `json:"pty"`
-	Cols    int    `json:"cols"`
-	Rows    int    `json:"rows"`
+	ID      string
+	Title   string
+	Command string
+	Dir     string
+	PTY     bool
+	Cols    int
+	Rows    int
 }
 
 // Status is a snapshot of a task.

@@ -2,7 +2,8 @@
 //   node scripts/build.mjs          the extension: out/main.js
 //   node scripts/build.mjs --sync   the package.json generator: out/sync-package.js
 //   node scripts/build.mjs --tests  the unit tests: out/test/unit/*.test.js
-//   node scripts/build.mjs --e2e    the end-to-end driver and companion extension
+//   node scripts/build.mjs --e2e    the end-to-end driver, the companion extension and
+//                                   the e2e build of the extension (out/test/e2e/whale/main.js)
 import { build } from 'esbuild';
 import { copyFileSync, readdirSync } from 'fs';
 
@@ -17,6 +18,7 @@ if (arg === '--sync') {
 } else if (arg === '--e2e') {
     await build({ ...common, entryPoints: ['test/e2e/driver.ts'], outfile: 'out/test/e2e/driver.js', external: ['vscode', 'playwright-core'] });
     await build({ ...common, entryPoints: ['test/e2e/companion/extension.ts'], outfile: 'out/test/e2e/companion/extension.js' });
+    await build({ ...common, entryPoints: ['test/e2e/whale/main.ts'], outfile: 'out/test/e2e/whale/main.js', minify: true, sourcemap: false });
     for (const f of ['package.json', 'README.md']) {
         copyFileSync(`test/e2e/companion/${f}`, `out/test/e2e/companion/${f}`);
     }

@@ -32,12 +32,20 @@ import { registerTools } from './tools';
 import { mcpServerSetting, toolSurface, toolsViaMcpContextKey, type ToolSurface } from './toolSurface';
 import { WhaleView } from './view';
 
-/** What the extension exports to other extensions (and its tests). */
+/** What the extension exports to other extensions. */
 export interface WhaleApi {
     /** Resolves when the server is running (rejects if it cannot start). */
     ready(): Promise<void>;
     /** Runs one whale tool and returns its Envelope. */
     execute(tool: string, input: unknown, token?: vscode.CancellationToken): Promise<req.Envelope>;
+}
+
+/**
+ * Options of a Ctx. The shipped extension (src/main.ts) passes none; the
+ * end-to-end test builds its own entry point (test/e2e/whale/main.ts) that
+ * passes test seams here, so no other extension can reach them.
+ */
+export interface CtxOptions {
     /** Test seam: awaited before VS Code applies a server's workspace edit. */
     beforeApplyEdit?: (params: ApplyWorkspaceEditParams) => Promise<void>;
 }
@@ -117,7 +125,10 @@ export class Ctx implements vscode.Disposable {
     private readonly mcpChanged: () => void;
     readonly api: WhaleApi;
 
-    constructor(private readonly extension: vscode.ExtensionContext) {
+    constructor(
+        private readonly extension: vscode.ExtensionContext,
+        private readonly options: CtxOptions = {},
+    ) {
         this.log = vscode.window.createOutputChannel('Whale', { log: true });
         this.traceOutput = vscode.window.createOutputChannel('Whale Trace', { log: true });
         this.serverKeys = serverSettingKeys(extension.extension.packageJSON?.contributes?.configuration?.properties);
@@ -253,7 +264,7 @@ export class Ctx implements vscode.Disposable {
             this.readOnly = new Map(tools.map((t) => [t.name, t.readOnly]));
             this.log.info(`whale-ls is running with ${tools.length} tools`);
         } catch (err) {
-            this.log.warn(`whale/tools failed: ${String(err)}`);
+            this.log.warn(`${req.tools.method} failed: ${String(err)}`);
         }
     }
 
@@ -294,8 +305,8 @@ export class Ctx implements vscode.Disposable {
     }
 
     private async applyEdit(params: ApplyWorkspaceEditParams, next: ApplyWorkspaceEditRequest.HandlerSignature): Promise<ApplyWorkspaceEditResult | ResponseError<void>> {
-        if (this.api.beforeApplyEdit) {
-            await this.api.beforeApplyEdit(params);
+        if (this.options.beforeApplyEdit) {
+            await this.options.beforeApplyEdit(params);
         }
         const result = await next(params, neverCanceled);
         if (result instanceof ResponseError || result.applied || result.failureReason) {

@@ -1,6 +1,11 @@
-// Typed custom requests and notifications of whale-ls, mirroring the
-// server's wire surface (lsp/*.go). One file, no vscode import, so that the
-// shapes can be shared with tests and the companion test extension.
+// Typed custom requests and notifications of whale-ls. Mirrors
+// lsp/protocol.go, which names every whale/* method and its params and
+// results; lsp/protocol_test.go checks that this file (each `new
+// RequestType…('whale/…')` / `new NotificationType…('whale/…')`),
+// editors/neovim/lua/whale/protocol.lua and the server hold the same
+// methods. Every whale/* method the extension uses is named here and
+// nowhere else in src/. One file, no vscode import, so that the shapes can
+// be shared with tests and the companion test extension.
 import { NotificationType, RequestType, RequestType0 } from 'vscode-jsonrpc';
 
 /** The result of every tool: `workspace/executeCommand whale.<tool>`. */
@@ -28,6 +33,19 @@ export interface ToolsResult {
 
 /** client → server: the catalog of this session. */
 export const tools = new RequestType0<ToolsResult, void>('whale/tools');
+
+export interface ToolsChangedParams {
+    /** The tools that joined the catalog (deferred MCP tools activated). */
+    added: ToolInfo[];
+    /** How many tools the catalog holds now. */
+    count: number;
+}
+
+/**
+ * server → client: tools joined the catalog. The extension does not act on
+ * it: its language-model tools are the ones package.json contributes.
+ */
+export const toolsChanged = new NotificationType<ToolsChangedParams>('whale/toolsChanged');
 
 // Terminals --------------------------------------------------------------
 

@@ -44,6 +44,15 @@ npm run --silent package >"$OUT/package.log" 2>&1 || { tail -20 "$OUT/package.lo
 node scripts/build.mjs --e2e
 (cd out/test/e2e/companion && npx --no-install vsce package --no-dependencies --skip-license --allow-missing-repository -o ../whale-e2e.vsix >/dev/null) ||
 	give_up "packaging the test companion failed"
+# The scenario installs the same package with the e2e entry point
+# (test/e2e/whale/main.ts: src/main.ts's activation plus the beforeApplyEdit
+# seam the companion uses to type while an edit is on its way).
+cp out/main.js out/main.shipped.js
+cp out/test/e2e/whale/main.js out/main.js
+packaged=true
+npx --no-install vsce package --no-dependencies --skip-license -o whale-ls-e2e.vsix >>"$OUT/package.log" 2>&1 || packaged=false
+mv out/main.shipped.js out/main.js
+$packaged || { tail -20 "$OUT/package.log"; give_up "packaging the e2e build of the extension failed"; }
 
 tools="${WHALE_E2E_TOOLS:-}"
 if [ -z "$tools" ]; then
@@ -73,7 +82,7 @@ fi
 
 step "scenario"
 set +e
-CODE_SERVER="$code_server/out/node/entry.js" NODE24="$node24" VSIX="$PWD/whale-ls.vsix" \
+CODE_SERVER="$code_server/out/node/entry.js" NODE24="$node24" VSIX="$PWD/whale-ls-e2e.vsix" \
 	COMPANION_VSIX="$PWD/out/test/e2e/whale-e2e.vsix" CHROMIUM=/usr/bin/chromium E2E_STARTED="$started" \
 	node out/test/e2e/driver.js
 rc=$?

@@ -11,6 +11,7 @@
 -- The Lua API for chat plugins: tools(), call(name, input, callback).
 local compat = require('whale.compat')
 local config = require('whale.config')
+local protocol = require('whale.protocol')
 
 local M = {}
 
@@ -28,14 +29,14 @@ function M.handlers()
   local plan = require('whale.plan')
   return {
     ['workspace/applyEdit'] = edits.apply_edit_handler,
-    ['whale/saveDocuments'] = edits.save_documents_handler,
-    ['whale/terminal/open'] = terminals.on_open,
-    ['whale/terminal/output'] = terminals.on_output,
-    ['whale/terminal/exit'] = terminals.on_exit,
-    ['whale/prompt'] = prompts.on_prompt,
-    ['whale/plan'] = plan.on_plan,
-    ['whale/todos'] = plan.on_todos,
-    ['whale/toolsChanged'] = M.on_tools_changed,
+    [protocol.save_documents] = edits.save_documents_handler,
+    [protocol.terminal_open] = terminals.on_open,
+    [protocol.terminal_output] = terminals.on_output,
+    [protocol.terminal_exit] = terminals.on_exit,
+    [protocol.prompt] = prompts.on_prompt,
+    [protocol.plan] = plan.on_plan,
+    [protocol.todos] = plan.on_todos,
+    [protocol.tools_changed] = M.on_tools_changed,
   }
 end
 
@@ -426,7 +427,7 @@ function M.tools(callback, opts)
         callback(err)
         return
       end
-      compat.request(client, 'whale/tools', vim.empty_dict(), function(rpc_err, result)
+      compat.request(client, protocol.tools, vim.empty_dict(), function(rpc_err, result)
         if rpc_err then
           callback(rpc_err.message or vim.inspect(rpc_err))
         else
@@ -438,7 +439,7 @@ function M.tools(callback, opts)
   end
   local client = M.get_client(opts.root)
   if client and client.initialized then
-    local res, err = compat.request_sync(client, 'whale/tools', vim.empty_dict(), opts.timeout or 10000)
+    local res, err = compat.request_sync(client, protocol.tools, vim.empty_dict(), opts.timeout or 10000)
     if res and res.result then
       return res.result.tools or {}
     end

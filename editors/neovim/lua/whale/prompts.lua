@@ -6,6 +6,7 @@
 -- UI the user installed) from a scheduled callback, one at a time, and the
 -- answer goes back whenever the callback runs.
 local compat = require('whale.compat')
+local protocol = require('whale.protocol')
 
 local M = {}
 
@@ -61,7 +62,7 @@ local function answer(item, params)
     return
   end
   params.promptId = item.params.promptId
-  compat.request(client, 'whale/prompt/answer', params, function(err)
+  compat.request(client, protocol.prompt_answer, params, function(err)
     if err then
       -- Most often: the question timed out on the server meanwhile.
       vim.schedule(function()

@@ -4,6 +4,7 @@
 -- wiping the buffer cancels a running task, and exit marks it finished.
 local compat = require('whale.compat')
 local config = require('whale.config')
+local protocol = require('whale.protocol')
 
 local M = {}
 
@@ -74,7 +75,7 @@ function M.type(task, data)
   local chunk = task.typed
   task.typed = ''
   task.typing = true
-  compat.request(client, 'whale/terminal/input', { taskId = task.id, data = chunk }, function(err)
+  compat.request(client, protocol.terminal_input, { taskId = task.id, data = chunk }, function(err)
     task.typing = false
     if err and task.running then
       vim.schedule(function()
@@ -125,7 +126,7 @@ local function sync_size(task)
   task.asked_size = size
   -- task.size changes only once whale-ls has answered: the PTY has the new
   -- size then, so input sent after that sees it.
-  send(task, 'whale/terminal/resize', { taskId = task.id, cols = cols, rows = rows }, function()
+  send(task, protocol.terminal_resize, { taskId = task.id, cols = cols, rows = rows }, function()
     if task.asked_size == size then
       task.size = size
     end
@@ -257,7 +258,7 @@ local function create(client_id, params)
     callback = function()
       if task.running then
         task.running = false
-        send(task, 'whale/terminal/cancel', { taskId = task.id })
+        send(task, protocol.terminal_cancel, { taskId = task.id })
       end
       M.tasks[task.key] = nil
     end,

@@ -4,7 +4,8 @@
 // user sees, saves screenshots, and prints "N passed, M failed".
 //
 // Environment: CODE_SERVER (code-server's out/node/entry.js), NODE24 (the
-// node that runs it), VSIX, COMPANION_VSIX (the test companion), CHROMIUM (default /usr/bin/chromium),
+// node that runs it), VSIX (the Whale extension packaged with its e2e entry point,
+// test/e2e/whale/main.ts), COMPANION_VSIX (the test companion), CHROMIUM (default /usr/bin/chromium),
 // OUT (the test output folder), E2E_DEADLINE_S (default 420), E2E_STARTED
 // (the script's start, in Unix seconds, for the total time).
 import { spawn, spawnSync, type ChildProcess } from 'child_process';

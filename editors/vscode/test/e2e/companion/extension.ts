@@ -21,9 +21,11 @@ interface Report {
     done: boolean;
 }
 
+/** The API of the Whale extension's e2e build (test/e2e/whale/main.ts). */
 interface WhaleApi {
     ready(): Promise<void>;
     execute(tool: string, input: unknown): Promise<{ ok: boolean; code: string; text: string }>;
+    /** Only in the e2e build; the shipped extension exports no test seam. */
     beforeApplyEdit?: (params: unknown) => Promise<void>;
 }
 

@@ -1,0 +1,39 @@
+-- The whale/* methods of whale-ls, by name. Mirrors lsp/protocol.go, which
+-- names every whale/* method and documents its params and results
+-- (editors/vscode/src/requests.ts mirrors it too); lsp/protocol_test.go
+-- checks that the three lists hold the same methods. Standard LSP methods
+-- (workspace/applyEdit, ...) are not listed here.
+return {
+  -- client -> server request -> {tools = [{name, description, inputSchema, readOnly, group}]}
+  tools = 'whale/tools',
+  -- server -> client notification {added = [spec], count}
+  tools_changed = 'whale/toolsChanged',
+
+  -- server -> client notification {taskId, title, command, cwd, pty, cols, rows}
+  terminal_open = 'whale/terminal/open',
+  -- server -> client notification {taskId, seq, data}
+  terminal_output = 'whale/terminal/output',
+  -- server -> client notification {taskId, exitCode, signal}
+  terminal_exit = 'whale/terminal/exit',
+  -- client -> server request {taskId, data}
+  terminal_input = 'whale/terminal/input',
+  -- client -> server request {taskId, cols, rows}
+  terminal_resize = 'whale/terminal/resize',
+  -- client -> server request {taskId}
+  terminal_cancel = 'whale/terminal/cancel',
+  -- client -> server request -> {tasks = [...]}
+  terminal_list = 'whale/terminal/list',
+
+  -- server -> client notification {promptId, kind, title, detail, options, placeholder?, timeoutMs?}
+  prompt = 'whale/prompt',
+  -- client -> server request {promptId, optionId | text | cancelled = true}
+  prompt_answer = 'whale/prompt/answer',
+
+  -- server -> client request {uris} -> {saved = [uri]}
+  save_documents = 'whale/saveDocuments',
+
+  -- server -> client notification {explanation, steps = [{step, status}]}
+  plan = 'whale/plan',
+  -- server -> client notification {items = [{id, content, status, priority, created, updated}]}
+  todos = 'whale/todos',
+}

@@ -1,0 +1,318 @@
+package lsp
+
+// The whale-specific wire surface: every whale/* method name and the types
+// of its params and results, in one place. The editors mirror this file:
+// editors/vscode/src/requests.ts and editors/neovim/lua/whale/protocol.lua
+// name the same methods (protocol_test.go checks that the three lists
+// agree). The packages below lsp never see these types: lsp converts from
+// their own types (terminal.TaskInfo, toolbridge.PromptOption, …) here, so a
+// field renamed there does not change the wire.
+//
+// Field order follows the JSON the server sent before these types existed
+// (encoding/json writes map keys sorted), so the bytes on the wire are the
+// same.
+
+import (
+	"time"
+
+	"github.com/whale-ls/whale-ls/execboundary"
+	"github.com/whale-ls/whale-ls/terminal"
+	"github.com/whale-ls/whale-ls/toolbridge"
+)
+
+// Method names of whale/*. Direction and payload are in each comment.
+const (
+	// client → server request, no params → toolsResult.
+	methodTools = "whale/tools"
+	// server → client notification: toolsChangedParams.
+	methodToolsChanged = "whale/toolsChanged"
+
+	// server → client notification: terminalOpenParams.
+	methodTerminalOpen = "whale/terminal/open"
+	// server → client notification: terminalOutputParams.
+	methodTerminalOutput = "whale/terminal/output"
+	// server → client notification: terminalExitParams.
+	methodTerminalExit = "whale/terminal/exit"
+	// client → server request: terminalRequestParams {taskId, data} → null.
+	methodTerminalInput = "whale/terminal/input"
+	// client → server request: terminalRequestParams {taskId, cols, rows} → null.
+	methodTerminalResize = "whale/terminal/resize"
+	// client → server request: terminalRequestParams {taskId} → terminalCancelResult.
+	methodTerminalCancel = "whale/terminal/cancel"
+	// client → server request, no params → terminalListResult.
+	methodTerminalList = "whale/terminal/list"
+
+	// server → client notification: promptParams; answered by methodPromptAnswer.
+	methodPrompt = "whale/prompt"
+	// client → server request: promptAnswerParams → null.
+	methodPromptAnswer = "whale/prompt/answer"
+
+	// server → client request: saveDocumentsParams → saveDocumentsResult.
+	methodSaveDocuments = "whale/saveDocuments"
+
+	// server → client notification: planParams.
+	methodPlan = "whale/plan"
+	// server → client notification: todosParams.
+	methodTodos = "whale/todos"
+)
+
+// whaleMethods lists every method above; protocol_test.go compares it with
+// the editors' lists.
+var whaleMethods = []string{
+	methodTools, methodToolsChanged,
+	methodTerminalOpen, methodTerminalOutput, methodTerminalExit,
+	methodTerminalInput, methodTerminalResize, methodTerminalCancel, methodTerminalList,
+	methodPrompt, methodPromptAnswer,
+	methodSaveDocuments,
+	methodPlan, methodTodos,
+}
+
+// Capabilities ------------------------------------------------------------
+
+// whaleClientCaps is what the client declares under
+// capabilities.experimental.whale in initialize; the server uses an
+// optional feature only when it is declared.
+type whaleClientCaps struct {
+	Terminals     bool `json:"terminals"`
+	Prompts       bool `json:"prompts"`
+	SaveDocuments bool `json:"saveDocuments"`
+}
+
+// whaleServerCaps is what the server answers under
+// capabilities.experimental.whale in the initialize result.
+type whaleServerCaps struct {
+	ExecBoundary execBoundaryState `json:"execBoundary"`
+	Tools        int               `json:"tools"`
+	Version      string            `json:"version"`
+}
+
+// execBoundaryState tells the client whether shell tasks run behind the
+// exec boundary.
+type execBoundaryState struct {
+	Mode      string `json:"mode"`
+	Available bool   `json:"available"`
+	Active    bool   `json:"active"`
+	Reason    string `json:"reason,omitempty"`
+}
+
+func execBoundaryStateOf(s execboundary.State) execBoundaryState {
+	return execBoundaryState{Mode: string(s.Mode), Available: s.Available, Active: s.Active, Reason: s.Reason}
+}
+
+// Tools ------------------------------------------------------------------
+
+// toolsResult is the result of whale/tools. A Spec is the catalog's own
+// shape, the same that `whale-ls tools --json` prints and the MCP front
+// lists, so that the editors' generated contributions have one source.
+type toolsResult struct {
+	Tools []toolbridge.Spec `json:"tools"`
+}
+
+// toolsChangedParams is the payload of whale/toolsChanged: the specs of the
+// tools that joined the catalog (MCP tools that a tool_search or a call by
+// exact name activated). Specs already sent never change, so a client adds
+// these to what it has.
+type toolsChangedParams struct {
+	Added []toolbridge.Spec `json:"added"`
+	// Count is the number of tools in the catalog now.
+	Count int `json:"count"`
+}
+
+// Terminals --------------------------------------------------------------
+
+// terminalOpenParams is the payload of whale/terminal/open: a task started.
+type terminalOpenParams struct {
+	TaskID  string `json:"taskId"`
+	Title   string `json:"title"`
+	Command string `json:"command"`
+	Cwd     string `json:"cwd"`
+	PTY     bool   `json:"pty"`
+	Cols    int    `json:"cols"`
+	Rows    int    `json:"rows"`
+}
+
+func terminalOpenParamsOf(info terminal.TaskInfo) terminalOpenParams {
+	return terminalOpenParams{TaskID: info.ID, Title: info.Title, Command: info.Command, Cwd: info.Dir, PTY: info.PTY, Cols: info.Cols, Rows: info.Rows}
+}
+
+// terminalOutputParams is the payload of whale/terminal/output: UTF-8 text,
+// never split inside a character; seq counts a task's chunks from 1.
+type terminalOutputParams struct {
+	Data   string `json:"data"`
+	Seq    int64  `json:"seq"`
+	TaskID string `json:"taskId"`
+}
+
+// terminalExitParams is the payload of whale/terminal/exit.
+type terminalExitParams struct {
+	ExitCode int    `json:"exitCode"`
+	Signal   string `json:"signal"`
+	TaskID   string `json:"taskId"`
+}
+
+// terminalRequestParams are the params of whale/terminal/input {taskId,
+// data}, whale/terminal/resize {taskId, cols, rows} and
+// whale/terminal/cancel {taskId}. They are read as one shape, so a field of
+// the wrong type is refused whichever of the three requests carries it.
+type terminalRequestParams struct {
+	TaskID string `json:"taskId"`
+	Data   string `json:"data"`
+	Cols   int    `json:"cols"`
+	Rows   int    `json:"rows"`
+}
+
+// terminalListResult is the result of whale/terminal/list.
+type terminalListResult struct {
+	Tasks []terminalTask `json:"tasks"`
+}
+
+// terminalTask is one task of whale/terminal/list: its terminal, state,
+// exit code, and for a finished task whose processes still run (daemons,
+// `&` jobs) its survivors.
+type terminalTask struct {
+	terminalOpenParams
+	// State is "running" or "exited".
+	State       string            `json:"state"`
+	ExitCode    int               `json:"exitCode"`
+	Signal      string            `json:"signal,omitempty"`
+	Canceled    bool              `json:"canceled,omitempty"`
+	LongRunning bool              `json:"longRunning,omitempty"`
+	ElapsedMs   int64             `json:"elapsedMs"`
+	Survivors   []terminalProcess `json:"survivors,omitempty"`
+}
+
+// terminalProcess is one live process of a task.
+type terminalProcess struct {
+	PID     int    `json:"pid"`
+	Command string `json:"command"`
+}
+
+func terminalListResultOf(list []terminal.Status) terminalListResult {
+	if list == nil {
+		return terminalListResult{}
+	}
+	tasks := make([]terminalTask, len(list))
+	for i, st := range list {
+		tasks[i] = terminalTask{
+			terminalOpenParams: terminalOpenParamsOf(st.TaskInfo),
+			State:              st.State,
+			ExitCode:           st.ExitCode,
+			Signal:             st.Signal,
+			Canceled:           st.Canceled,
+			LongRunning:        st.LongRunning,
+			ElapsedMs:          st.ElapsedMs,
+			Survivors:          terminalProcessesOf(st.Survivors),
+		}
+	}
+	return terminalListResult{Tasks: tasks}
+}
+
+func terminalProcessesOf(ps []terminal.Process) []terminalProcess {
+	if ps == nil {
+		return nil
+	}
+	out := make([]terminalProcess, len(ps))
+	for i, p := range ps {
+		out[i] = terminalProcess{PID: p.PID, Command: p.Command}
+	}
+	return out
+}
+
+// terminalCancelResult is the result of whale/terminal/cancel. Ended lists,
+// when the task's shell had already exited, the processes it had left
+// running that the cancel ended.
+type terminalCancelResult struct {
+	AlreadyExited bool              `json:"alreadyExited,omitempty"`
+	Took          string            `json:"took,omitempty"`
+	Ended         []terminalProcess `json:"ended,omitempty"`
+	Unkillable    int               `json:"unkillable"`
+}
+
+func terminalCancelResultOf(r terminal.CancelReport) terminalCancelResult {
+	return terminalCancelResult{AlreadyExited: r.AlreadyExited, Took: r.Took, Ended: terminalProcessesOf(r.Ended), Unkillable: r.Unkillable}
+}
+
+// Prompts ----------------------------------------------------------------
+
+// promptParams is the payload of whale/prompt. Kind is "approval" (options
+// allow_once, allow_session, deny), "choice" or "text". Options is never
+// null. TimeoutMs, when set, lets the editor drop an expired question.
+type promptParams struct {
+	Detail      string         `json:"detail"`
+	Kind        string         `json:"kind"`
+	Options     []promptOption `json:"options"`
+	Placeholder string         `json:"placeholder,omitempty"`
+	PromptID    string         `json:"promptId"`
+	TimeoutMs   int64          `json:"timeoutMs,omitempty"`
+	Title       string         `json:"title"`
+}
+
+// promptOption is one answer the user can pick.
+type promptOption struct {
+	ID    string `json:"id"`
+	Label string `json:"label"`
+}
+
+func promptOptionsOf(opts []toolbridge.PromptOption) []promptOption {
+	out := make([]promptOption, len(opts))
+	for i, o := range opts {
+		out[i] = promptOption{ID: o.ID, Label: o.Label}
+	}
+	return out
+}
+
+// promptAnswerParams is the payload of whale/prompt/answer: {promptId,
+// optionId} or {promptId, text} or {promptId, cancelled: true} ("canceled"
+// is read too).
+type promptAnswerParams struct {
+	PromptID  string  `json:"promptId"`
+	OptionID  *string `json:"optionId,omitempty"`
+	Text      *string `json:"text,omitempty"`
+	Cancelled bool    `json:"cancelled,omitempty"`
+	Canceled  bool    `json:"canceled,omitempty"`
+}
+
+// Documents --------------------------------------------------------------
+
+// saveDocumentsParams are the params of whale/saveDocuments: the URIs of
+// open documents whale changed.
+type saveDocumentsParams struct {
+	URIs []string `json:"uris"`
+}
+
+// saveDocumentsResult is the client's answer: the URIs it saved.
+type saveDocumentsResult struct {
+	Saved []string `json:"saved"`
+}
+
+// Plan and todos ---------------------------------------------------------
+
+// planParams is the payload of whale/plan: the whole plan after each
+// update.
+type planParams struct {
+	Explanation string     `json:"explanation"`
+	Steps       []planStep `json:"steps"`
+}
+
+// planStep is one step; Status is pending, in_progress or completed.
+type planStep struct {
+	Step   string `json:"step"`
+	Status string `json:"status"`
+}
+
+// todosParams is the payload of whale/todos: the whole list after each
+// change; Items is never null.
+type todosParams struct {
+	Items []todoItem `json:"items"`
+}
+
+// todoItem is one todo. Status is pending, in_progress or completed;
+// Priority high, medium or low.
+type todoItem struct {
+	ID       int       `json:"id"`
+	Content  string    `json:"content"`
+	Status   string    `json:"status"`
+	Priority string    `json:"priority"`
+	Created  time.Time `json:"created"`
+	Updated  time.Time `json:"updated"`
+}
