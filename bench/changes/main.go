@@ -1,0 +1,264 @@
+// Command changes measures the change journal (package changes) the way the
+// tools use it, printing medians and ratios against a baseline measured in
+// the same run:
+//
+//   - a snapshot before a shell task on a tree (default: Go's src), the first
+//     one (empty journal; the tree is read once beforehand so the page cache
+//     is warm) and later ones (goal: at most 150 ms), and the journal's size;
+//   - a revert of one entry (plan, write, journal) of a 2,000-line file the
+//     user edited elsewhere;
+//   - Begin+Commit around a small edit's write, against the same write
+//     without the journal (goal: at most 1.3×), with and without Options.Sync.
+//
+// Usage:
+//
+//	go run ./bench/changes [-tree DIR] [-runs N]
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/whale-ls/whale-ls/atomicfile"
+	"github.com/whale-ls/whale-ls/changes"
+	"github.com/whale-ls/whale-ls/workspace"
+)
+
+func main() {
+	tree := flag.String("tree", filepath.Join(runtime.GOROOT(), "src"), "tree to snapshot")
+	runs := flag.Int("runs", 15, "timed runs per case (median reported)")
+	flag.Parse()
+	if err := run(*tree, *runs); err != nil {
+		fmt.Fprintln(os.Stderr, "bench/changes:", err)
+		os.Exit(1)
+	}
+}
+
+func run(tree string, runs int) error {
+	ctx := context.Background()
+	work, err := os.MkdirTemp("", "bench-changes-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	load, _ := os.ReadFile("/proc/loadavg")
+	fmt.Printf("machine: %d CPUs, load average %s\n", runtime.NumCPU(), strings.Join(strings.Fields(string(load))[:min(3, len(strings.Fields(string(load))))], " "))
+
+	// Snapshots.
+	root, err := os.OpenRoot(tree)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	files, size := warm(ctx, root)
+	jdir := filepath.Join(work, "journal")
+	j, err := changes.Open(jdir, changes.Options{})
+	if err != nil {
+		return err
+	}
+	defer j.Close()
+	t0 := time.Now()
+	if _, err := j.Snapshot(ctx, root, tree, workspace.NewIgnorer(root)); err != nil {
+		return err
+	}
+	first := time.Since(t0)
+	stored := du(jdir)
+	later, err := median(runs, func() (time.Duration, error) {
+		_, err := j.Snapshot(ctx, root, tree, workspace.NewIgnorer(root))
+		return 0, err
+	})
+	if err != nil {
+		return err
+	}
+	snap, err := j.Snapshot(ctx, root, tree, workspace.NewIgnorer(root))
+	if err != nil {
+		return err
+	}
+	t0 = time.Now()
+	fcs, _, err := snap.Changes(ctx)
+	if err != nil {
+		return err
+	}
+	changesTime := time.Since(t0)
+	goal := "ok"
+	if later > 150*time.Millisecond {
+		goal = "OVER GOAL"
+	}
+	fmt.Printf("tree: %s (%d files, %.0f MiB)\n", tree, files, float64(size)/(1<<20))
+	fmt.Printf("snapshot, first:               %8.1f ms  (journal then %.1f MiB)\n", ms(first), float64(stored)/(1<<20))
+	fmt.Printf("snapshot, later:               %8.1f ms  goal <= 150 ms: %s\n", ms(later), goal)
+	fmt.Printf("changes after an idle task:    %8.1f ms  (%d files changed)\n", ms(changesTime), len(fcs))
+	fmt.Printf("journal growth over %d later snapshots of an unchanged tree: %d bytes\n", runs+1, du(jdir)-stored)
+
+	// Revert of one entry.
+	dir := filepath.Join(work, "w")
+	os.MkdirAll(dir, 0o755)
+	path := filepath.Join(dir, "big.txt")
+	var text bytes.Buffer
+	for i := range 2000 {
+		fmt.Fprintf(&text, "line %d of a file\n", i)
+	}
+	orig := text.Bytes()
+	whale := bytes.Replace(orig, []byte("line 100 of"), []byte("LINE 100 of"), 1)
+	user := bytes.Replace(whale, []byte("line 1900 of"), []byte("USER 1900 of"), 1)
+	rj, err := changes.Open(filepath.Join(work, "revert-journal"), changes.Options{})
+	if err != nil {
+		return err
+	}
+	defer rj.Close()
+	revert, err := median(runs, func() (time.Duration, error) {
+		if err := os.WriteFile(path, user, 0o644); err != nil {
+			return 0, err
+		}
+		p, err := rj.Begin(changes.Meta{Tool: "edit"}, []changes.FileChange{{Path: path, Before: orig, After: whale, BeforeExists: true, AfterExists: true, Where: changes.WhereDisk}})
+		if err != nil {
+			return 0, err
+		}
+		e, err := p.Commit()
+		if err != nil {
+			return 0, err
+		}
+		t0 := time.Now()
+		plan, err := rj.PlanRevert(ctx, []string{e.ID}, readDisk)
+		if err != nil {
+			return 0, err
+		}
+		if len(plan.Conflicts) > 0 || len(plan.Files) != 1 {
+			return 0, fmt.Errorf("revert planned %d files, %d conflicts", len(plan.Files), len(plan.Conflicts))
+		}
+		rp, err := rj.Begin(changes.Meta{Tool: "changes_revert", RevertOf: []string{e.ID}}, plan.Changes(func(string) string { return changes.WhereDisk }))
+		if err != nil {
+			return 0, err
+		}
+		if err := atomicfile.WriteFile(path, plan.Files[0].Content, 0o644); err != nil {
+			rp.Abort()
+			return 0, err
+		}
+		_, err = rp.Commit()
+		return time.Since(t0), err
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("revert of one entry (2,000-line file, plan + write + journal): %.2f ms\n", ms(revert))
+
+	// Journaling overhead on one small edit.
+	small := filepath.Join(dir, "small.go")
+	content := []byte("package p\n\nfunc F() int {\n\treturn 1\n}\n")
+	os.WriteFile(small, content, 0o644)
+	n := 0
+	edit := func() ([]byte, []byte) {
+		n++
+		before, _ := os.ReadFile(small)
+		return before, bytes.Replace(content, []byte("return 1"), fmt.Appendf(nil, "return %d", n), 1)
+	}
+	plain, err := median(runs*4, func() (time.Duration, error) {
+		_, after := edit()
+		return 0, atomicfile.WriteFile(small, after, 0o644)
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("small edit, write only:        %8.3f ms\n", ms(plain))
+	for _, sync := range []bool{false, true} {
+		ej, err := changes.Open(filepath.Join(work, fmt.Sprintf("edit-journal-%v", sync)), changes.Options{Sync: sync})
+		if err != nil {
+			return err
+		}
+		journaled, err := median(runs*4, func() (time.Duration, error) {
+			before, after := edit()
+			p, err := ej.Begin(changes.Meta{Tool: "edit"}, []changes.FileChange{{Path: small, Before: before, After: after, BeforeExists: true, AfterExists: true, Where: changes.WhereDisk}})
+			if err != nil {
+				return 0, err
+			}
+			if err := atomicfile.WriteFile(small, after, 0o644); err != nil {
+				p.Abort()
+				return 0, err
+			}
+			_, err = p.Commit()
+			return 0, err
+		})
+		ej.Close()
+		if err != nil {
+			return err
+		}
+		verdict := "ok"
+		if ratio := float64(journaled) / float64(plain); ratio > 1.3 {
+			verdict = "OVER GOAL"
+		}
+		fmt.Printf("small edit, journaled (Sync=%-5v): %8.3f ms  ratio %.2fx  goal <= 1.3x: %s\n", sync, ms(journaled), float64(journaled)/float64(plain), verdict)
+	}
+	return nil
+}
+
+// median runs fn once to warm up, then runs times, and returns the median
+// duration of fn, or of the part fn timed itself when it returns one (its
+// setup left out).
+func median(runs int, fn func() (time.Duration, error)) (time.Duration, error) {
+	if _, err := fn(); err != nil {
+		return 0, err
+	}
+	var ds []time.Duration
+	for range runs {
+		t0 := time.Now()
+		part, err := fn()
+		if err != nil {
+			return 0, err
+		}
+		d := time.Since(t0)
+		if part > 0 {
+			d = part
+		}
+		ds = append(ds, d)
+	}
+	slices.Sort(ds)
+	return ds[len(ds)/2], nil
+}
+
+// warm reads every file the snapshot will see, so that the first snapshot
+// is timed with a warm page cache, and counts them.
+func warm(ctx context.Context, root *os.Root) (files int, size int64) {
+	workspace.Walk(ctx, root, workspace.NewIgnorer(root), ".", workspace.WalkOptions{}, func(rel string, d fs.DirEntry) error {
+		if d.Type().IsRegular() {
+			if b, err := root.ReadFile(rel); err == nil {
+				files++
+				size += int64(len(b))
+			}
+		}
+		return nil
+	})
+	return files, size
+}
+
+func du(dir string) int64 {
+	var n int64
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+func readDisk(path string) ([]byte, bool, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	return b, err == nil, err
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
