@@ -109,7 +109,7 @@ func (e *editorBridge) ApplyEdits(ctx context.Context, changes []toolbridge.Docu
 	}
 	wctx, cancel := context.WithTimeout(ctx, applyGrace)
 	defer cancel()
-	reached := s.docs.waitUntil(wctx, func(get func(string) (document, bool)) bool {
+	reached := s.docs.waitUntil(wctx, func(get func(string) (overlayDoc, bool)) bool {
 		for _, c := range changes {
 			if d, ok := get(c.Path); !ok || d.text != c.NewText {
 				return false

@@ -12,8 +12,8 @@ import (
 	"github.com/whale-ls/whale-ls/toolbridge"
 )
 
-// document is one open editor buffer.
-type document struct {
+// overlayDoc is one open editor buffer as the overlay keeps it.
+type overlayDoc struct {
 	uri        string
 	path       string // real absolute path (symlinks resolved when it exists)
 	languageID string
@@ -26,14 +26,14 @@ type document struct {
 // woken on every change.
 type overlay struct {
 	mu     sync.Mutex
-	byURI  map[string]*document
-	byPath map[string]*document
+	byURI  map[string]*overlayDoc
+	byPath map[string]*overlayDoc
 	// changed is closed and replaced on every change, to wake waiters.
 	changed chan struct{}
 }
 
 func newOverlay() *overlay {
-	return &overlay{byURI: map[string]*document{}, byPath: map[string]*document{}, changed: make(chan struct{})}
+	return &overlay{byURI: map[string]*overlayDoc{}, byPath: map[string]*overlayDoc{}, changed: make(chan struct{})}
 }
 
 // uriToPath converts a file:// URI to a clean absolute path.
@@ -74,7 +74,7 @@ func (o *overlay) open(uri, languageID string, version int32, text string) error
 	if err != nil {
 		return err
 	}
-	d := &document{uri: uri, path: realPath(p), languageID: languageID, version: version, text: text}
+	d := &overlayDoc{uri: uri, path: realPath(p), languageID: languageID, version: version, text: text}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if old := o.byURI[uri]; old != nil {
@@ -133,20 +133,20 @@ func (o *overlay) close(uri string) {
 }
 
 // get returns a copy of the document open at path.
-func (o *overlay) get(path string) (document, bool) {
+func (o *overlay) get(path string) (overlayDoc, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if d := o.byPath[path]; d != nil {
 		return *d, true
 	}
-	return document{}, false
+	return overlayDoc{}, false
 }
 
 // all returns copies of every open document, sorted by path.
-func (o *overlay) all() []document {
+func (o *overlay) all() []overlayDoc {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	out := make([]document, 0, len(o.byPath))
+	out := make([]overlayDoc, 0, len(o.byPath))
 	for _, d := range o.byPath {
 		out = append(out, *d)
 	}
@@ -156,15 +156,15 @@ func (o *overlay) all() []document {
 
 // waitUntil blocks until cond holds for the documents (checked after every
 // change) or ctx ends; it returns whether cond held.
-func (o *overlay) waitUntil(ctx context.Context, cond func(get func(path string) (document, bool)) bool) bool {
+func (o *overlay) waitUntil(ctx context.Context, cond func(get func(path string) (overlayDoc, bool)) bool) bool {
 	for {
 		o.mu.Lock()
 		ch := o.changed
-		ok := cond(func(p string) (document, bool) {
+		ok := cond(func(p string) (overlayDoc, bool) {
 			if d := o.byPath[p]; d != nil {
 				return *d, true
 			}
-			return document{}, false
+			return overlayDoc{}, false
 		})
 		o.mu.Unlock()
 		if ok {
@@ -178,7 +178,7 @@ func (o *overlay) waitUntil(ctx context.Context, cond func(get func(path string)
 	}
 }
 
-func (d document) toolDocument() toolbridge.Document {
+func (d overlayDoc) toolDocument() toolbridge.Document {
 	return toolbridge.Document{Path: d.path, URI: d.uri, Version: d.version, Text: d.text}
 }
 
