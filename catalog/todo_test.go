@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/whale-ls/whale-ls/settings"
-	"github.com/whale-ls/whale-ls/todos"
 	"github.com/whale-ls/whale-ls/toolbridge"
 	"github.com/whale-ls/whale-ls/workspace"
 )
@@ -73,7 +72,7 @@ func TestTodosPersistAcrossSessions(t *testing.T) {
 	}
 
 	// Private folder and file, no temp files left behind.
-	id, err := todos.WorkspaceID(realRoots(d.Workspace))
+	id, err := workspace.ID(realRoots(d.Workspace))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +139,7 @@ func TestCorruptedTodoFileIsMovedAside(t *testing.T) {
 	d, _ := todoTestDeps(t, t.TempDir())
 	r := todoRegistry(t, d)
 	call(t, r, "todo_add", map[string]any{"content": "keep me"})
-	id, _ := todos.WorkspaceID(realRoots(d.Workspace))
+	id, _ := workspace.ID(realRoots(d.Workspace))
 	path := filepath.Join(state, "whale-ls", id, "todos.json")
 	broken := []byte(`{"version":1,"items":[{"id":1,"content":"keep me"` /* cut short */)
 	if err := os.WriteFile(path, broken, 0o600); err != nil {

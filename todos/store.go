@@ -1,9 +1,7 @@
 package todos
 
 import (
-	"crypto/sha256"
 	_ "embed"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,12 +9,11 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/whale-ls/whale-ls/atomicfile"
+	"github.com/whale-ls/whale-ls/workspace"
 )
 
 // Todo priorities.
@@ -65,51 +62,12 @@ func NewStore(roots []string, log *slog.Logger) *Store {
 	return &Store{roots: append([]string(nil), roots...), log: log}
 }
 
-// stateHome is $XDG_STATE_HOME, or ~/.local/state.
-func stateHome() (string, error) {
-	if x := os.Getenv("XDG_STATE_HOME"); x != "" && filepath.IsAbs(x) {
-		return x, nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("no state folder: XDG_STATE_HOME is not set and %w", err)
-	}
-	return filepath.Join(home, ".local", "state"), nil
-}
-
-// WorkspaceID names the state folder of the workspace whose roots have
-// these real paths: the first root's base name and a hash of all of them.
-func WorkspaceID(roots []string) (string, error) {
-	if len(roots) == 0 {
-		return "", errors.New("no workspace folder is open")
-	}
-	reals := append([]string(nil), roots...)
-	base := filepath.Base(reals[0])
-	sort.Strings(reals)
-	sum := sha256.Sum256([]byte(strings.Join(reals, "\n")))
-	clean := strings.Map(func(r rune) rune {
-		if r == '-' || r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
-			return r
-		}
-		return '_'
-	}, base)
-	if len(clean) > 40 {
-		clean = clean[:40]
-	}
-	return clean + "-" + hex.EncodeToString(sum[:8]), nil
-}
-
 // dir returns the workspace's state folder, created 0700.
 func (s *Store) dir() (string, error) {
-	home, err := stateHome()
+	dir, err := workspace.StateDir(s.roots)
 	if err != nil {
 		return "", err
 	}
-	id, err := WorkspaceID(s.roots)
-	if err != nil {
-		return "", err
-	}
-	dir := filepath.Join(home, "whale-ls", id)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("create the todo folder: %w", err)
 	}
