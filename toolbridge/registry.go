@@ -2,6 +2,8 @@ package toolbridge
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +19,25 @@ import (
 type Call struct {
 	Name  string
 	Input json.RawMessage
+	// ID names the call in the journal of changes and in logs; Dispatch
+	// makes one when it is empty.
+	ID string
+}
+
+type callIDKey struct{}
+
+// CallID returns the ID of the call whose context this is ("" outside
+// Dispatch), for tools that record what a call did.
+func CallID(ctx context.Context) string {
+	id, _ := ctx.Value(callIDKey{}).(string)
+	return id
+}
+
+// newCallID is a random 12-hex-digit id.
+func newCallID() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // Registry holds the frozen catalog of one session and dispatches calls.
@@ -107,6 +128,10 @@ func (r *Registry) Dispatch(ctx context.Context, call Call) (env Envelope) {
 			env = r.envelope(Result{}, Fail(CodeInternal, "%s failed with an internal error (%v); this is a whale-ls bug — try again, or use another tool for this step", call.Name, p), repairs)
 		}
 	}()
+	if call.ID == "" {
+		call.ID = newCallID()
+	}
+	ctx = context.WithValue(ctx, callIDKey{}, call.ID)
 	tool, ok := r.lookup(call.Name)
 	if !ok {
 		var failed *Envelope

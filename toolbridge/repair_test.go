@@ -223,7 +223,7 @@ func TestDispatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	short.SetTextLimit(25)
-	if env := short.Dispatch(context.Background(), Call{"echo", json.RawMessage(`{"text":"abc"}`)}); !env.Truncated || !strings.Contains(env.Text, "output truncated: 5 of 30 bytes") {
+	if env := short.Dispatch(context.Background(), Call{Name: "echo", Input: json.RawMessage(`{"text":"abc"}`)}); !env.Truncated || !strings.Contains(env.Text, "output truncated: 5 of 30 bytes") {
 		t.Errorf("Dispatch with a 25-byte limit = %+v, want the text cut with a marker", env)
 	}
 	ctx := context.Background()
@@ -236,12 +236,12 @@ func TestDispatch(t *testing.T) {
 		truncated bool
 		mention   string
 	}{
-		{Call{"echo", json.RawMessage(`{"text":"ab"}`)}, ctx, CodeOK, false, "abab"},
-		{Call{"echo", json.RawMessage(`{}`)}, ctx, CodeInvalidInput, false, "text is required"},
-		{Call{"ecko", json.RawMessage(`{}`)}, ctx, CodeUnknownTool, false, `did you mean "echo"?`},
-		{Call{"boom", nil}, ctx, CodeInternal, false, "internal error"},
-		{Call{"fail", nil}, ctx, CodeNotFound, false, "nothing here"},
-		{Call{"wait", nil}, canceled, CodeCanceled, false, "canceled"},
+		{Call{Name: "echo", Input: json.RawMessage(`{"text":"ab"}`)}, ctx, CodeOK, false, "abab"},
+		{Call{Name: "echo", Input: json.RawMessage(`{}`)}, ctx, CodeInvalidInput, false, "text is required"},
+		{Call{Name: "ecko", Input: json.RawMessage(`{}`)}, ctx, CodeUnknownTool, false, `did you mean "echo"?`},
+		{Call{Name: "boom"}, ctx, CodeInternal, false, "internal error"},
+		{Call{Name: "fail"}, ctx, CodeNotFound, false, "nothing here"},
+		{Call{Name: "wait"}, canceled, CodeCanceled, false, "canceled"},
 	} {
 		env := r.Dispatch(tc.ctx, tc.call)
 		if env.Code != tc.code || env.OK != (tc.code == CodeOK) || env.Truncated != tc.truncated || !strings.Contains(env.Text, tc.mention) {
