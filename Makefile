@@ -18,9 +18,9 @@ FUZZ_TARGETS := \
 	./terminal:FuzzIsReadOnlyCommand \
 	./search:FuzzScanAgreesWithRegexp
 
-.PHONY: test fmt-check vet race fuzz neovim vscode vscode-e2e mcp-conformance build build-test bench-rpc cross
+.PHONY: test fmt-check vet race fuzz neovim vscode vscode-e2e mcp-conformance build build-test bench-rpc cross wine
 
-test: fmt-check vet cross race fuzz neovim vscode vscode-e2e mcp-conformance
+test: fmt-check vet cross wine race fuzz neovim vscode vscode-e2e mcp-conformance
 
 build:
 	$(GO) build -o bin/whale-ls ./cmd/whale-ls
@@ -50,6 +50,12 @@ cross:
 		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) vet ./...; \
 		out=$$(CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) test -c -o /dev/null $$pkgs 2>&1) || { echo "$$out"; exit 1; }; \
 	done
+
+# The Windows build under Wine (wine64): whale-ls.exe call of the file,
+# search, edit and shell tools, and the Windows tests of workspace, terminal
+# and edits. Skipped without wine64, except in CI (CI=true).
+wine:
+	bash scripts/wine/smoke.sh
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \

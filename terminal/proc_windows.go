@@ -25,13 +25,27 @@ var (
 	sizeofThreadEntry   = unsafe.Sizeof(windows.ThreadEntry32{})
 )
 
-// jobTable maps a task's first pid to its Job object.
+// jobTable maps a task's first pid to its Job object and, for a PTY task,
+// its pseudoconsole.
 type jobTable struct {
-	mu sync.Mutex
-	m  map[int]windows.Handle
+	mu       sync.Mutex
+	m        map[int]windows.Handle
+	consoles map[int]*ptyConsole
 }
 
-var jobs = &jobTable{m: map[int]windows.Handle{}}
+var jobs = &jobTable{m: map[int]windows.Handle{}, consoles: map[int]*ptyConsole{}}
+
+func (j *jobTable) setConsole(pid int, c *ptyConsole) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.consoles[pid] = c
+}
+
+func (j *jobTable) console(pid int) *ptyConsole {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.consoles[pid]
+}
 
 func (j *jobTable) add(pid int, h windows.Handle) {
 	j.mu.Lock()
@@ -51,6 +65,7 @@ func (j *jobTable) close(pid int) {
 	j.mu.Lock()
 	h, ok := j.m[pid]
 	delete(j.m, pid)
+	delete(j.consoles, pid)
 	j.mu.Unlock()
 	if ok {
 		_ = windows.CloseHandle(h)
@@ -96,8 +111,8 @@ func treeOf(session int, leaderGone bool) []procInfo {
 }
 
 // signalTree ends the task's job: Windows has no signals to send a process
-// tree, so every signal but SIGINT terminates it (SIGINT sends CTRL_BREAK
-// to the group).
+// tree, so every signal but SIGINT terminates it (SIGINT types ctrl-c into
+// a PTY task's console and sends CTRL_BREAK to a pipe task's group).
 func signalTree(session int, leaderGone bool, sig syscall.Signal) int {
 	job, ok := jobs.get(session)
 	if !ok {
@@ -108,6 +123,10 @@ func signalTree(session int, leaderGone bool, sig syscall.Signal) int {
 		return 0
 	}
 	if sig == syscall.SIGINT {
+		if c := jobs.console(session); c != nil {
+			c.interrupt()
+			return n
+		}
 		interruptGroup(session)
 		return n
 	}
@@ -120,6 +139,5 @@ func allProcs() []procInfo                               { return nil }
 func reapOrphans(sessions map[int]bool)                  {}
 func ttyModes(f *os.File) (echo, canonical, ok bool)     { return false, false, false }
 func foregroundGroup(f *os.File) int                     { return 0 }
-func setWinsize(f *os.File, cols, rows int) error        { return nil }
 func inputWait(pids []int, targets ...string) inputState { return inputState{} }
 func fileIdentity(f *os.File) string                     { return "" }

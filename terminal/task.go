@@ -15,8 +15,6 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
-
-	"github.com/creack/pty"
 )
 
 // Gate starts a task's shell process in place of cmd.Start; the exec
@@ -66,10 +64,11 @@ type Task struct {
 	// reports the shell's exit (closed once read); nil when the exit of pid
 	// is the shell's.
 	shellStatus *os.File
-	waitErr     error    // cmd.Wait's error, set before procDone is closed
-	out         *os.File // PTY master or the read end of the output pipe
-	master      *os.File // PTY master; nil in pipe mode
-	inputID     string   // what the shell's fd 0 is, as /proc/PID/fd shows it
+	waitErr     error       // cmd.Wait's error, set before procDone is closed
+	out         *os.File    // PTY master or the read end of the output pipe
+	master      *os.File    // PTY master; nil in pipe mode
+	console     *ptyConsole // the task's pseudoconsole where a PTY is one (Windows); nil elsewhere
+	inputID     string      // what the shell's fd 0 is, as /proc/PID/fd shows it
 	started     time.Time
 	procDone    chan struct{} // closed when cmd.Wait returned: pid was reaped
 	exited      chan struct{} // closed when the shell's exit is final and output drained
@@ -256,32 +255,6 @@ func (t *Task) processCommand(o StartOptions, shell string, supervisor []string)
 	return cmd, childEnds, nil
 }
 
-// connectPTY gives cmd a new PTY of t's size as its controlling terminal
-// and its three standard streams; t reads the master. It returns childEnds
-// with the PTY's slave side added; on failure it closes childEnds, what it
-// opened and t.shellStatus.
-func (t *Task) connectPTY(cmd *exec.Cmd, childEnds []*os.File) ([]*os.File, error) {
-	m, slave, err := pty.Open()
-	if err != nil {
-		closeEach(append(childEnds, t.shellStatus)...)
-		return nil, fmt.Errorf("open a pty: %w", err)
-	}
-	master, err := pollable(m)
-	if err != nil {
-		closeEach(append(childEnds, m, slave, t.shellStatus)...)
-		return nil, err
-	}
-	if err := setWinsize(master, t.info.Cols, t.info.Rows); err != nil {
-		closeEach(append(childEnds, master, slave, t.shellStatus)...)
-		return nil, fmt.Errorf("size the pty: %w", err)
-	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
-	setControllingTTY(cmd.SysProcAttr)
-	t.out, t.master = master, master
-	t.inputID = slave.Name()
-	return append(childEnds, slave), nil
-}
-
 // connectPipes gives cmd an input pipe and one output pipe for both stdout
 // and stderr; t writes the one and reads the other. It returns childEnds
 // with the child's ends added; on failure it closes childEnds, what it
@@ -309,19 +282,7 @@ func (t *Task) connectPipes(cmd *exec.Cmd, childEnds []*os.File) ([]*os.File, er
 // killing and reaping the process when that fails.
 func (t *Task) launch(cmd *exec.Cmd, gate Gate) error {
 	var startErr error
-	onStarterThread(func() {
-		if gate != nil {
-			t.gateStop, startErr = gate.Start(cmd, t)
-			if startErr == nil && cmd.Process == nil {
-				startErr = errors.New("the gate did not start the process")
-			}
-			if startErr != nil {
-				startErr = fmt.Errorf("%w: %w", ErrGate, startErr)
-			}
-			return
-		}
-		startErr = cmd.Start()
-	})
+	onStarterThread(func() { startErr = t.start(cmd, gate) })
 	if startErr == nil {
 		if err := afterStart(cmd); err != nil {
 			_ = cmd.Process.Kill()
@@ -330,6 +291,23 @@ func (t *Task) launch(cmd *exec.Cmd, gate Gate) error {
 		}
 	}
 	return startErr
+}
+
+// startCmd starts cmd through gate when there is one (its refusals wrap
+// ErrGate), else with cmd.Start.
+func (t *Task) startCmd(cmd *exec.Cmd, gate Gate) error {
+	if gate == nil {
+		return cmd.Start()
+	}
+	var err error
+	t.gateStop, err = gate.Start(cmd, t)
+	if err == nil && cmd.Process == nil {
+		err = errors.New("the gate did not start the process")
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrGate, err)
+	}
+	return nil
 }
 
 // attachStream connects t's output to sink, passing on the notes written
@@ -770,7 +748,7 @@ func (t *Task) Resize(cols, rows int) error {
 	t.mu.Lock()
 	t.info.Cols, t.info.Rows = cols, rows
 	t.mu.Unlock()
-	return setWinsize(t.master, cols, rows)
+	return t.resizePTY(cols, rows)
 }
 
 // Note appends a line to the task's output for the model and the editor.

@@ -15,12 +15,13 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// ptySupported is false: ConPTY is not wired in yet, so a PTY request runs
-// over pipes and the task's output says so (ptyUnsupportedNote).
-const ptySupported = false
+// ptySupported: PTY tasks run on a pseudoconsole (ConPTY, see
+// pty_windows.go).
+const ptySupported = true
 
-// ptyUnsupportedNote is the line a PTY request leaves in the output.
-const ptyUnsupportedNote = "this task runs over pipes: PTY tasks (ConPTY) are not supported on Windows yet, so programs that need a terminal may behave differently or refuse to run"
+// ptyUnsupportedNote is the line a PTY request leaves in the output where
+// Windows has no ConPTY (before Windows 10 1809).
+const ptyUnsupportedNote = "this task runs over pipes: this Windows has no pseudoconsole (ConPTY, Windows 10 1809 and later), so programs that need a terminal may behave differently or refuse to run"
 
 // supervisorUseful is false: a Job object holds a task's tree on Windows.
 const supervisorUseful = false
@@ -83,14 +84,7 @@ func newProcAttr(prev *syscall.SysProcAttr) *syscall.SysProcAttr {
 	return attr
 }
 
-func setControllingTTY(*syscall.SysProcAttr) {}
-
 func setPlatformAttrs(*syscall.SysProcAttr, bool) {}
-
-// pollable is never called on Windows (no PTY master).
-func pollable(m *os.File) (*os.File, error) {
-	return nil, errors.New("no PTY on Windows")
-}
 
 // afterStart puts the suspended shell into a new Job object with
 // JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE and resumes it. Every process it starts

@@ -275,7 +275,7 @@ func (s *Set) absolute(raw string) (string, *PathError) {
 		if err != nil || (u.Host != "" && u.Host != "localhost") || u.Path == "" {
 			return "", bad("is not a local file:// URI")
 		}
-		p = u.Path
+		p = fromURIPath(u.Path)
 	} else if strings.Contains(p, "://") {
 		return "", bad("is a URL, not a file path")
 	}
@@ -287,7 +287,10 @@ func (s *Set) absolute(raw string) (string, *PathError) {
 			base = s.workspace[0].Path
 		}
 		s.mu.RUnlock()
-		p = filepath.Join(base, p)
+		var ok bool
+		if p, ok = joinBase(base, p); !ok {
+			return "", bad("is relative to the current folder of another drive")
+		}
 	}
 	return filepath.Clean(p), nil
 }
@@ -346,7 +349,7 @@ func resolveExisting(p string) string {
 func deepest(roots []*Root, p string) *Root {
 	var best *Root
 	for _, r := range roots {
-		if r.only != "" && p != filepath.Join(r.Real, r.only) {
+		if r.only != "" && !samePath(p, filepath.Join(r.Real, r.only)) {
 			continue
 		}
 		if !within(r.Real, p) {
@@ -359,13 +362,14 @@ func deepest(roots []*Root, p string) *Root {
 	return best
 }
 
-// within reports whether p is dir or lies below it (both clean and absolute).
+// within reports whether p is dir or lies below it (both clean and
+// absolute), comparing names as the platform does (samePath).
 func within(dir, p string) bool {
-	if dir == p {
+	if samePath(dir, p) {
 		return true
 	}
-	if dir == string(filepath.Separator) {
-		return strings.HasPrefix(p, dir)
+	if strings.HasSuffix(dir, string(filepath.Separator)) { // "/", `C:\`
+		return len(p) > len(dir) && samePath(p[:len(dir)], dir)
 	}
-	return strings.HasPrefix(p, dir+string(filepath.Separator))
+	return len(p) > len(dir) && p[len(dir)] == filepath.Separator && samePath(p[:len(dir)], dir)
 }

@@ -1,0 +1,17 @@
+package catalog
+
+import (
+	"os/exec"
+
+	"github.com/whale-ls/whale-ls/terminal"
+)
+
+// Check lets a ConPTY task ask the gate before it starts its own process
+// (terminal's consoleGate on Windows).
+func (a gateAdapter) Check(cmd *exec.Cmd, t terminal.GateTask) error {
+	et := &eventTask{GateTask: t}
+	if task, ok := t.(*terminal.Task); ok {
+		et.events = eventsFor(task)
+	}
+	return a.g.Check(cmd, et)
+}
