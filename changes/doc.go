@@ -54,7 +54,8 @@
 //     a process) can lose the newest entries. An entry left pending by a
 //     process that died is published or removed by a later Open, once older
 //     than Options.PendingAge.
-//   - Texts differing in more than about two thousand lines are aligned
-//     coarsely, which can report a conflict a finer alignment would avoid,
-//     never a wrong merge.
+//   - Lines are aligned by edits.LineDiff, the diff edits renders: texts
+//     whose alignment exceeds its work budget (typically thousands of lines
+//     differing) are aligned coarsely, which can report a conflict a finer
+//     alignment would avoid, never a wrong merge.
 package changes

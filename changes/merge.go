@@ -2,6 +2,8 @@ package changes
 
 import (
 	"bytes"
+
+	"github.com/whale-ls/whale-ls/edits"
 )
 
 // Conflict is a region that both sides of a three-way merge changed in
@@ -25,8 +27,9 @@ type Conflict struct {
 //
 // Lines keep their own terminators ("\n", "\r\n", or none on a last line
 // without one), so merged is byte-exact: when ours equals base it equals
-// theirs, and when theirs equals base it equals ours. Texts that differ in
-// more than a few thousand lines are aligned coarsely, which can report a
+// theirs, and when theirs equals base it equals ours. Lines are aligned by
+// edits.LineDiff: texts whose alignment exceeds its work budget (typically
+// thousands of lines differing) are aligned coarsely, which can report a
 // conflict a finer alignment would not, never a wrong merge.
 func Merge3(base, theirs, ours []byte) (merged []byte, conflicts []Conflict) {
 	b, t, o := splitLines(base), splitLines(theirs), splitLines(ours)
@@ -83,6 +86,26 @@ func Merge3(base, theirs, ours []byte) (merged []byte, conflicts []Conflict) {
 	}
 	writeLines(&out, b[pos:])
 	return out.Bytes(), conflicts
+}
+
+// hunk replaces the lines [a0, a1) of a text with the lines [b0, b1) of
+// another. A diff is a list of hunks in order, with at least one equal line
+// between two hunks.
+type hunk struct{ a0, a1, b0, b1 int }
+
+// diffLines aligns two lists of lines with edits.LineDiff and returns the
+// replaced blocks.
+func diffLines(a, b [][]byte) []hunk {
+	as, bs := make([]string, len(a)), make([]string, len(b))
+	for i, l := range a {
+		as[i] = string(l)
+	}
+	for i, l := range b {
+		bs[i] = string(l)
+	}
+	var hs []hunk
+	edits.LineDiff(as, bs, func(a0, a1, b0, b1 int) { hs = append(hs, hunk{a0, a1, b0, b1}) })
+	return hs
 }
 
 // touches reports whether hunk h must be merged together with the base
