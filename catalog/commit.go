@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/whale-ls/whale-ls/changes"
 	"github.com/whale-ls/whale-ls/edits"
 	"github.com/whale-ls/whale-ls/execboundary"
 	"github.com/whale-ls/whale-ls/settings"
@@ -45,6 +46,7 @@ type Committer struct {
 	reads    *ReadLedger
 	settings func() settings.Settings
 	log      *slog.Logger
+	journal  *changes.Journal // nil: changes are not journaled
 
 	locksOnce sync.Once
 	locks     *edits.Locks
@@ -53,20 +55,24 @@ type Committer struct {
 	beforeCommit func()
 }
 
-// CommitOptions is what a Committer commits with. Editor may be nil; Reads,
-// Settings and Log default to an empty ledger, the defaults and discarding.
+// CommitOptions is what a Committer commits with. Editor and Journal may be
+// nil; Reads, Settings and Log default to an empty ledger, the defaults and
+// discarding.
 type CommitOptions struct {
 	Workspace *workspace.Set
 	Editor    toolbridge.Editor
 	Reads     *ReadLedger
 	Settings  func() settings.Settings
-	Log       *slog.Logger
+	// Journal records every committed change in the same commit: a change
+	// that cannot be journaled is not made.
+	Journal *changes.Journal
+	Log     *slog.Logger
 }
 
 // NewCommitter returns the commit path for o.Workspace.
 func NewCommitter(o CommitOptions) *Committer {
 	env := Env{Reads: o.Reads, Settings: o.Settings, Log: o.Log}.withDefaults()
-	return &Committer{ws: o.Workspace, editor: o.Editor, reads: env.Reads, settings: env.Settings, log: env.Log}
+	return &Committer{ws: o.Workspace, editor: o.Editor, reads: env.Reads, settings: env.Settings, log: env.Log, journal: o.Journal}
 }
 
 // commitLocks returns the locks this session's commits take, shared with
@@ -89,6 +95,12 @@ func (c *Committer) commitLocks() *edits.Locks {
 // changes and a note for the result (where the change went, whether it was
 // saved).
 func (c *Committer) commitPath(ctx context.Context, shown []string, plan planner) ([]*fileChange, string, error) {
+	return c.commit(ctx, shown, plan, nil)
+}
+
+// commit is commitPath for a change that reverts the journal entries
+// revertOf (none for a tool's own change), which its journal entry names.
+func (c *Committer) commit(ctx context.Context, shown []string, plan planner, revertOf []string) ([]*fileChange, string, error) {
 	var keys []string
 	for _, s := range shown {
 		// A path that does not resolve fails when the planner loads it.
@@ -107,7 +119,7 @@ func (c *Committer) commitPath(ctx context.Context, shown []string, plan planner
 		chs, err := plan(c.loadForEdit)
 		var note string
 		if err == nil {
-			note, err = c.commitChanges(ctx, tx, chs)
+			note, err = c.commitChanges(ctx, tx, chs, revertOf)
 		}
 		if err == nil {
 			c.rememberWritten(chs...)
@@ -131,7 +143,7 @@ func (c *Committer) commitPath(ctx context.Context, shown []string, plan planner
 // are staged first (so that a conflict there stops the commit before any
 // buffer changes), then the editor applies its part, then the disk files
 // are verified once more and renamed.
-func (c *Committer) commitChanges(ctx context.Context, tx *edits.Txn, chs []*fileChange) (string, error) {
+func (c *Committer) commitChanges(ctx context.Context, tx *edits.Txn, chs []*fileChange, revertOf []string) (string, error) {
 	if c.beforeCommit != nil {
 		c.beforeCommit()
 	}
@@ -173,19 +185,83 @@ func (c *Committer) commitChanges(ctx context.Context, tx *edits.Txn, chs []*fil
 	if err := tx.Stage(commits); err != nil {
 		return "", diskFailure(err)
 	}
+	entry, err := c.journalBegin(ctx, chs, revertOf)
+	if err != nil {
+		return "", err
+	}
 	if len(docs) > 0 {
 		if err := c.editor.ApplyEdits(ctx, docs); err != nil {
+			entry.abort()
 			return "", err
 		}
 	}
 	if err := tx.Commit(); err != nil {
+		entry.abort()
 		c.revertDocuments(ctx, docChanges)
 		return "", diskFailure(err)
 	}
-	if len(docs) == 0 {
-		return "", nil
+	note := entry.commit(c.log)
+	if len(docs) > 0 {
+		note = strings.TrimSpace(c.saveDocuments(ctx, docChanges) + " " + note)
 	}
-	return c.saveDocuments(ctx, docChanges), nil
+	return note, nil
+}
+
+// pendingEntry is a journal entry begun for a commit; nil when there is no
+// journal.
+type pendingEntry struct{ p *changes.Pending }
+
+// journalBegin records chs, before they are committed, as one entry of the
+// call's tool and id.
+func (c *Committer) journalBegin(ctx context.Context, chs []*fileChange, revertOf []string) (*pendingEntry, error) {
+	if c.journal == nil {
+		return nil, nil
+	}
+	var files []changes.FileChange
+	for _, ch := range chs {
+		s := ch.src
+		where := changes.WhereDisk
+		if s.doc != nil {
+			where = changes.WhereEditor
+		}
+		switch {
+		case ch.delete:
+			files = append(files, changes.FileChange{Path: s.t.Abs, Before: s.raw, BeforeExists: true, Where: where})
+		case ch.dst != nil:
+			files = append(files,
+				changes.FileChange{Path: s.t.Abs, Before: s.raw, BeforeExists: true, Where: where},
+				changes.FileChange{Path: ch.dst.t.Abs, Before: ch.dst.raw, BeforeExists: ch.dst.exists, After: ch.plan.New, AfterExists: true, Where: changes.WhereDisk})
+		default:
+			files = append(files, changes.FileChange{Path: s.t.Abs, Before: s.raw, BeforeExists: s.exists, After: ch.plan.New, AfterExists: true, Where: where})
+		}
+	}
+	p, err := c.journal.Begin(changes.Meta{Tool: toolbridge.CallTool(ctx), CallID: toolbridge.CallID(ctx), RevertOf: revertOf}, files)
+	if err != nil {
+		return nil, toolbridge.Fail(toolbridge.CodeInternal, "the change could not be recorded in the journal of changes (%v), so it was not made; nothing was changed — retry, and if it persists ask the user to check the state folder's free space", err)
+	}
+	return &pendingEntry{p}, nil
+}
+
+// abort removes the entry of a commit that failed.
+func (e *pendingEntry) abort() {
+	if e != nil {
+		e.p.Abort()
+	}
+}
+
+// commit publishes the entry of a commit that succeeded and returns the
+// note for the result: the entry's id, with which changes_revert takes the
+// change back.
+func (e *pendingEntry) commit(log *slog.Logger) string {
+	if e == nil {
+		return ""
+	}
+	entry, err := e.p.Commit()
+	if err != nil {
+		log.Error("a committed change could not be published in the journal", "err", err)
+		return "(The change is made, but the journal could not record it, so changes_revert cannot take it back.)"
+	}
+	return fmt.Sprintf("(Journal entry %s; changes_revert takes it back.)", entry.ID)
 }
 
 // diskFailure keeps the edits package's errors (write_conflict, invalid

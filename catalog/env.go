@@ -4,6 +4,7 @@ import (
 	"errors"
 	"log/slog"
 
+	"github.com/whale-ls/whale-ls/changes"
 	"github.com/whale-ls/whale-ls/execboundary"
 	"github.com/whale-ls/whale-ls/settings"
 	"github.com/whale-ls/whale-ls/terminal"
@@ -33,6 +34,12 @@ type Env struct {
 	Gate *execboundary.Gate
 	// Settings returns the current settings; nil means the defaults.
 	Settings func() settings.Settings
+	// Journal records what each call changed (changes_list and
+	// changes_revert read it); nil: nothing is journaled.
+	Journal *changes.Journal
+	// Commits is the session's commit path; All makes one from the fields
+	// above when it is nil.
+	Commits *Committer
 	// Registry is where tool_search adds the MCP tools it activates.
 	Registry *toolbridge.Registry
 	// OnClose registers what must stop when the session ends (the MCP
@@ -46,8 +53,11 @@ type Env struct {
 // configured MCP servers.
 func All(env Env) []toolbridge.Tool {
 	env = env.withDefaults()
-	commits := NewCommitter(CommitOptions{Workspace: env.Workspace, Editor: env.Editor, Reads: env.Reads, Settings: env.Settings, Log: env.Log})
-	shell := Shell{Terminals: env.Terminals, Workspace: env.Workspace, Gate: env.Gate, Settings: env.Settings}
+	commits := env.Commits
+	if commits == nil {
+		commits = NewCommitter(CommitOptions{Workspace: env.Workspace, Editor: env.Editor, Reads: env.Reads, Settings: env.Settings, Journal: env.Journal, Log: env.Log})
+	}
+	shell := Shell{Terminals: env.Terminals, Workspace: env.Workspace, Gate: env.Gate, Settings: env.Settings, Journal: env.Journal}
 	store := todos.NewStore(realRoots(env.Workspace), env.Log)
 	tools := []toolbridge.Tool{
 		ReadFile(env.Workspace, env.Editor, env.Reads),
@@ -63,6 +73,8 @@ func All(env Env) []toolbridge.Tool {
 		MultiEdit(commits),
 		Write(commits),
 		ApplyPatch(commits),
+		ChangesList(env.Journal),
+		ChangesRevert(commits),
 		ShellRun(shell),
 		ShellWait(env.Terminals),
 		WriteStdin(env.Terminals),

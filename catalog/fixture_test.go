@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/whale-ls/whale-ls/changes"
 	"github.com/whale-ls/whale-ls/execboundary"
 	"github.com/whale-ls/whale-ls/mcphost/mcptest"
 	"github.com/whale-ls/whale-ls/settings"
@@ -28,6 +29,7 @@ type testDeps struct {
 	Terminals *terminal.Table
 	ExecGate  *execboundary.Gate
 	Registry  *toolbridge.Registry
+	Journal   *changes.Journal
 
 	cfg          settings.Settings
 	beforeCommit func() // runs as Committer.beforeCommit
@@ -48,7 +50,7 @@ func (d *testDeps) Close() {
 
 func (d *testDeps) env() Env {
 	return Env{Workspace: d.Workspace, Editor: d.Editor, Prompter: d.Prompter, Notifier: d.Notifier, Reads: d.Reads,
-		Terminals: d.Terminals, Gate: d.ExecGate, Settings: d.settings, Registry: d.Registry, OnClose: d.OnClose}
+		Terminals: d.Terminals, Gate: d.ExecGate, Settings: d.settings, Registry: d.Registry, Journal: d.Journal, OnClose: d.OnClose}
 }
 
 // all is the whole catalog over d, as a session builds it.
@@ -72,17 +74,17 @@ func inputTools(d *testDeps) []toolbridge.Tool {
 }
 
 func editTools(d *testDeps) []toolbridge.Tool {
-	c := NewCommitter(CommitOptions{Workspace: d.Workspace, Editor: d.Editor, Reads: d.Reads, Settings: d.settings})
+	c := NewCommitter(CommitOptions{Workspace: d.Workspace, Editor: d.Editor, Reads: d.Reads, Settings: d.settings, Journal: d.Journal})
 	c.beforeCommit = func() {
 		if d.beforeCommit != nil {
 			d.beforeCommit()
 		}
 	}
-	return []toolbridge.Tool{Edit(c), MultiEdit(c), Write(c), ApplyPatch(c)}
+	return []toolbridge.Tool{Edit(c), MultiEdit(c), Write(c), ApplyPatch(c), ChangesList(d.Journal), ChangesRevert(c)}
 }
 
 func shellTools(d *testDeps) []toolbridge.Tool {
-	sh := Shell{Terminals: d.Terminals, Workspace: d.Workspace, Gate: d.ExecGate, Settings: d.settings}
+	sh := Shell{Terminals: d.Terminals, Workspace: d.Workspace, Gate: d.ExecGate, Settings: d.settings, Journal: d.Journal}
 	return []toolbridge.Tool{ShellRun(sh), ShellWait(d.Terminals), WriteStdin(d.Terminals), ShellCancel(d.Terminals)}
 }
 
@@ -95,6 +97,18 @@ func todoTools(d *testDeps) []toolbridge.Tool {
 
 func mcpTools(d *testDeps) []toolbridge.Tool {
 	return MCPTools(MCPOptions{Workspace: d.Workspace, Settings: d.settings, Registry: d.Registry, OnClose: d.OnClose})
+}
+
+// withJournal gives d a journal of changes in a temp folder, for the
+// workspace at root.
+func withJournal(t *testing.T, d *testDeps, root string) {
+	t.Helper()
+	j, err := changes.Open(t.TempDir(), changes.Options{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { j.Close() })
+	d.Journal = j
 }
 
 // testWorkspace builds a workspace in a temp folder holding files (slash

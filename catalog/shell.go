@@ -175,6 +175,9 @@ func shellResult(table *terminal.Table, task *terminal.Task, readOnly *bool, hea
 		if diag.Reason != terminal.ReasonExited {
 			b.WriteString("\n" + diag.Hint)
 		}
+		if note := journalNote(task); note != "" {
+			b.WriteString("\n" + note)
+		}
 	} else {
 		fmt.Fprintf(&b, "[%s still running after %s · %s · %s]\n%s", st.ID, elapsed, transport, diag.Reason, diag.Hint)
 		if table.Ephemeral() {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/whale-ls/whale-ls/changes"
 	"github.com/whale-ls/whale-ls/excerpt"
 	"github.com/whale-ls/whale-ls/execboundary"
 	"github.com/whale-ls/whale-ls/settings"
@@ -49,6 +50,9 @@ type Shell struct {
 	Workspace *workspace.Set
 	Gate      *execboundary.Gate
 	Settings  func() settings.Settings
+	// Journal records what each task changed in the workspace; nil: not
+	// journaled.
+	Journal *changes.Journal
 }
 
 // ShellRun is shell_run: a command in a pipe or a PTY, shown as an editor
@@ -98,11 +102,17 @@ func ShellRun(sh Shell) toolbridge.Tool {
 		if mode == "" {
 			mode = terminal.ModeAuto
 		}
+		readOnly := terminal.IsReadOnlyCommand(command)
+		var snaps []*changes.Snapshot
+		var snapNote string
+		if !readOnly {
+			snaps, snapNote = sh.checkpoint(ctx)
+		}
 		task, err := table.Start(terminal.StartOptions{Command: command, Dir: dir, Mode: mode, Env: env, Cols: in.Cols, Rows: in.Rows, Gate: shellGate(sh.Gate)})
 		if err != nil {
 			return toolbridge.Result{}, startFailure(table, err)
 		}
-		readOnly := terminal.IsReadOnlyCommand(command)
+		sh.journalTask(task, snaps, toolbridge.CallID(ctx), snapNote)
 		if in.Background {
 			return shellResult(table, task, &readOnly, fmt.Sprintf("Started %s in the background.", task.ID())), nil
 		}

@@ -2,11 +2,13 @@ package session
 
 import (
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/whale-ls/whale-ls/catalog"
+	"github.com/whale-ls/whale-ls/changes"
 	"github.com/whale-ls/whale-ls/execboundary"
 	"github.com/whale-ls/whale-ls/settings"
 	"github.com/whale-ls/whale-ls/terminal"
@@ -41,6 +43,11 @@ type Session struct {
 	Terminals *terminal.Table
 	Gate      *execboundary.Gate
 	Registry  *toolbridge.Registry
+	// Journal is the workspace's journal of changes; nil when it could not
+	// be opened (no state folder), which the changes tools then say.
+	Journal *changes.Journal
+	// Commits is the commit path every change of the session goes through.
+	Commits *catalog.Committer
 
 	settings atomic.Pointer[settings.Settings]
 	log      *slog.Logger
@@ -72,10 +79,13 @@ func New(o Options) (*Session, error) {
 	if missing := s.Apply(o.Settings); len(missing) > 0 {
 		log.Warn("approved or skill paths do not exist", "paths", strings.Join(missing, ", "))
 	}
+	s.Journal = openJournal(ws, o.Settings, log)
+	reads := &catalog.ReadLedger{}
+	s.Commits = catalog.NewCommitter(catalog.CommitOptions{Workspace: ws, Editor: o.Editor, Reads: reads, Settings: s.Settings, Journal: s.Journal, Log: log})
 	env := catalog.Env{
-		Workspace: ws, Editor: o.Editor, Prompter: o.Prompter, Notifier: o.Notifier,
+		Workspace: ws, Editor: o.Editor, Prompter: o.Prompter, Notifier: o.Notifier, Reads: reads,
 		Terminals: s.Terminals, Gate: s.Gate, Settings: s.Settings, Registry: s.Registry,
-		OnClose: s.onClose, Log: log,
+		Journal: s.Journal, Commits: s.Commits, OnClose: s.onClose, Log: log,
 	}
 	tools := catalog.All(env)
 	if o.ExtraTools != nil {
@@ -132,5 +142,38 @@ func (s *Session) Close() {
 		fns[i]()
 	}
 	s.Terminals.Close()
+	if s.Journal != nil {
+		s.Journal.Close()
+	}
 	s.Workspace.Close()
+}
+
+// openJournal opens the workspace's journal of changes under its state
+// folder; nil (logged) when there is none.
+func openJournal(ws *workspace.Set, cfg settings.Settings, log *slog.Logger) *changes.Journal {
+	var reals []string
+	for _, r := range ws.Roots() {
+		if r.Kind == workspace.KindWorkspace {
+			reals = append(reals, r.Real)
+		}
+	}
+	dir, err := workspace.StateDir(reals)
+	if err != nil {
+		log.Warn("no journal of changes: changes cannot be listed or reverted", "err", err)
+		return nil
+	}
+	maxBytes := int64(cfg.Changes.MaxBytes)
+	if maxBytes <= 0 {
+		maxBytes = settings.DefaultChangesMaxBytes
+	}
+	root := ""
+	if len(reals) == 1 {
+		root = reals[0]
+	}
+	j, err := changes.Open(filepath.Join(dir, "changes"), changes.Options{MaxBytes: max(maxBytes, 1<<20), Root: root, Log: log})
+	if err != nil {
+		log.Warn("no journal of changes: changes cannot be listed or reverted", "dir", dir, "err", err)
+		return nil
+	}
+	return j
 }

@@ -12,6 +12,10 @@ import (
 	"github.com/whale-ls/whale-ls/terminal"
 )
 
+// DefaultChangesMaxBytes is changes.maxBytes when it is not set: the most
+// the journal of changes keeps for one workspace.
+const DefaultChangesMaxBytes = 200 << 20
+
 // MaxShellWait is the longest shell_run, shell_wait and write_stdin wait
 // before they hand the task back to the model.
 const MaxShellWait = 10 * time.Minute
@@ -40,6 +44,9 @@ type Settings struct {
 	Edits struct {
 		SaveAfterApply *bool `json:"saveAfterApply,omitempty"`
 	} `json:"edits"`
+	Changes struct {
+		MaxBytes int `json:"maxBytes,omitempty"`
+	} `json:"changes"`
 	Web struct {
 		Search       json.RawMessage `json:"search,omitempty"`
 		AllowPrivate bool            `json:"allowPrivate,omitempty"`
@@ -256,6 +263,17 @@ var Table = []Spec{
 			Default: true,
 			MarkdownDescription: "After an edit tool changed a document open in the editor, ask the editor to save it, " +
 				"so that shell commands see the change on disk. Off: the change stays an unsaved buffer and the result says so.",
+		},
+	},
+	{
+		Key: "changes.maxBytes",
+		Schema: Schema{
+			Type:    "integer",
+			Default: DefaultChangesMaxBytes,
+			Minimum: ptr(1 << 20),
+			MarkdownDescription: "How many bytes the journal of changes (what `changes_list` lists and `changes_revert` takes back) " +
+				"may keep for this workspace, under the user's state folder; past it the oldest entries are dropped first. " +
+				"A change takes effect in the next session.",
 		},
 	},
 	{

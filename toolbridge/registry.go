@@ -24,13 +24,23 @@ type Call struct {
 	ID string
 }
 
-type callIDKey struct{}
+// callKey holds the running call's tool name and ID in its context.
+type callKey struct{}
+
+type callInfo struct{ tool, id string }
 
 // CallID returns the ID of the call whose context this is ("" outside
 // Dispatch), for tools that record what a call did.
 func CallID(ctx context.Context) string {
-	id, _ := ctx.Value(callIDKey{}).(string)
-	return id
+	c, _ := ctx.Value(callKey{}).(callInfo)
+	return c.id
+}
+
+// CallTool returns the name of the tool the running call is for ("" outside
+// Dispatch): the tool's own name when the call used an alias.
+func CallTool(ctx context.Context) string {
+	c, _ := ctx.Value(callKey{}).(callInfo)
+	return c.tool
 }
 
 // newCallID is a random 12-hex-digit id.
@@ -131,7 +141,6 @@ func (r *Registry) Dispatch(ctx context.Context, call Call) (env Envelope) {
 	if call.ID == "" {
 		call.ID = newCallID()
 	}
-	ctx = context.WithValue(ctx, callIDKey{}, call.ID)
 	tool, ok := r.lookup(call.Name)
 	if !ok {
 		var failed *Envelope
@@ -139,6 +148,7 @@ func (r *Registry) Dispatch(ctx context.Context, call Call) (env Envelope) {
 			return *failed
 		}
 	}
+	ctx = context.WithValue(ctx, callKey{}, callInfo{tool: tool.Spec.Name, id: call.ID})
 	var failure *Failure
 	var input json.RawMessage
 	if tool.PrepareInput != nil {

@@ -148,3 +148,29 @@ func TestDispatchActivatesDeferredTools(t *testing.T) {
 		t.Errorf("Names = %s", got)
 	}
 }
+
+// TestDispatchNamesTheCall: a running tool learns its own name (also when
+// called by an alias) and the call's ID, made when the front end gave none.
+func TestDispatchNamesTheCall(t *testing.T) {
+	var tool, id string
+	spy := Define(Spec{Name: "spy", InputSchema: Object(nil, map[string]*Schema{})}, func(ctx context.Context, _ struct{}) (Result, error) {
+		tool, id = CallTool(ctx), CallID(ctx)
+		return Result{}, nil
+	})
+	spy.Aliases = []string{"peek"}
+	r := NewRegistry(nil)
+	if err := r.Register(spy); err != nil {
+		t.Fatal(err)
+	}
+	r.Dispatch(context.Background(), Call{Name: "peek", ID: "c1"})
+	if tool != "spy" || id != "c1" {
+		t.Errorf("CallTool, CallID = %q, %q; want spy, c1", tool, id)
+	}
+	r.Dispatch(context.Background(), Call{Name: "spy"})
+	if len(id) != 12 {
+		t.Errorf("CallID without a front-end id = %q, want 12 hex digits", id)
+	}
+	if CallID(context.Background()) != "" || CallTool(context.Background()) != "" {
+		t.Error("CallID/CallTool outside Dispatch are not empty")
+	}
+}

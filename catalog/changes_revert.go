@@ -1,0 +1,184 @@
+package catalog
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/whale-ls/whale-ls/changes"
+	"github.com/whale-ls/whale-ls/edits"
+	"github.com/whale-ls/whale-ls/toolbridge"
+)
+
+//go:embed changes_revert.md
+var changesRevertDoc string
+
+type changesRevertInput struct {
+	ID string `json:"id"`
+	To string `json:"to"`
+}
+
+// ChangesRevert is changes_revert: takes back one journal entry, or an
+// entry and every later one, through c, as a change of its own.
+func ChangesRevert(c *Committer) toolbridge.Tool {
+	spec := toolbridge.Spec{
+		Name:        "changes_revert",
+		Description: changesRevertDoc,
+		Group:       toolbridge.GroupEdit,
+		InputSchema: toolbridge.Object(nil, map[string]*toolbridge.Schema{
+			"id": toolbridge.Str("The entry to revert (an id from changes_list). Give id or to."),
+			"to": toolbridge.Str("Revert this entry and every later one, newest first (an id from changes_list). Give id or to."),
+		}),
+	}
+	return toolbridge.Define(spec, func(ctx context.Context, in changesRevertInput) (toolbridge.Result, error) {
+		id, to := strings.TrimSpace(in.ID), strings.TrimSpace(in.To)
+		if (id == "") == (to == "") {
+			return toolbridge.Result{}, toolbridge.Fail(toolbridge.CodeInvalidInput, "give exactly one of id (revert that entry) and to (revert it and every later entry); changes_list shows the ids")
+		}
+		ids, err := c.revertIDs(id, to)
+		if err != nil {
+			return toolbridge.Result{}, err
+		}
+		return c.Revert(ctx, ids)
+	})
+}
+
+// revertIDs is the entries a revert takes back, newest first: id alone, or
+// to and every later entry.
+func (c *Committer) revertIDs(id, to string) ([]string, error) {
+	if c.journal == nil {
+		return nil, noJournal()
+	}
+	if id != "" {
+		return []string{id}, nil
+	}
+	if _, err := c.journal.Get(to); err != nil {
+		return nil, entryFailure(to, err)
+	}
+	later, _, err := c.journal.List(to, 0)
+	if err != nil {
+		return nil, toolbridge.Fail(toolbridge.CodeInternal, "the journal of changes could not be read (%v); retry, and report it if it persists", err)
+	}
+	ids := make([]string, 0, len(later)+1)
+	for _, e := range later {
+		ids = append(ids, e.ID)
+	}
+	return append(ids, to), nil
+}
+
+// Revert takes back the journal entries ids (newest first), all or
+// nothing: each file gets the inverse of what the entries did, merged into
+// its current content, through the commit path (the editor for an open
+// document), journaled as an entry that reverts them. A conflict with a
+// later change of the same lines changes nothing and lists the hunks.
+func (c *Committer) Revert(ctx context.Context, ids []string) (toolbridge.Result, error) {
+	if c.journal == nil {
+		return toolbridge.Result{}, noJournal()
+	}
+	var paths []string
+	seen := map[string]bool{}
+	for _, id := range ids {
+		e, err := c.journal.Get(id)
+		if err != nil {
+			return toolbridge.Result{}, entryFailure(id, err)
+		}
+		for _, f := range e.Files {
+			if !seen[f.Path] {
+				seen[f.Path] = true
+				paths = append(paths, f.Path)
+			}
+		}
+	}
+	chs, note, err := c.commit(ctx, paths, func(load loader) ([]*fileChange, error) {
+		return c.planRevert(ctx, ids, load)
+	}, ids)
+	if err != nil {
+		return toolbridge.Result{}, err
+	}
+	texts := make([]string, 0, len(chs))
+	files := make([]string, 0, len(chs))
+	for _, ch := range chs {
+		texts = append(texts, ch.result("", edits.Applied{}).Text)
+		files = append(files, ch.src.t.Abs)
+	}
+	sort.Strings(files)
+	head := fmt.Sprintf("Reverted %s in %d %s.", strings.Join(ids, ", "), len(chs), editPlural(len(chs), "file", "files"))
+	if note != "" {
+		head += " " + note
+	}
+	return toolbridge.Result{Text: head + "\n\n" + strings.Join(texts, "\n\n"), Data: map[string]any{"reverted": ids, "files": files},
+		MoreHint: "the revert was applied in full; read_file shows the result"}, nil
+}
+
+// planRevert plans the revert of ids on the files' current content, loaded
+// under the commit's locks.
+func (c *Committer) planRevert(ctx context.Context, ids []string, load loader) ([]*fileChange, error) {
+	srcs := map[string]*editSource{}
+	get := func(path string) (*editSource, error) {
+		if s, ok := srcs[path]; ok {
+			return s, nil
+		}
+		s, err := load(path, true)
+		if err != nil {
+			return nil, err
+		}
+		s.shown = s.displayPath()
+		srcs[path] = s
+		return s, nil
+	}
+	plan, err := c.journal.PlanRevert(ctx, ids, func(path string) ([]byte, bool, error) {
+		s, err := get(path)
+		if err != nil {
+			return nil, false, err
+		}
+		return s.raw, s.exists, nil
+	})
+	var failure *toolbridge.Failure
+	switch {
+	case errors.As(err, &failure):
+		return nil, err
+	case errors.Is(err, changes.ErrNotFound) || errors.Is(err, changes.ErrDamaged):
+		return nil, toolbridge.Fail(toolbridge.CodeNotFound, "the journal no longer holds what the change wrote (%v), so it cannot be reverted; restore the file by hand or with edit", err)
+	case err != nil:
+		return nil, err
+	case len(plan.Conflicts) > 0:
+		return nil, revertConflict(plan.Conflicts)
+	case len(plan.Files) == 0:
+		return nil, toolbridge.Fail(toolbridge.CodeNoChange, "the files already hold what reverting %s would restore; nothing was changed", strings.Join(ids, ", "))
+	}
+	chs := make([]*fileChange, 0, len(plan.Files))
+	for _, f := range plan.Files {
+		s, err := get(f.Path)
+		if err != nil {
+			return nil, err
+		}
+		if !f.Exists {
+			chs = append(chs, &fileChange{src: s, delete: true, plan: edits.Change{OldText: editDecodedText(s.raw)}})
+			continue
+		}
+		planned := edits.Change{OldText: editDecodedText(s.raw), NewText: editDecodedText(f.Content), New: f.Content}
+		if d, err := edits.Decode(f.Content); err == nil {
+			planned.Format = d.Format
+		}
+		chs = append(chs, s.change(planned))
+	}
+	return chs, nil
+}
+
+// revertConflict lists, per file, the hunks a revert cannot merge.
+func revertConflict(conflicts []changes.FileConflict) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "the revert conflicts with later changes of the same lines in %d %s, so nothing was changed; revert the later entries first (changes_list shows them), or tell the user:", len(conflicts), editPlural(len(conflicts), "file", "files"))
+	list := make([]map[string]any, 0, len(conflicts))
+	for _, fc := range conflicts {
+		fmt.Fprintf(&b, "\n\n%s: %s", fc.Path, fc.Reason)
+		for _, h := range fc.Hunks {
+			b.WriteString("\n" + strings.TrimRight(h, "\n"))
+		}
+		list = append(list, map[string]any{"path": fc.Path, "reason": fc.Reason, "hunks": fc.Hunks})
+	}
+	return &toolbridge.Failure{Code: toolbridge.CodeWriteConflict, Text: b.String(), Data: map[string]any{"conflicts": list}}
+}

@@ -1,0 +1,129 @@
+package catalog
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+	"weak"
+
+	"github.com/whale-ls/whale-ls/changes"
+	"github.com/whale-ls/whale-ls/terminal"
+	"github.com/whale-ls/whale-ls/workspace"
+)
+
+// A shell task is journaled like a tool's change: shell_run takes a
+// checkpoint of every workspace folder before the task starts, and once
+// the task has exited, what it created, changed or deleted there (files
+// the ignore files do not ignore) becomes one journal entry, which
+// changes_revert takes back like any other. Read-only commands take none.
+
+// journalWaitAfterExit bounds how long a result waits, after the task
+// exited, for its changes to be journaled before it says they are pending.
+const journalWaitAfterExit = 3 * time.Second
+
+// taskJournal is what the journal made of one task.
+type taskJournal struct {
+	done chan struct{} // closed when note is set
+	note string        // the line the task's results carry
+}
+
+var taskJournals sync.Map // weak.Pointer[terminal.Task] → *taskJournal
+
+// checkpoint snapshots the workspace folders before a task; nil when there
+// is no journal. A folder that cannot be snapshot is left out and named in
+// the returned note.
+func (sh Shell) checkpoint(ctx context.Context) (snaps []*changes.Snapshot, note string) {
+	if sh.Journal == nil || sh.Workspace == nil {
+		return nil, ""
+	}
+	var failed []string
+	for _, r := range sh.Workspace.Roots() {
+		if r.Kind != workspace.KindWorkspace {
+			continue
+		}
+		s, err := sh.Journal.Snapshot(ctx, r.FS, r.Real, workspace.NewIgnorer(r.FS))
+		if err != nil {
+			failed = append(failed, fmt.Sprintf("%s (%v)", r.Path, err))
+			continue
+		}
+		snaps = append(snaps, s)
+	}
+	if len(failed) > 0 {
+		note = "[what the task changes in " + strings.Join(failed, ", ") + " is not journaled: no checkpoint could be taken]"
+	}
+	return snaps, note
+}
+
+// journalTask records, once task has exited, what it changed since snaps,
+// as an entry of shell_run with callID.
+func (sh Shell) journalTask(task *terminal.Task, snaps []*changes.Snapshot, callID, failedNote string) {
+	if len(snaps) == 0 && failedNote == "" {
+		return
+	}
+	tj := &taskJournal{done: make(chan struct{})}
+	key := weak.Make(task)
+	taskJournals.Store(key, tj)
+	runtime.AddCleanup(task, func(k weak.Pointer[terminal.Task]) { taskJournals.Delete(k) }, key)
+	go func() {
+		<-task.Done()
+		tj.note = sh.recordTask(snaps, callID, failedNote)
+		close(tj.done)
+	}()
+}
+
+// recordTask journals the changes since snaps and returns the note for the
+// task's results.
+func (sh Shell) recordTask(snaps []*changes.Snapshot, callID, failedNote string) string {
+	ctx := context.Background()
+	var files []changes.FileChange
+	var skipped []string
+	for _, s := range snaps {
+		fs, sk, err := s.Changes(ctx)
+		if err != nil {
+			return fmt.Sprintf("[what the task changed could not be journaled (%v); changes_revert cannot take it back]", err)
+		}
+		files = append(files, fs...)
+		for _, k := range sk {
+			skipped = append(skipped, k.Path+" ("+k.Reason+")")
+		}
+	}
+	var parts []string
+	if len(files) > 0 {
+		p, err := sh.Journal.Begin(changes.Meta{Tool: "shell_run", CallID: callID}, files)
+		if err == nil {
+			var e changes.Entry
+			if e, err = p.Commit(); err == nil {
+				parts = append(parts, fmt.Sprintf("[the task changed %d %s in the workspace: journal entry %s; changes_revert takes it back]", len(files), editPlural(len(files), "file", "files"), e.ID))
+			}
+		}
+		if err != nil {
+			parts = append(parts, fmt.Sprintf("[the task changed %d %s in the workspace, but the journal could not record them (%v)]", len(files), editPlural(len(files), "file", "files"), err))
+		}
+	}
+	if len(skipped) > 0 {
+		parts = append(parts, "[changed but not restorable by a revert: "+strings.Join(skipped, ", ")+"]")
+	}
+	if failedNote != "" {
+		parts = append(parts, failedNote)
+	}
+	return strings.Join(parts, "\n")
+}
+
+// journalNote is the journal's line for an exited task's result ("" when
+// it changed nothing), waiting briefly for the recording to end.
+func journalNote(task *terminal.Task) string {
+	v, ok := taskJournals.Load(weak.Make(task))
+	if !ok || task.Running() {
+		return ""
+	}
+	tj := v.(*taskJournal)
+	select {
+	case <-tj.done:
+		return tj.note
+	case <-time.After(journalWaitAfterExit):
+		return "[the task's changes are still being journaled; changes_list shows them shortly]"
+	}
+}
