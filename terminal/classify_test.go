@@ -43,6 +43,9 @@ func TestClassify(t *testing.T) {
 		{"go run ./cmd/server", false, true},
 		{"go run ./tools/gen", false, false},
 		{"mysql -u root -p", true, false},
+		{"echo \"$(vim notes)\"", true, false}, // the split took $(…) in quotes for text
+		{"cat <<EOF\nless\nEOF", false, false}, // and here-document lines for commands
+		{"ssh host 'uptime", true, false},      // does not parse: split
 	} {
 		got := Classify(tc.cmd)
 		if got.Interactive != tc.interactive || got.LongRunning != tc.longRunning {
