@@ -4,15 +4,17 @@ import (
 	"path/filepath"
 	"strings"
 
-	"mvdan.cc/sh/v3/syntax"
+	"github.com/whale-ls/whale-ls/shellcmd"
 )
 
 // NamedProgram is one program a command line names, as a real shell parser
-// (mvdan.cc/sh/v3, Bash syntax) sees it before anything runs.
+// (package shellcmd: mvdan.cc/sh/v3, Bash syntax) sees it before anything
+// runs.
 type NamedProgram struct {
 	// Argv is the program and its arguments as written, unquoted; argv[0]
 	// is the program ("rm", "./build.sh", "/usr/bin/git"). A word that is
-	// not a literal (it holds $VAR, $(…), a glob) keeps its source text.
+	// not a literal (it holds $VAR, $(…), a glob, {a,b}, a leading ~) keeps
+	// its source text.
 	Argv []string
 	// Via is how the command line reaches the program when it is not a
 	// plain command: "sh -c", "xargs", "find -exec", "env", "eval" … ("" for
@@ -74,36 +76,27 @@ func (w *cmdWalker) parse(src, via string, depth int) error {
 		w.out.Unjudged = append(w.out.Unjudged, Unjudged{Text: src, Why: "nested too deeply to follow"})
 		return nil
 	}
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	script, err := shellcmd.Parse(src)
 	if err != nil {
 		return err
 	}
 	// Functions first, so that a call before its definition in the text is
 	// still known as one.
-	syntax.Walk(f, func(n syntax.Node) bool {
-		if fd, ok := n.(*syntax.FuncDecl); ok && fd.Name != nil {
-			w.funcs[fd.Name.Value] = true
-		}
-		return true
-	})
-	syntax.Walk(f, func(n syntax.Node) bool {
-		if call, ok := n.(*syntax.CallExpr); ok && len(call.Args) > 0 {
-			w.call(call.Args, via, depth)
-		}
-		return true
-	})
-	return nil
-}
-
-// call handles one simple command; its words' own substitutions are
-// visited by the walk.
-func (w *cmdWalker) call(words []*syntax.Word, via string, depth int) {
-	argv := make([]string, len(words))
-	lit := make([]bool, len(words))
-	for i, word := range words {
-		argv[i], lit[i] = wordText(word)
+	for _, name := range script.Funcs {
+		w.funcs[name] = true
 	}
-	w.argv(argv, lit, via, depth)
+	for _, c := range script.Commands {
+		if len(c.Args) == 0 {
+			continue
+		}
+		argv := make([]string, len(c.Args))
+		lit := make([]bool, len(c.Args))
+		for i, word := range c.Args {
+			argv[i], lit[i] = word.Text, word.Literal()
+		}
+		w.argv(argv, lit, via, depth)
+	}
+	return nil
 }
 
 // argv judges one argument vector: a builtin, a wrapper, a shell with -c,
@@ -317,85 +310,6 @@ var shellBuiltins = map[string]bool{
 	"dirs": true, "shopt": true, "history": true, "disown": true, "suspend": true, "times": true,
 	"caller": true, "enable": true, "help": true, "mapfile": true, "readarray": true, "compgen": true,
 	"complete": true, "bind": true,
-}
-
-// wordText returns a word's value after quote removal when it is a plain
-// literal (unquoted, '…', "…", $'…' without expansions); otherwise its
-// source text and false.
-func wordText(w *syntax.Word) (string, bool) {
-	var b strings.Builder
-	lit := true
-	for _, p := range w.Parts {
-		switch p := p.(type) {
-		case *syntax.Lit:
-			b.WriteString(unescape(p.Value, false))
-		case *syntax.SglQuoted:
-			if p.Dollar {
-				lit = false
-				b.WriteString("$'" + p.Value + "'")
-				continue
-			}
-			b.WriteString(p.Value)
-		case *syntax.DblQuoted:
-			for _, q := range p.Parts {
-				if l, ok := q.(*syntax.Lit); ok {
-					b.WriteString(unescape(l.Value, true))
-					continue
-				}
-				lit = false
-				b.WriteString(nodeText(q))
-			}
-		default:
-			lit = false
-			b.WriteString(nodeText(p))
-		}
-	}
-	s := b.String()
-	if lit && strings.ContainsAny(s, "*?[") && !quotedOnly(w) {
-		lit = false // a glob: the shell may turn it into other words
-	}
-	return s, lit
-}
-
-// quotedOnly reports whether the word has no unquoted part that could glob.
-func quotedOnly(w *syntax.Word) bool {
-	for _, p := range w.Parts {
-		if l, ok := p.(*syntax.Lit); ok && strings.ContainsAny(l.Value, "*?[") {
-			return false
-		}
-	}
-	return true
-}
-
-// unescape removes the backslashes of an unquoted (or double-quoted) literal.
-func unescape(s string, dq bool) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c == '\\' && i+1 < len(s) {
-			n := s[i+1]
-			if n == '\n' {
-				i++
-				continue
-			}
-			if !dq || strings.IndexByte("$`\"\\", n) >= 0 {
-				b.WriteByte(n)
-				i++
-				continue
-			}
-		}
-		b.WriteByte(c)
-	}
-	return b.String()
-}
-
-func nodeText(n syntax.Node) string {
-	var b strings.Builder
-	_ = syntax.NewPrinter().Print(&b, n)
-	return b.String()
 }
 
 // splitGuess is the fallback for text that does not parse: the first word of

@@ -63,6 +63,11 @@ func TestParseCommandLine(t *testing.T) {
 		{"path program", "./scripts/deploy --prod", []string{"./scripts/deploy --prod"}, 0},
 		{"sudo", "sudo -u root rm -rf /", []string{"sudo -u root rm -rf /", "sudo: rm -rf /"}, 0},
 		{"glob program is dynamic", "/usr/bin/r? x", nil, 1},
+		{"brace expansion program is dynamic", "{rm,-rf,x}; r{m,} y", nil, 2},
+		{"tilde program is dynamic", "~/bin/deploy --prod", nil, 1},
+		{"zsh =cmd program is dynamic", "=rm x", nil, 1},
+		{"escaped glob is literal", `\r\? x; xargs \rm`, []string{"r? x", "xargs rm", "xargs: rm"}, 0},
+		{"quoted braces are literal", `'{rm,x}' a`, []string{"{rm,x} a"}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cl := ParseCommandLine(tc.command)
@@ -89,4 +94,27 @@ func TestParseCommandLineInvalidFallsBack(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("fallback programs (-want +got):\n%s", diff)
 	}
+}
+
+// FuzzParseCommandLine checks that no text makes the parse panic or hang,
+// and that every program it lists has a name and every unjudged part a
+// reason.
+func FuzzParseCommandLine(f *testing.F) {
+	for _, s := range []string{"go test ./...", "cat a | xargs -n1 rm", `sh -c 'eval "bash -c \"ls\""'`, "find . -exec rm {} +",
+		"f() { rm $1; }; f x", "cat <<EOF\n$(id)\nEOF", "env -i A=1 timeout 5 nice sudo ls", "git push ) |"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, command string) {
+		cl := ParseCommandLine(command)
+		for _, p := range cl.Programs {
+			if len(p.Argv) == 0 {
+				t.Fatalf("ParseCommandLine(%q) lists a program without argv: %+v", command, cl.Programs)
+			}
+		}
+		for _, u := range cl.Unjudged {
+			if u.Why == "" {
+				t.Fatalf("ParseCommandLine(%q) leaves %q unjudged without a reason", command, u.Text)
+			}
+		}
+	})
 }

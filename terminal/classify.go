@@ -4,6 +4,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/whale-ls/whale-ls/shellcmd"
 )
 
 // CommandKind is how a command line is classified for the transport and the
@@ -17,12 +19,13 @@ type CommandKind struct {
 	LongRunning bool
 }
 
-// Classify looks at every simple command of a command line (split at ;, &,
-// |, &&, || and newlines) after leading assignments and wrappers such as env,
-// nohup, time and timeout.
+// Classify looks at every simple command of a command line (as package
+// shellcmd parses it, also inside $(…) and subshells; split at ;, &, |, &&,
+// || and newlines when it does not parse) after leading assignments and
+// wrappers such as env, nohup, time and timeout.
 func Classify(command string) CommandKind {
 	var k CommandKind
-	for _, seg := range splitSegments(command) {
+	for _, seg := range simpleCommands(command) {
 		words := stripWrappers(seg)
 		if len(words) == 0 {
 			continue
@@ -37,6 +40,28 @@ func Classify(command string) CommandKind {
 		}
 	}
 	return k
+}
+
+// simpleCommands are the words of each simple command of a command line;
+// text that does not parse (often a command still being written) is split
+// by splitSegments.
+func simpleCommands(command string) [][]string {
+	script, err := shellcmd.Parse(command)
+	if err != nil {
+		return splitSegments(command)
+	}
+	var out [][]string
+	for _, c := range script.Commands {
+		if len(c.Args) == 0 {
+			continue
+		}
+		words := make([]string, len(c.Args))
+		for i, w := range c.Args {
+			words[i] = w.Text
+		}
+		out = append(out, words)
+	}
+	return out
 }
 
 // splitSegments splits a command line into the words of its simple

@@ -43,6 +43,9 @@ func TestClassify(t *testing.T) {
 		{"go run ./cmd/server", false, true},
 		{"go run ./tools/gen", false, false},
 		{"mysql -u root -p", true, false},
+		{"echo \"$(vim notes)\"", true, false}, // the split took $(…) in quotes for text
+		{"cat <<EOF\nless\nEOF", false, false}, // and here-document lines for commands
+		{"ssh host 'uptime", true, false},      // does not parse: split
 	} {
 		got := Classify(tc.cmd)
 		if got.Interactive != tc.interactive || got.LongRunning != tc.longRunning {
@@ -86,7 +89,7 @@ func TestIsReadOnlyCommand(t *testing.T) {
 		{"echo $HOME", false},
 		{"echo \"$(rm -rf x)\"", false},
 		{"cat a; rm b", false},
-		{"cat a | wc", false},
+		{"cat a | wc", true}, // the tokenizer refused every pipeline; both sides only read
 		{"cat a > b", false},
 		{"cat a &", false},
 		{"ls `rm x`", false},
@@ -96,11 +99,83 @@ func TestIsReadOnlyCommand(t *testing.T) {
 		{"rm -rf build", false},
 		{"cp a b", false},
 		{"ls 'unterminated", false},
-		{"ls \\; rm x", false},
+		{"ls \\; rm x", true}, // one ls of the files ";", "rm" and "x": the ; is escaped
 		{"go version", true},
 		{"go env -w GOFLAGS=x", false},
 		{"uniq in.txt out.txt", false},
 		{"", false},
+		// Lists, pipelines, groups: every part must read only.
+		{"git status && git diff --stat", true},
+		{"ls | grep x", true},
+		{"ls -la; pwd\nwc -l a.go", true},
+		{"test -f go.mod || echo none", true},
+		{"(cd sub && ls)", false}, // cd is not on the list
+		{"( ls; cat a ) | sort", true},
+		{"{ ls; cat a; } | head", true},
+		{"! grep -q x a", true},
+		{"ls && rm x", false},
+		{"ls | xargs rm", false},
+		{"ls | sh", false},
+		{"cat a |& grep x", true},
+		{"ls & ls", false},
+		// Redirections: reading, descriptors and /dev/null are fine.
+		{"ls 2>&1", true},
+		{"ls nowhere 2>/dev/null", true},
+		{"grep -r x . >/dev/null 2>&1", true},
+		{"cat a >&2", true},
+		{"wc -l < main.go", true},
+		{"ls 2>errors.txt", false},
+		{"ls >> log", false},
+		{"ls &> out", false},
+		{"{ ls; } > out", false},
+		{"(ls) 2>err", false},
+		{"ls >&out", false}, // bash: stdout and stderr to the file out
+		{"cat <> a", false},
+		{"ls {fd}>&1", false},
+		{"cat < /dev/tcp/example.com/80", false},
+		{"ls > \"$F\"", false},
+		// Here-documents and here-strings: fixed text only.
+		{"cat <<'EOF'\n$(rm -rf x)\nEOF", true},
+		{"cat <<EOF\nplain text\nEOF", true},
+		{"cat <<EOF\n$(rm -rf x)\nEOF", false},
+		{"cat <<EOF\n$HOME\nEOF", false},
+		{"grep x <<< 'a x b'", true},
+		{"grep x <<< \"$(id)\"", false},
+		// Quotes and expansions.
+		{"echo '$(rm -rf x)' \"a;b\" 'it''s'", true},
+		{"grep -n \"a \\\"b\\\" c\" f", true},
+		{"grep 'a|b' f", true},
+		{"echo \"hi!\"", true},
+		{"echo $(ls)", false},
+		{"cat \"$(git ls-files)\"", false},
+		{"ls ${X:=y}", false},
+		{"ls <(rm x)", false},
+		{"ls ~", false},
+		{"ls {a,b}", false},
+		{"echo $'\\x41'", false},
+		{"ls @(a|b)", false},       // an extglob; zsh reads *(e:…:) as code
+		{"ls *(e:'rm x':)", false}, // the same with a glob
+		{"=ls", false},             // zsh: the path of ls
+		{"ls # ; rm -rf x", true},  // a comment
+		{"ls \\\nfoo", true},       // a continued line
+		{"$CMD a", false},
+		{"eval ls", false},
+		{"\"ls\" -la", true},
+		{"l's' -la", true},
+		// Constructs beyond lists and pipelines.
+		{"if true; then ls; fi", false},
+		{"for f in a; do cat $f; done", false},
+		{"f() { ls; }; f", false},
+		{"time ls", false},
+		{"[[ -f a ]] && cat a", false},
+		{"export A=1; ls", false},
+		{"file -C -m magic", false},
+		{"file *", false}, // a file named -C would compile
+		{"file main.go", true},
+		{"hostname -Fname", false},
+		{"hostname", true},
+		{"ls (", false},        // a parse error
+		{"find '\xf2'", false}, // not UTF-8: the parser refuses it
 	} {
 		if got := IsReadOnlyCommand(tc.cmd); got != tc.want {
 			t.Errorf("IsReadOnlyCommand(%q) = %v, want %v", tc.cmd, got, tc.want)

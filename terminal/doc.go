@@ -30,6 +30,17 @@
 //     last of them is gone; the Table finds them by scanning /proc for the
 //     supervisor's descendants whenever it is asked. When the server dies,
 //     even by SIGKILL, the supervisor kills them all (see Supervise).
+//   - On macOS, which has neither subreapers nor a parent-death signal, the
+//     tree is what can be found without them: the members of the task's
+//     session (jobs, `nohup` and double-forked processes stay in it even
+//     when re-parented to launchd) and their descendants by parent links
+//     while the parent lives (sysctl kern.proc.all, getsid). Cancel and
+//     Close signal those processes and their process groups; the
+//     supervisor (Options.Supervisor) reports the shell's exit, stays while
+//     any of them lives, and kills them all when the server dies, even by
+//     SIGKILL: it watches the server's pid with kqueue (NOTE_EXIT). A
+//     process that both left the session and lost its parent is out of
+//     reach there.
 //   - Memory per task is bounded: the model buffer by Settings.OutputLimitBytes
 //     (oldest output dropped, with a marker), the editor backlog by about
 //     1 MiB (skipped bytes replaced by a marker).
@@ -42,9 +53,15 @@
 //     neither a session member nor a descendant any more); the same holds
 //     when something other than the Table kills a supervisor.
 //   - If the server is killed without Close, the whole tree dies only when
-//     Options.Supervisor runs each task under Supervise on Linux; otherwise
-//     only the shells die (parent-death signal) and their children may
-//     survive.
+//     Options.Supervisor runs each task under Supervise (Linux, macOS);
+//     otherwise on Linux only the shells die (parent-death signal) and
+//     their children may survive, and on macOS all of them survive.
+//   - The macOS code (proc_darwin.go, supervise_darwin.go) is compiled and
+//     vetted for darwin/amd64 and darwin/arm64 in CI, tests included
+//     (supervise_darwin_test.go: a killed server leaves no process, Cancel
+//     ends survivors, process listing), but those tests run only on a Mac,
+//     and CI has none: on macOS that behaviour is checked by reading, not
+//     by running. Prompt detection there has no syscall view (no /proc).
 //   - Commands longer than the kernel passes as one argument are refused
 //     before anything starts only where the limit is known (Linux); other
 //     systems report E2BIG from the start, when they do.

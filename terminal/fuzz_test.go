@@ -1,10 +1,13 @@
 package terminal
 
 import (
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/whale-ls/whale-ls/execboundary"
 )
 
 // FuzzTextFilter checks that the model text does not depend on how the
@@ -74,34 +77,87 @@ func FuzzStreamChunks(f *testing.F) {
 	})
 }
 
-// FuzzIsReadOnlyCommand only checks that no input makes the classifiers
-// panic and that read-only commands hold no shell metacharacters.
+// FuzzIsReadOnlyCommand checks that no input makes the classifiers panic,
+// and that a command judged read-only agrees with two other views of it:
+// the exec boundary's list of the programs it names (only programs on the
+// read-only list, nothing it cannot judge), and a plain scan of its text
+// (outside quotes and comments no expansion, no background &, and > only
+// into a descriptor or /dev/null).
 func FuzzIsReadOnlyCommand(f *testing.F) {
-	for _, s := range []string{"ls -la", "git log --oneline", "find . -name '*.go'", "echo \"a b\"", "cat 'x", "rm -rf /"} {
+	for _, s := range []string{"ls -la", "git log --oneline", "find . -name '*.go'", "echo \"a b\"", "cat 'x", "rm -rf /",
+		"ls | grep x 2>&1", "cat a && wc -l < b >/dev/null", "cat <<'EOF'\n$x\nEOF", "{ ls; } > f", "ls # x"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, cmd string) {
 		_ = Classify(cmd)
-		if IsReadOnlyCommand(cmd) {
-			unquoted := cmd
-			for _, q := range []string{"'", "\""} {
-				for {
-					i := strings.Index(unquoted, q)
-					if i < 0 {
-						break
-					}
-					j := strings.Index(unquoted[i+1:], q)
-					if j < 0 {
-						break
-					}
-					unquoted = unquoted[:i] + unquoted[i+1+j+1:]
-				}
-			}
-			if strings.ContainsAny(unquoted, "$`;|&<>()\n") {
-				t.Fatalf("IsReadOnlyCommand(%q) = true with metacharacters", cmd)
+		if !IsReadOnlyCommand(cmd) {
+			return
+		}
+		cl := execboundary.ParseCommandLine(cmd)
+		if cl.ParseError != "" || len(cl.Unjudged) > 0 {
+			t.Fatalf("IsReadOnlyCommand(%q) = true, but the exec boundary cannot judge it: %q %+v", cmd, cl.ParseError, cl.Unjudged)
+		}
+		for _, p := range cl.Programs {
+			if _, ok := readOnlyPrograms[p.Argv[0]]; !ok || p.Via != "" {
+				t.Fatalf("IsReadOnlyCommand(%q) = true, but it runs %q (via %q)", cmd, p.Argv, p.Via)
 			}
 		}
+		if strings.Contains(cmd, "<<") {
+			return // here-document bodies are text the scan cannot tell apart
+		}
+		text := unquotedText(cmd)
+		for _, op := range []string{"&&", "|&"} {
+			text = strings.ReplaceAll(text, op, " ")
+		}
+		text = allowedRedirections.ReplaceAllString(text, " $1")
+		if expansion.MatchString(text) || strings.ContainsAny(text, "`&>") || strings.Contains(text, "<(") {
+			t.Fatalf("IsReadOnlyCommand(%q) = true with metacharacters in %q", cmd, text)
+		}
 	})
+}
+
+// expansion is a $ that starts one (a $ before anything else is a literal).
+var expansion = regexp.MustCompile(`\$[A-Za-z0-9_{(@*#?$!'-]`)
+
+// allowedRedirections are those IsReadOnlyCommand accepts, in the text.
+var allowedRedirections = regexp.MustCompile(`[0-9]*[<>]&(?:[0-9]+|-)|(?:[0-9]*|&)>>?\|?[ \t]*/dev/null([ \t\n;&|()<>]|$)`)
+
+// unquotedText is cmd without its quoted parts, escaped characters and
+// comments; a $ or backquote inside double quotes is kept.
+func unquotedText(cmd string) string {
+	var b strings.Builder
+	wordStart := true
+	for i := 0; i < len(cmd); i++ {
+		c := cmd[i]
+		switch {
+		case c == '\\':
+			i++
+		case c == '\'':
+			j := strings.IndexByte(cmd[i+1:], '\'')
+			if j < 0 {
+				return b.String() + cmd[i:]
+			}
+			i += j + 1
+		case c == '"':
+			for i++; i < len(cmd) && cmd[i] != '"'; i++ {
+				switch cmd[i] {
+				case '\\':
+					i++
+				case '$', '`':
+					b.WriteByte(cmd[i])
+				}
+			}
+		case c == '#' && wordStart:
+			for i < len(cmd) && cmd[i] != '\n' {
+				i++
+			}
+			b.WriteByte('\n')
+		default:
+			b.WriteByte(c)
+		}
+		wordStart = strings.IndexByte(" \t\n;&|()<>", c) >= 0
+	}
+	return b.String()
 }
 
 func TestFilterLongLinesIndependentOfReads(t *testing.T) {

@@ -1,100 +1,109 @@
 package terminal
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/whale-ls/whale-ls/shellcmd"
+)
 
 // IsReadOnlyCommand reports whether command is, beyond doubt from its text,
-// a single simple command that only reads: a program on a fixed read-only
-// list, given as a bare name, with arguments that do not make it write or run
-// other programs. Anything the tokenizer cannot judge statically makes it
-// false: $, backquotes, ;, |, &, redirections, parentheses, braces, a
-// backslash, a leading assignment, a comment, unbalanced quotes, and glob
-// characters for programs whose options could come from file names. It is a
+// made only of commands that only read. It is parsed by package shellcmd
+// (the parser the exec boundary lists programs with) and true only when
+//   - it parses as Bash, and is nothing but simple commands joined by ;,
+//     &&, ||, |, |& and newlines, maybe negated with ! or grouped in ( … )
+//     or { …; } (no background job, loop, condition, function, [[ ]] …);
+//   - every simple command is a program on a fixed read-only list, given as
+//     a bare name, without NAME=value prefixes, with arguments that do not
+//     make it write or run other programs;
+//   - no word expands ($VAR, $(…), `…`, <(…), $'…', {a,b}, ~, extglobs),
+//     and an unquoted glob is only given to programs whose options could
+//     not come from file names;
+//   - every redirection only reads a file (<), duplicates or closes a
+//     descriptor (2>&1, >&-), writes to /dev/null, or is a here-string or
+//     here-document without expansions.
+//
+// Anything else (a parse error, a redirection to a file, an unknown
+// program, eval, a variable as the command name, …) makes it false. It is a
 // conservative hint for policies and confirmations, never a sandbox: false
 // does not mean the command writes.
 func IsReadOnlyCommand(command string) bool {
-	words, globbed, ok := tokenizeStrict(command)
-	if !ok || len(words) == 0 {
+	script, err := shellcmd.Parse(command)
+	if err != nil || len(script.Commands) == 0 || len(script.Constructs) > 0 || len(script.Funcs) > 0 {
 		return false
 	}
-	prog := words[0]
-	if strings.ContainsAny(prog, "/=") || globbed[0] {
+	for _, r := range script.Redirects {
+		if !readOnlyRedirect(r) {
+			return false
+		}
+	}
+	for _, c := range script.Commands {
+		if !readOnlySimpleCommand(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// readOnlySimpleCommand judges one simple command.
+func readOnlySimpleCommand(c shellcmd.Command) bool {
+	if len(c.Args) == 0 || len(c.Assigns) > 0 {
 		return false
 	}
-	check, known := readOnlyPrograms[prog]
+	prog := c.Args[0]
+	if !prog.Literal() || strings.ContainsAny(prog.Text, "/=") {
+		return false
+	}
+	check, known := readOnlyPrograms[prog.Text]
 	if !known {
 		return false
 	}
-	if !globSafe[prog] {
-		for _, g := range globbed {
-			if g {
-				return false
-			}
+	args := make([]string, len(c.Args)-1)
+	for i, w := range c.Args[1:] {
+		if w.Expands || w.Glob && !globSafe[prog.Text] {
+			return false
 		}
+		args[i] = w.Text
 	}
-	return check == nil || check(words[1:])
+	return check == nil || check(args)
 }
 
-// tokenizeStrict splits a command into words, refusing every construct whose
-// effect is not visible in the text itself. globbed[i] says word i holds an
-// unquoted glob character.
-func tokenizeStrict(s string) (words []string, globbed []bool, ok bool) {
-	var w strings.Builder
-	inWord, glob := false, false
-	flush := func() {
-		if inWord {
-			words = append(words, w.String())
-			globbed = append(globbed, glob)
-			w.Reset()
-			inWord, glob = false, false
-		}
+// readOnlyRedirect: a redirection that reads, duplicates or closes a
+// descriptor, discards output, or feeds fixed text.
+func readOnlyRedirect(r shellcmd.Redirect) bool {
+	if r.Fd != "" && !allDigits(r.Fd) {
+		return false // {var}>… assigns a variable
 	}
+	if !r.Target.Literal() {
+		return false
+	}
+	switch r.Op {
+	case "<":
+		// bash opens /dev/tcp/HOST/PORT and /dev/udp/… itself: a connection
+		return !strings.HasPrefix(r.Target.Text, "/dev/tcp/") && !strings.HasPrefix(r.Target.Text, "/dev/udp/")
+	case "<&", ">&":
+		return r.Target.Text == "-" || allDigits(r.Target.Text)
+	case ">", ">>", ">|", "&>", "&>>":
+		return r.Target.Text == "/dev/null"
+	case "<<", "<<-":
+		return r.Body != nil && !r.Body.Expands
+	case "<<<":
+		return true
+	}
+	return false // <> opens the file for writing too
+}
+
+func allDigits(s string) bool {
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == ' ' || c == '\t':
-			flush()
-		case c == '\'':
-			j := strings.IndexByte(s[i+1:], '\'')
-			if j < 0 {
-				return nil, nil, false
-			}
-			w.WriteString(s[i+1 : i+1+j])
-			inWord = true
-			i += j + 1
-		case c == '"':
-			j := strings.IndexByte(s[i+1:], '"')
-			if j < 0 {
-				return nil, nil, false
-			}
-			inner := s[i+1 : i+1+j]
-			if strings.ContainsAny(inner, "$`\\!") {
-				return nil, nil, false
-			}
-			w.WriteString(inner)
-			inWord = true
-			i += j + 1
-		case strings.IndexByte("$`;|&<>(){}\\\n\r!", c) >= 0:
-			return nil, nil, false
-		case c == '#' && !inWord:
-			return nil, nil, false
-		case c == '~' && !inWord:
-			return nil, nil, false
-		case c == '*' || c == '?' || c == '[':
-			glob = true
-			w.WriteByte(c)
-			inWord = true
-		default:
-			w.WriteByte(c)
-			inWord = true
+		if s[i] < '0' || s[i] > '9' {
+			return false
 		}
 	}
-	flush()
-	return words, globbed, true
+	return s != ""
 }
 
 // globSafe programs take no option that could write or run something, so
 // file names from a glob cannot hurt.
-var globSafe = set("ls", "cat", "head", "wc", "stat", "file", "du", "md5sum", "sha1sum", "sha256sum",
+var globSafe = set("ls", "cat", "head", "wc", "stat", "du", "md5sum", "sha1sum", "sha256sum",
 	"sha512sum", "b2sum", "cksum", "nl", "basename", "dirname", "realpath", "readlink", "echo", "tac", "rev")
 
 func noOperands(args []string) bool { return len(operands(args)) == 0 }
@@ -107,7 +116,7 @@ func noneOf(flags ...string) func([]string) bool {
 // accepts any arguments.
 var readOnlyPrograms = map[string]func([]string) bool{
 	"ls": nil, "cat": nil, "head": nil, "tail": nil, "wc": nil, "pwd": nil, "echo": nil,
-	"basename": nil, "dirname": nil, "realpath": nil, "readlink": nil, "stat": nil, "file": nil,
+	"basename": nil, "dirname": nil, "realpath": nil, "readlink": nil, "stat": nil,
 	"du": nil, "df": nil, "whoami": nil, "id": nil, "groups": nil, "uname": nil, "uptime": nil,
 	"nproc": nil, "free": nil, "which": nil, "true": nil, "false": nil, "diff": nil, "cmp": nil,
 	"comm": nil, "md5sum": nil, "sha1sum": nil, "sha256sum": nil, "sha512sum": nil, "b2sum": nil,
@@ -116,12 +125,13 @@ var readOnlyPrograms = map[string]func([]string) bool{
 	"paste": nil, "rev": nil, "tac": nil, "seq": nil, "jq": nil, "grep": nil, "egrep": nil,
 	"fgrep": nil, "test": nil, "lsblk": nil, "type": nil,
 	"tree":     noneOf("-o"),
+	"file":     noneOf("-C", "--compile"), // -C writes a compiled magic file
 	"rg":       noneOf("--pre", "--search-zip", "-z"),
 	"sort":     noneOf("-o", "--output", "--compress-program"),
 	"uniq":     func(a []string) bool { return len(operands(a)) <= 1 },
 	"xxd":      func(a []string) bool { return len(operands(a)) <= 1 && !hasFlag(a, "-r", "-revert") },
 	"env":      func(a []string) bool { return len(a) == 0 },
-	"hostname": noOperands,
+	"hostname": func(a []string) bool { return noOperands(a) && !hasFlag(a, "-F", "--file", "-b", "--boot") },
 	"date": func(a []string) bool {
 		if hasFlag(a, "-s", "--set") {
 			return false
