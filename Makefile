@@ -16,7 +16,9 @@ FUZZ_TARGETS := \
 	./terminal:FuzzTextFilter \
 	./terminal:FuzzStreamChunks \
 	./terminal:FuzzIsReadOnlyCommand \
-	./search:FuzzScanAgreesWithRegexp
+	./search:FuzzScanAgreesWithRegexp \
+	./execboundary:FuzzParseCommandLine \
+	./changes:FuzzMerge3
 
 .PHONY: test fmt-check vet race fuzz neovim vscode vscode-e2e mcp-conformance build build-test bench-rpc cross wine
 
