@@ -36,4 +36,13 @@ return {
   plan = 'whale/plan',
   -- server -> client notification {items = [{id, content, status, priority, created, updated}]}
   todos = 'whale/todos',
+
+  -- client -> server request {since?, limit?} -> {entries = [...], dropped}
+  changes_list = 'whale/changes/list',
+  -- client -> server request {id} -> {id, diff, files = [{path, uri, before?, after?, ...}]}
+  changes_diff = 'whale/changes/diff',
+  -- client -> server request {id} | {to} -> {ok, code, text, reverted, entry?, conflicts?}
+  changes_revert = 'whale/changes/revert',
+  -- server -> client notification {latest}
+  changes_changed = 'whale/changes/changed',
 }
