@@ -48,6 +48,7 @@ type Committer struct {
 	log      *slog.Logger
 	journal  *changes.Journal // nil: changes are not journaled
 	notifier toolbridge.Notifier
+	prompter toolbridge.Prompter
 
 	locksOnce sync.Once
 	locks     *edits.Locks
@@ -69,13 +70,15 @@ type CommitOptions struct {
 	Journal *changes.Journal
 	// Notifier, when set, is told of every journaled change.
 	Notifier toolbridge.Notifier
+	// Prompter shows changes for review when edits.review asks for it.
+	Prompter toolbridge.Prompter
 	Log      *slog.Logger
 }
 
 // NewCommitter returns the commit path for o.Workspace.
 func NewCommitter(o CommitOptions) *Committer {
 	env := Env{Reads: o.Reads, Settings: o.Settings, Log: o.Log}.withDefaults()
-	return &Committer{ws: o.Workspace, editor: o.Editor, reads: env.Reads, settings: env.Settings, log: env.Log, journal: o.Journal, notifier: o.Notifier}
+	return &Committer{ws: o.Workspace, editor: o.Editor, reads: env.Reads, settings: env.Settings, log: env.Log, journal: o.Journal, notifier: o.Notifier, prompter: o.Prompter}
 }
 
 // commitLocks returns the locks this session's commits take, shared with
@@ -113,6 +116,16 @@ func (c *Committer) commit(ctx context.Context, shown []string, plan planner, re
 			keys = append(keys, t.Abs)
 		}
 	}
+	var reviewNote string
+	if mode := c.reviewMode(); mode != settings.ReviewOff {
+		accepted, note, err := c.review(ctx, keys, plan, mode)
+		if err != nil {
+			return nil, "", "", err
+		}
+		if accepted != nil {
+			plan, reviewNote = accepted, note
+		}
+	}
 	for attempt := 1; ; attempt++ {
 		tx, err := c.commitLocks().Begin(ctx, keys...)
 		if err != nil {
@@ -131,7 +144,7 @@ func (c *Committer) commit(ctx context.Context, shown []string, plan planner, re
 		}
 		tx.End()
 		if err == nil {
-			return chs, note, entryID, nil
+			return chs, strings.TrimSpace(reviewNote + " " + note), entryID, nil
 		}
 		var moved *toolbridge.DocumentMovedError
 		retry := errors.Is(err, edits.ErrOutsideChange) || errors.As(err, &moved)

@@ -74,7 +74,7 @@ func inputTools(d *testDeps) []toolbridge.Tool {
 }
 
 func editTools(d *testDeps) []toolbridge.Tool {
-	c := NewCommitter(CommitOptions{Workspace: d.Workspace, Editor: d.Editor, Reads: d.Reads, Settings: d.settings, Journal: d.Journal})
+	c := NewCommitter(CommitOptions{Workspace: d.Workspace, Editor: d.Editor, Reads: d.Reads, Settings: d.settings, Journal: d.Journal, Prompter: d.Prompter})
 	c.beforeCommit = func() {
 		if d.beforeCommit != nil {
 			d.beforeCommit()

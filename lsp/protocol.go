@@ -250,12 +250,44 @@ func terminalCancelResultOf(r terminal.CancelReport) terminalCancelResult {
 // null. TimeoutMs, when set, lets the editor drop an expired question.
 type promptParams struct {
 	Detail      string         `json:"detail"`
+	Files       []reviewFile   `json:"files,omitempty"`
 	Kind        string         `json:"kind"`
 	Options     []promptOption `json:"options"`
 	Placeholder string         `json:"placeholder,omitempty"`
 	PromptID    string         `json:"promptId"`
 	TimeoutMs   int64          `json:"timeoutMs,omitempty"`
 	Title       string         `json:"title"`
+}
+
+// reviewFile is one file of a change under review (kind "review"): its
+// text before and after, for a diff view, and its hunks, which the answer
+// may accept one by one.
+type reviewFile struct {
+	Path   string       `json:"path"`
+	URI    string       `json:"uri"`
+	Before string       `json:"before"`
+	After  string       `json:"after"`
+	Hunks  []reviewHunk `json:"hunks"`
+}
+
+// reviewHunk is one hunk: its id for the answer, its "@@" header and its
+// unified-diff lines.
+type reviewHunk struct {
+	ID     string `json:"id"`
+	Header string `json:"header"`
+	Diff   string `json:"diff"`
+}
+
+func reviewFilesOf(files []toolbridge.ReviewFile) []reviewFile {
+	out := make([]reviewFile, 0, len(files))
+	for _, f := range files {
+		rf := reviewFile{Path: f.Path, URI: pathToURI(f.Path), Before: f.Before, After: f.After, Hunks: make([]reviewHunk, 0, len(f.Hunks))}
+		for _, h := range f.Hunks {
+			rf.Hunks = append(rf.Hunks, reviewHunk{ID: h.ID, Header: h.Header, Diff: h.Diff})
+		}
+		out = append(out, rf)
+	}
+	return out
 }
 
 // promptOption is one answer the user can pick.
@@ -276,11 +308,14 @@ func promptOptionsOf(opts []toolbridge.PromptOption) []promptOption {
 // optionId} or {promptId, text} or {promptId, cancelled: true} ("canceled"
 // is read too).
 type promptAnswerParams struct {
-	PromptID  string  `json:"promptId"`
-	OptionID  *string `json:"optionId,omitempty"`
-	Text      *string `json:"text,omitempty"`
-	Cancelled bool    `json:"cancelled,omitempty"`
-	Canceled  bool    `json:"canceled,omitempty"`
+	PromptID string  `json:"promptId"`
+	OptionID *string `json:"optionId,omitempty"`
+	Text     *string `json:"text,omitempty"`
+	// Hunks, answering a review with "accept", are the accepted hunks'
+	// ids; omitted, all of them.
+	Hunks     *[]string `json:"hunks,omitempty"`
+	Cancelled bool      `json:"cancelled,omitempty"`
+	Canceled  bool      `json:"canceled,omitempty"`
 }
 
 // Documents --------------------------------------------------------------

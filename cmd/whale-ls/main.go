@@ -266,14 +266,19 @@ func dispatchUntilStopped(ctx context.Context, r *toolbridge.Registry, call tool
 	}
 }
 
-// cliPrompter answers approvals with the --approve flag. No one is there to
-// answer anything, so a question, or an approval under --approve deny, says
-// so (ErrNoOneToAsk) rather than passing for the user's own answer.
+// cliPrompter answers approvals, and reviews of changes (edits.review), with
+// the --approve flag: allow allows once or accepts the whole change. No one
+// is there to answer anything else, so a question, or an approval or review
+// under --approve deny, says so (ErrNoOneToAsk; the change is not applied)
+// rather than passing for the user's own answer.
 type cliPrompter struct{ approve string }
 
 func (c cliPrompter) Prompt(_ context.Context, p toolbridge.Prompt) (toolbridge.PromptAnswer, error) {
 	if p.Kind == toolbridge.PromptApproval && c.approve == "allow" {
 		return toolbridge.PromptAnswer{OptionID: toolbridge.ApproveOnce}, nil
+	}
+	if p.Kind == toolbridge.PromptReview && c.approve == "allow" {
+		return toolbridge.PromptAnswer{OptionID: toolbridge.ReviewAccept}, nil
 	}
 	return toolbridge.PromptAnswer{}, toolbridge.ErrNoOneToAsk
 }
