@@ -178,3 +178,7 @@ type recordingNotifier struct {
 }
 
 func (n *recordingNotifier) PlanChanged(p toolbridge.Plan) { n.record("PlanChanged", p) }
+
+func (n *recordingNotifier) TodosChanged(items []todos.Item) { n.record("TodosChanged", items) }
+
+func (n *recordingNotifier) ChangesJournaled(latest string) { n.record("ChangesJournaled", latest) }

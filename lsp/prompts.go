@@ -166,6 +166,11 @@ func (n notifier) TodosChanged(items []todos.Item) {
 	n.notify(methodTodos, params)
 }
 
+// ChangesJournaled sends methodChangesChanged.
+func (n notifier) ChangesJournaled(latest string) {
+	n.notify(methodChangesChanged, changesChangedParams{Latest: latest})
+}
+
 func (n notifier) notify(method string, params any) {
 	if err := n.s.conn.Notify(context.Background(), method, params); err != nil {
 		n.s.log.Warn("notification not sent", "method", method, "err", err)

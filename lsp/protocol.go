@@ -54,6 +54,16 @@ const (
 	methodPlan = "whale/plan"
 	// server → client notification: todosParams.
 	methodTodos = "whale/todos"
+
+	// client → server request: changesListParams → changesListResult.
+	methodChangesList = "whale/changes/list"
+	// client → server request: changesDiffParams → changesDiffResult.
+	methodChangesDiff = "whale/changes/diff"
+	// client → server request: changesRevertParams → changesRevertResult.
+	methodChangesRevert = "whale/changes/revert"
+	// server → client notification: changesChangedParams, after this server
+	// journaled a change.
+	methodChangesChanged = "whale/changes/changed"
 )
 
 // whaleMethods lists every method above; protocol_test.go compares it with
@@ -65,6 +75,7 @@ var whaleMethods = []string{
 	methodPrompt, methodPromptAnswer,
 	methodSaveDocuments,
 	methodPlan, methodTodos,
+	methodChangesList, methodChangesDiff, methodChangesRevert, methodChangesChanged,
 }
 
 // Capabilities ------------------------------------------------------------
@@ -315,4 +326,98 @@ type todoItem struct {
 	Priority string    `json:"priority"`
 	Created  time.Time `json:"created"`
 	Updated  time.Time `json:"updated"`
+}
+
+// Changes -----------------------------------------------------------------
+
+// changesListParams asks for the journal's entries newer than Since (an
+// id), at most Limit (0: 20).
+type changesListParams struct {
+	Since string `json:"since,omitempty"`
+	Limit int    `json:"limit,omitempty"`
+}
+
+// changesListResult is the entries, newest first, and how many the size
+// bound dropped.
+type changesListResult struct {
+	Entries []changeEntry `json:"entries"`
+	Dropped int           `json:"dropped"`
+}
+
+// changeEntry is one journaled tool call.
+type changeEntry struct {
+	ID       string       `json:"id"`
+	Time     time.Time    `json:"time"`
+	Tool     string       `json:"tool"`
+	CallID   string       `json:"callId"`
+	Summary  string       `json:"summary"`
+	RevertOf []string     `json:"revertOf,omitempty"`
+	Files    []changeFile `json:"files"`
+}
+
+// changeFile is one file of an entry.
+type changeFile struct {
+	Path    string `json:"path"`
+	URI     string `json:"uri"`
+	Name    string `json:"name"`
+	Where   string `json:"where"`
+	Added   int    `json:"added"`
+	Removed int    `json:"removed"`
+	Created bool   `json:"created"`
+	Deleted bool   `json:"deleted"`
+}
+
+// changesDiffParams names the entry to show.
+type changesDiffParams struct {
+	ID string `json:"id"`
+}
+
+// changesDiffResult is an entry's unified diff and each file's text before
+// and after (omitted for a binary file, or a side where it did not exist).
+type changesDiffResult struct {
+	ID    string           `json:"id"`
+	Diff  string           `json:"diff"`
+	Files []changeFileDiff `json:"files"`
+}
+
+// changeFileDiff is one file of changesDiffResult.
+type changeFileDiff struct {
+	Path         string  `json:"path"`
+	URI          string  `json:"uri"`
+	Before       *string `json:"before,omitempty"`
+	After        *string `json:"after,omitempty"`
+	BeforeExists bool    `json:"beforeExists"`
+	AfterExists  bool    `json:"afterExists"`
+	Binary       bool    `json:"binary"`
+}
+
+// changesRevertParams names the entry to revert (ID), or the oldest entry
+// of those to revert with every later one (To); exactly one is set.
+type changesRevertParams struct {
+	ID string `json:"id,omitempty"`
+	To string `json:"to,omitempty"`
+}
+
+// changesRevertResult is what the revert did: the entries it took back and
+// its own entry, or, when nothing could be changed, why (Code, Text) and
+// the conflicting hunks.
+type changesRevertResult struct {
+	OK        bool             `json:"ok"`
+	Code      string           `json:"code"`
+	Text      string           `json:"text"`
+	Reverted  []string         `json:"reverted"`
+	Entry     string           `json:"entry,omitempty"`
+	Conflicts []changeConflict `json:"conflicts,omitempty"`
+}
+
+// changeConflict is a file a revert could not merge.
+type changeConflict struct {
+	Path   string   `json:"path"`
+	Reason string   `json:"reason"`
+	Hunks  []string `json:"hunks"`
+}
+
+// changesChangedParams names the newest entry this server journaled.
+type changesChangedParams struct {
+	Latest string `json:"latest"`
 }

@@ -170,6 +170,82 @@ export const plan = new NotificationType<PlanParams>('whale/plan');
 /** server → client: the assistant's todo list changed. */
 export const todos = new NotificationType<TodosParams>('whale/todos');
 
+export interface ChangeFile {
+    path: string;
+    uri: string;
+    name: string;
+    where: 'editor' | 'disk';
+    added: number;
+    removed: number;
+    created: boolean;
+    deleted: boolean;
+}
+
+export interface ChangeEntry {
+    id: string;
+    time: string;
+    tool: string;
+    callId: string;
+    summary: string;
+    revertOf?: string[];
+    files: ChangeFile[];
+}
+
+export interface ChangesListParams {
+    since?: string;
+    limit?: number;
+}
+
+export interface ChangesListResult {
+    entries: ChangeEntry[];
+    dropped: number;
+}
+
+export interface ChangeFileDiff {
+    path: string;
+    uri: string;
+    before?: string;
+    after?: string;
+    beforeExists: boolean;
+    afterExists: boolean;
+    binary: boolean;
+}
+
+export interface ChangesDiffResult {
+    id: string;
+    diff: string;
+    files: ChangeFileDiff[];
+}
+
+export interface ChangesRevertParams {
+    id?: string;
+    to?: string;
+}
+
+export interface ChangeConflict {
+    path: string;
+    reason: string;
+    hunks: string[];
+}
+
+export interface ChangesRevertResult {
+    ok: boolean;
+    code: string;
+    text: string;
+    reverted: string[];
+    entry?: string;
+    conflicts?: ChangeConflict[];
+}
+
+/** client → server: the journal of changes, newest first. */
+export const changesList = new RequestType<ChangesListParams, ChangesListResult, void>('whale/changes/list');
+/** client → server: one entry's diff and each file's text before and after. */
+export const changesDiff = new RequestType<{ id: string }, ChangesDiffResult, void>('whale/changes/diff');
+/** client → server: revert an entry ({id}), or it and every later one ({to}). */
+export const changesRevert = new RequestType<ChangesRevertParams, ChangesRevertResult, void>('whale/changes/revert');
+/** server → client: this server journaled a change. */
+export const changesChanged = new NotificationType<{ latest: string }>('whale/changes/changed');
+
 /** Capabilities the client declares under `capabilities.experimental.whale`. */
 export interface WhaleClientCapabilities {
     terminals: boolean;
