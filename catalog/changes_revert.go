@@ -92,7 +92,7 @@ func (c *Committer) Revert(ctx context.Context, ids []string) (toolbridge.Result
 			}
 		}
 	}
-	chs, note, err := c.commit(ctx, paths, func(load loader) ([]*fileChange, error) {
+	chs, note, entryID, err := c.commit(ctx, paths, func(load loader) ([]*fileChange, error) {
 		return c.planRevert(ctx, ids, load)
 	}, ids)
 	if err != nil {
@@ -109,7 +109,7 @@ func (c *Committer) Revert(ctx context.Context, ids []string) (toolbridge.Result
 	if note != "" {
 		head += " " + note
 	}
-	return toolbridge.Result{Text: head + "\n\n" + strings.Join(texts, "\n\n"), Data: map[string]any{"reverted": ids, "files": files},
+	return toolbridge.Result{Text: head + "\n\n" + strings.Join(texts, "\n\n"), Data: map[string]any{"reverted": ids, "files": files, "entry": entryID},
 		MoreHint: "the revert was applied in full; read_file shows the result"}, nil
 }
 

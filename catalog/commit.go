@@ -47,6 +47,8 @@ type Committer struct {
 	settings func() settings.Settings
 	log      *slog.Logger
 	journal  *changes.Journal // nil: changes are not journaled
+	notifier toolbridge.Notifier
+	prompter toolbridge.Prompter
 
 	locksOnce sync.Once
 	locks     *edits.Locks
@@ -66,13 +68,17 @@ type CommitOptions struct {
 	// Journal records every committed change in the same commit: a change
 	// that cannot be journaled is not made.
 	Journal *changes.Journal
-	Log     *slog.Logger
+	// Notifier, when set, is told of every journaled change.
+	Notifier toolbridge.Notifier
+	// Prompter shows changes for review when edits.review asks for it.
+	Prompter toolbridge.Prompter
+	Log      *slog.Logger
 }
 
 // NewCommitter returns the commit path for o.Workspace.
 func NewCommitter(o CommitOptions) *Committer {
 	env := Env{Reads: o.Reads, Settings: o.Settings, Log: o.Log}.withDefaults()
-	return &Committer{ws: o.Workspace, editor: o.Editor, reads: env.Reads, settings: env.Settings, log: env.Log, journal: o.Journal}
+	return &Committer{ws: o.Workspace, editor: o.Editor, reads: env.Reads, settings: env.Settings, log: env.Log, journal: o.Journal, notifier: o.Notifier, prompter: o.Prompter}
 }
 
 // commitLocks returns the locks this session's commits take, shared with
@@ -95,12 +101,14 @@ func (c *Committer) commitLocks() *edits.Locks {
 // changes and a note for the result (where the change went, whether it was
 // saved).
 func (c *Committer) commitPath(ctx context.Context, shown []string, plan planner) ([]*fileChange, string, error) {
-	return c.commit(ctx, shown, plan, nil)
+	chs, note, _, err := c.commit(ctx, shown, plan, nil)
+	return chs, note, err
 }
 
 // commit is commitPath for a change that reverts the journal entries
-// revertOf (none for a tool's own change), which its journal entry names.
-func (c *Committer) commit(ctx context.Context, shown []string, plan planner, revertOf []string) ([]*fileChange, string, error) {
+// revertOf (none for a tool's own change), which its journal entry names;
+// it also returns that entry's id ("" without a journal).
+func (c *Committer) commit(ctx context.Context, shown []string, plan planner, revertOf []string) ([]*fileChange, string, string, error) {
 	var keys []string
 	for _, s := range shown {
 		// A path that does not resolve fails when the planner loads it.
@@ -108,25 +116,35 @@ func (c *Committer) commit(ctx context.Context, shown []string, plan planner, re
 			keys = append(keys, t.Abs)
 		}
 	}
+	var reviewNote string
+	if mode := c.reviewMode(); mode != settings.ReviewOff {
+		accepted, note, err := c.review(ctx, keys, plan, mode)
+		if err != nil {
+			return nil, "", "", err
+		}
+		if accepted != nil {
+			plan, reviewNote = accepted, note
+		}
+	}
 	for attempt := 1; ; attempt++ {
 		tx, err := c.commitLocks().Begin(ctx, keys...)
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil, "", toolbridge.Fail(toolbridge.CodeCanceled, "the edit was canceled while it waited for another edit of the same file; nothing was written")
+				return nil, "", "", toolbridge.Fail(toolbridge.CodeCanceled, "the edit was canceled while it waited for another edit of the same file; nothing was written")
 			}
-			return nil, "", toolbridge.Fail(toolbridge.CodeInternal, "could not take the edit lock (%v); nothing was written — retry, and report it if it persists", err)
+			return nil, "", "", toolbridge.Fail(toolbridge.CodeInternal, "could not take the edit lock (%v); nothing was written — retry, and report it if it persists", err)
 		}
 		chs, err := plan(c.loadForEdit)
-		var note string
+		var note, entryID string
 		if err == nil {
-			note, err = c.commitChanges(ctx, tx, chs, revertOf)
+			note, entryID, err = c.commitChanges(ctx, tx, chs, revertOf)
 		}
 		if err == nil {
 			c.rememberWritten(chs...)
 		}
 		tx.End()
 		if err == nil {
-			return chs, note, nil
+			return chs, strings.TrimSpace(reviewNote + " " + note), entryID, nil
 		}
 		var moved *toolbridge.DocumentMovedError
 		retry := errors.Is(err, edits.ErrOutsideChange) || errors.As(err, &moved)
@@ -134,7 +152,7 @@ func (c *Committer) commit(ctx context.Context, shown []string, plan planner, re
 			if moved != nil {
 				err = toolbridge.Fail(toolbridge.CodeWriteConflict, "%s kept changing in the editor while the edit was applied (now version %d; someone is typing in it); nothing was applied — read it again and redo the edit", moved.Path, moved.Actual)
 			}
-			return nil, "", editFailure("", err)
+			return nil, "", "", editFailure("", err)
 		}
 	}
 }
@@ -143,7 +161,7 @@ func (c *Committer) commit(ctx context.Context, shown []string, plan planner, re
 // are staged first (so that a conflict there stops the commit before any
 // buffer changes), then the editor applies its part, then the disk files
 // are verified once more and renamed.
-func (c *Committer) commitChanges(ctx context.Context, tx *edits.Txn, chs []*fileChange, revertOf []string) (string, error) {
+func (c *Committer) commitChanges(ctx context.Context, tx *edits.Txn, chs []*fileChange, revertOf []string) (note, entryID string, err error) {
 	if c.beforeCommit != nil {
 		c.beforeCommit()
 	}
@@ -165,7 +183,7 @@ func (c *Committer) commitChanges(ctx context.Context, tx *edits.Txn, chs []*fil
 		switch {
 		case ch.delete || ch.dst != nil:
 			if s.doc != nil {
-				return "", toolbridge.Fail(toolbridge.CodeWriteConflict, "%s is open in the editor; deleting or renaming an open file is refused so that its buffer is not lost — close it first, or change its content with edit", s.shown)
+				return "", "", toolbridge.Fail(toolbridge.CodeWriteConflict, "%s is open in the editor; deleting or renaming an open file is refused so that its buffer is not lost — close it first, or change its content with edit", s.shown)
 			}
 			addDisk(s, edits.FilePlan{Path: s.t.Rel, Existed: true, Expected: s.raw, Delete: true})
 			if ch.dst != nil {
@@ -180,31 +198,34 @@ func (c *Committer) commitChanges(ctx context.Context, tx *edits.Txn, chs []*fil
 		}
 	}
 	if ctx.Err() != nil {
-		return "", toolbridge.Fail(toolbridge.CodeCanceled, "the edit was canceled before anything was written; call it again if the change is still wanted")
+		return "", "", toolbridge.Fail(toolbridge.CodeCanceled, "the edit was canceled before anything was written; call it again if the change is still wanted")
 	}
 	if err := tx.Stage(commits); err != nil {
-		return "", diskFailure(err)
+		return "", "", diskFailure(err)
 	}
 	entry, err := c.journalBegin(ctx, chs, revertOf)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	if len(docs) > 0 {
 		if err := c.editor.ApplyEdits(ctx, docs); err != nil {
 			entry.abort()
-			return "", err
+			return "", "", err
 		}
 	}
 	if err := tx.Commit(); err != nil {
 		entry.abort()
 		c.revertDocuments(ctx, docChanges)
-		return "", diskFailure(err)
+		return "", "", diskFailure(err)
 	}
-	note := entry.commit(c.log)
+	note, entryID = entry.commit(c.log)
+	if entryID != "" && c.notifier != nil {
+		c.notifier.ChangesJournaled(entryID)
+	}
 	if len(docs) > 0 {
 		note = strings.TrimSpace(c.saveDocuments(ctx, docChanges) + " " + note)
 	}
-	return note, nil
+	return note, entryID, nil
 }
 
 // pendingEntry is a journal entry begun for a commit; nil when there is no
@@ -250,18 +271,18 @@ func (e *pendingEntry) abort() {
 }
 
 // commit publishes the entry of a commit that succeeded and returns the
-// note for the result: the entry's id, with which changes_revert takes the
-// change back.
-func (e *pendingEntry) commit(log *slog.Logger) string {
+// note for the result, naming the entry with which changes_revert takes
+// the change back, and the entry's id.
+func (e *pendingEntry) commit(log *slog.Logger) (note, id string) {
 	if e == nil {
-		return ""
+		return "", ""
 	}
 	entry, err := e.p.Commit()
 	if err != nil {
 		log.Error("a committed change could not be published in the journal", "err", err)
-		return "(The change is made, but the journal could not record it, so changes_revert cannot take it back.)"
+		return "(The change is made, but the journal could not record it, so changes_revert cannot take it back.)", ""
 	}
-	return fmt.Sprintf("(Journal entry %s; changes_revert takes it back.)", entry.ID)
+	return fmt.Sprintf("(Journal entry %s; changes_revert takes it back.)", entry.ID), entry.ID
 }
 
 // diskFailure keeps the edits package's errors (write_conflict, invalid

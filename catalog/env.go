@@ -55,9 +55,9 @@ func All(env Env) []toolbridge.Tool {
 	env = env.withDefaults()
 	commits := env.Commits
 	if commits == nil {
-		commits = NewCommitter(CommitOptions{Workspace: env.Workspace, Editor: env.Editor, Reads: env.Reads, Settings: env.Settings, Journal: env.Journal, Log: env.Log})
+		commits = NewCommitter(CommitOptions{Workspace: env.Workspace, Editor: env.Editor, Reads: env.Reads, Settings: env.Settings, Journal: env.Journal, Notifier: env.Notifier, Prompter: env.Prompter, Log: env.Log})
 	}
-	shell := Shell{Terminals: env.Terminals, Workspace: env.Workspace, Gate: env.Gate, Settings: env.Settings, Journal: env.Journal}
+	shell := Shell{Terminals: env.Terminals, Workspace: env.Workspace, Gate: env.Gate, Settings: env.Settings, Journal: env.Journal, Notifier: env.Notifier}
 	store := todos.NewStore(realRoots(env.Workspace), env.Log)
 	tools := []toolbridge.Tool{
 		ReadFile(env.Workspace, env.Editor, env.Reads),

@@ -74,7 +74,7 @@ func inputTools(d *testDeps) []toolbridge.Tool {
 }
 
 func editTools(d *testDeps) []toolbridge.Tool {
-	c := NewCommitter(CommitOptions{Workspace: d.Workspace, Editor: d.Editor, Reads: d.Reads, Settings: d.settings, Journal: d.Journal})
+	c := NewCommitter(CommitOptions{Workspace: d.Workspace, Editor: d.Editor, Reads: d.Reads, Settings: d.settings, Journal: d.Journal, Prompter: d.Prompter})
 	c.beforeCommit = func() {
 		if d.beforeCommit != nil {
 			d.beforeCommit()
@@ -178,3 +178,7 @@ type recordingNotifier struct {
 }
 
 func (n *recordingNotifier) PlanChanged(p toolbridge.Plan) { n.record("PlanChanged", p) }
+
+func (n *recordingNotifier) TodosChanged(items []todos.Item) { n.record("TodosChanged", items) }
+
+func (n *recordingNotifier) ChangesJournaled(latest string) { n.record("ChangesJournaled", latest) }

@@ -96,6 +96,9 @@ func (sh Shell) recordTask(snaps []*changes.Snapshot, callID, failedNote string)
 		if err == nil {
 			var e changes.Entry
 			if e, err = p.Commit(); err == nil {
+				if sh.Notifier != nil {
+					sh.Notifier.ChangesJournaled(e.ID)
+				}
 				parts = append(parts, fmt.Sprintf("[the task changed %d %s in the workspace: journal entry %s; changes_revert takes it back]", len(files), editPlural(len(files), "file", "files"), e.ID))
 			}
 		}

@@ -53,6 +53,8 @@ type Shell struct {
 	// Journal records what each task changed in the workspace; nil: not
 	// journaled.
 	Journal *changes.Journal
+	// Notifier, when set, is told of every journaled task.
+	Notifier toolbridge.Notifier
 }
 
 // ShellRun is shell_run: a command in a pipe or a PTY, shown as an editor

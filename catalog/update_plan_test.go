@@ -5,11 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/whale-ls/whale-ls/todos"
 	"github.com/whale-ls/whale-ls/toolbridge"
 )
-
-func (n *recordingNotifier) TodosChanged(items []todos.Item) { n.record("TodosChanged", items) }
 
 func (n *recordingNotifier) record(method string, params any) {
 	b, _ := json.Marshal(params)

@@ -88,3 +88,33 @@ func BenchmarkBeginCommit(b *testing.B) {
 		before = after
 	}
 }
+
+// BenchmarkBeginCommitLarge journals one changed line of a 2,000-line file,
+// the size of an edit tool call's change.
+func BenchmarkBeginCommitLarge(b *testing.B) {
+	j, err := Open(b.TempDir(), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer j.Close()
+	path := b.TempDir() + "/f.go"
+	var text strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&text, "\tx%d := compute(%d, \"line %d of a file\")\n", i, i, i)
+	}
+	orig := text.String()
+	before := []byte(orig)
+	n := 0
+	for b.Loop() {
+		n++
+		after := []byte(strings.Replace(orig, "x1000 := compute(1000,", fmt.Sprintf("x1000 := compute(%d,", 1000+n), 1))
+		p, err := j.Begin(Meta{Tool: "edit"}, []FileChange{{Path: path, Before: before, After: after, BeforeExists: true, AfterExists: true}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := p.Commit(); err != nil {
+			b.Fatal(err)
+		}
+		before = after
+	}
+}

@@ -27,8 +27,7 @@ func (j *Journal) Diff(id string) (string, error) {
 			return "", fmt.Errorf("diff %s: %w", id, err)
 		}
 		name := j.displayName(f.Path)
-		text, _, _ := fileDiff(name, name, before, after, bok, aok)
-		b.WriteString(text)
+		b.WriteString(fileDiff(name, name, before, after, bok, aok))
 	}
 	return b.String(), nil
 }
@@ -53,21 +52,20 @@ func (j *Journal) displayName(path string) string {
 	return strings.TrimLeft(filepath.ToSlash(path), "/")
 }
 
-// fileDiff renders one file's change as a unified diff of its decoded text
-// and counts the lines it added and removed; binary content (or content in
-// an encoding edits cannot decode) is reported in one line.
-func fileDiff(oldName, newName string, before, after []byte, beforeExists, afterExists bool) (text string, added, removed int) {
+// fileDiff renders one file's change as a unified diff of its decoded text;
+// binary content (or content in an encoding edits cannot decode) is
+// reported in one line.
+func fileDiff(oldName, newName string, before, after []byte, beforeExists, afterExists bool) string {
 	if !beforeExists {
 		oldName = ""
 	}
 	if !afterExists {
 		newName = ""
 	}
-	bt, err1 := edits.Decode(before)
-	at, err2 := edits.Decode(after)
-	if err1 != nil || err2 != nil {
+	bt, at, ok := decodeTexts(before, after)
+	if !ok {
 		if beforeExists && afterExists && string(before) == string(after) {
-			return "", 0, 0
+			return ""
 		}
 		a, b := "a/"+oldName, "b/"+newName
 		if oldName == "" {
@@ -76,10 +74,44 @@ func fileDiff(oldName, newName string, before, after []byte, beforeExists, after
 		if newName == "" {
 			b = "/dev/null"
 		}
-		return fmt.Sprintf("Binary files %s and %s differ\n", a, b), 0, 0
+		return fmt.Sprintf("Binary files %s and %s differ\n", a, b)
 	}
-	text, st := edits.UnifiedDiff(oldName, newName, bt.Text, at.Text)
-	return text, st.Added, st.Removed
+	text, _ := edits.UnifiedDiff(oldName, newName, bt, at)
+	return text
+}
+
+// lineCounts counts the lines a change adds and removes, as fileDiff's diff
+// shows them (the same alignment, without rendering it); 0 and 0 for binary
+// content.
+func lineCounts(before, after []byte) (added, removed int) {
+	bt, at, ok := decodeTexts(before, after)
+	if !ok {
+		return 0, 0
+	}
+	// The lines both share at their ends are aligned as edits aligns them
+	// (it cuts them off first too): only the middle is split and aligned.
+	p := commonPrefix(bt, at)
+	p = strings.LastIndexByte(bt[:p], '\n') + 1
+	bt, at = bt[p:], at[p:]
+	s := commonSuffix(bt, at)
+	lineStart := func(t string, i int) bool { return i == 0 || t[i-1] == '\n' }
+	for s > 0 && !(lineStart(bt, len(bt)-s) && lineStart(at, len(at)-s)) {
+		s--
+	}
+	bt, at = bt[:len(bt)-s], at[:len(at)-s]
+	edits.LineDiff(splitText(bt), splitText(at), func(a0, a1, b0, b1 int) {
+		removed += a1 - a0
+		added += b1 - b0
+	})
+	return added, removed
+}
+
+// decodeTexts decodes both sides of a change as edits does; ok is false
+// when either is binary or in an encoding edits cannot decode.
+func decodeTexts(before, after []byte) (bt, at string, ok bool) {
+	b, err1 := edits.Decode(before)
+	a, err2 := edits.Decode(after)
+	return b.Text, a.Text, err1 == nil && err2 == nil
 }
 
 // summary describes an entry in one line: "edit a.go (+2 -1)", "shell_run

@@ -6,13 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 )
@@ -64,28 +61,28 @@ type Options struct {
 // Journal is a workspace's record of what tool calls changed, kept in one
 // folder and shared by every whale-ls process of the user for that
 // workspace. It is safe for concurrent use by goroutines and by processes:
-// every change to the folder happens under an exclusive lock on dir/lock,
-// ids are unique and ordered by time across processes, and files appear
-// under their final name only once complete.
+// every append to the folder's log happens under an exclusive lock on
+// dir/lock, ids are unique and ordered by time across processes, and every
+// read first reads what other processes appended since.
 type Journal struct {
 	dir string
 	o   Options
 	log *slog.Logger
 
 	// mu serialises this Journal's holders of the file lock (a flock is
-	// held per open file, not per goroutine).
+	// held per open file, not per goroutine) and guards the open log and
+	// what was read of it.
 	mu    sync.Mutex
 	lockf *os.File
+	logf  *os.File // the log, opened O_APPEND; replaced when a compaction renamed a new log over it
+	view  *logView
+	// indexSize is the size of the snapshot indexes when last counted,
+	// at indexCounted.
+	indexSize    int64
+	indexCounted time.Time
 
 	indexMu sync.Mutex
 	indexes map[string]*cachedIndex // by index file name
-}
-
-// lockState is what the lock file holds: the journal's counters.
-type lockState struct {
-	Last    string `json:"last,omitempty"` // the newest id given out
-	Bytes   int64  `json:"bytes"`          // the size of the folder, as far as counted
-	Dropped int    `json:"dropped"`        // entries dropped by the size bound, ever
 }
 
 // Open opens the journal in dir, creating it (0700) when needed, and settles
@@ -107,7 +104,7 @@ func Open(dir string, o Options) (*Journal, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	for _, sub := range []string{"", blobsDir, entriesDir, pendingDir, indexDir} {
+	for _, sub := range []string{"", blobsDir, indexDir} {
 		if err := os.MkdirAll(filepath.Join(dir, sub), 0o700); err != nil {
 			return nil, fmt.Errorf("open change journal: %w", err)
 		}
@@ -118,59 +115,56 @@ func Open(dir string, o Options) (*Journal, error) {
 	}
 	j := &Journal{dir: dir, o: o, log: log, lockf: f, indexes: make(map[string]*cachedIndex)}
 	if err := j.settlePending(); err != nil {
-		f.Close()
+		j.Close()
 		return nil, err
 	}
 	return j, nil
 }
 
-// Close releases the journal's lock file. Pending entries stay pending.
+// Close releases the journal's lock file and log. Pending entries stay
+// pending.
 func (j *Journal) Close() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	return j.lockf.Close()
+	err := j.lockf.Close()
+	if j.logf != nil {
+		err = errors.Join(err, j.logf.Close())
+		j.logf, j.view = nil, nil
+	}
+	return err
 }
 
 // Folder names inside the journal's dir.
 const (
-	blobsDir   = "blobs"
-	entriesDir = "entries"
-	pendingDir = "pending"
-	indexDir   = "index"
+	blobsDir = "blobs"
+	indexDir = "index"
 )
 
-// locked runs fn holding the journal's lock, with the counters read from the
-// lock file; they are written back when fn changes them.
-func (j *Journal) locked(fn func(st *lockState) error) error {
+// locked runs fn holding the journal's lock, with the view of the log caught
+// up, so that what fn appends lands after everything every process wrote.
+func (j *Journal) locked(fn func() error) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if err := lockFile(j.lockf); err != nil {
 		return fmt.Errorf("lock change journal: %w", err)
 	}
 	defer unlockFile(j.lockf)
-	var st lockState
-	raw, err := io.ReadAll(io.NewSectionReader(j.lockf, 0, 1<<20))
-	if err != nil {
-		return fmt.Errorf("read change journal state: %w", err)
+	if err := j.catchUp(true); err != nil {
+		return err
 	}
-	if len(raw) > 0 {
-		if err := json.Unmarshal(raw, &st); err != nil {
-			j.log.Warn("change journal: state unreadable, recounting", "err", err)
-			st = lockState{Bytes: -1}
-		}
+	return fn()
+}
+
+// read runs fn on the view of the log, caught up with what every process
+// appended (without the file lock: a record being written is read next
+// time).
+func (j *Journal) read(fn func(v *logView) error) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if err := j.catchUp(false); err != nil {
+		return err
 	}
-	old := st
-	ferr := fn(&st)
-	if st != old {
-		b, _ := json.Marshal(st)
-		if _, err := j.lockf.WriteAt(b, 0); err != nil {
-			return errors.Join(ferr, fmt.Errorf("write change journal state: %w", err))
-		}
-		if err := j.lockf.Truncate(int64(len(b))); err != nil {
-			return errors.Join(ferr, fmt.Errorf("write change journal state: %w", err))
-		}
-	}
-	return ferr
+	return fn(j.view)
 }
 
 const idTime = "20060102T150405.000000Z"
@@ -178,16 +172,16 @@ const idTime = "20060102T150405.000000Z"
 // nextID returns an id later than every id given out before: the time in
 // microseconds (one more than the last id's when the clock has not moved on)
 // and four random hex digits.
-func (j *Journal) nextID(st *lockState) (string, time.Time) {
+// Called with the file lock held; the id counts as given out once its
+// entry's record is in the log.
+func (j *Journal) nextID() (string, time.Time) {
 	now := j.o.Now().UTC().Truncate(time.Microsecond)
-	if last, ok := idTimeOf(st.Last); ok && !now.After(last) {
+	if last, ok := idTimeOf(j.view.last); ok && !now.After(last) {
 		now = last.Add(time.Microsecond)
 	}
 	var r [2]byte
 	rand.Read(r[:])
-	id := now.Format(idTime) + "-" + hex.EncodeToString(r[:])
-	st.Last = id
-	return id, now
+	return now.Format(idTime) + "-" + hex.EncodeToString(r[:]), now
 }
 
 func idTimeOf(id string) (time.Time, bool) {
@@ -253,8 +247,7 @@ type FileRecord struct {
 	Removed int `json:"removed"`
 }
 
-// pendingFile is what pending/<id>.json holds, and entries/<id>.json once
-// Commit has renamed it there.
+// pendingFile is the payload of an entry's record in the log.
 type pendingFile struct {
 	Entry Entry    `json:"entry"`
 	Added []string `json:"added,omitempty"` // blobs this entry stored first
@@ -266,8 +259,6 @@ type pendingFile struct {
 type Pending struct {
 	j     *Journal
 	entry Entry
-	added []string
-	size  int64 // bytes this entry added to the folder
 	done  bool
 }
 
@@ -277,11 +268,8 @@ type Pending struct {
 // change leaves no entry. Files whose content and existence did not change
 // are left out; Begin with no change left fails.
 func (j *Journal) Begin(m Meta, files []FileChange) (*Pending, error) {
-	type prepared struct {
-		rec           FileRecord
-		before, after *blobData
-	}
-	var ps []prepared
+	var recs []FileRecord
+	var blobs []*blobData
 	for _, fc := range files {
 		if !filepath.IsAbs(fc.Path) {
 			return nil, fmt.Errorf("journal change: path %q is not absolute", fc.Path)
@@ -289,63 +277,78 @@ func (j *Journal) Begin(m Meta, files []FileChange) (*Pending, error) {
 		if fc.BeforeExists == fc.AfterExists && (!fc.BeforeExists || string(fc.Before) == string(fc.After)) {
 			continue
 		}
-		p := prepared{rec: FileRecord{Path: filepath.Clean(fc.Path), Where: fc.Where}}
-		if p.rec.Where == "" {
-			p.rec.Where = WhereDisk
+		rec := FileRecord{Path: filepath.Clean(fc.Path), Where: fc.Where}
+		if rec.Where == "" {
+			rec.Where = WhereDisk
 		}
+		var before *blobData
 		if fc.BeforeExists {
-			p.before = j.newBlob(fc.Before)
-			p.rec.Before = p.before.id
+			before = j.newBlob(fc.Before)
+			rec.Before = before.id
+			blobs = append(blobs, before)
 		}
 		if fc.AfterExists {
-			p.after = j.newBlob(fc.After)
-			p.rec.After = p.after.id
+			b := j.newBlob(fc.After)
+			b.against = before
+			rec.After = b.id
+			blobs = append(blobs, b)
 		}
-		_, p.rec.Added, p.rec.Removed = fileDiff(p.rec.Path, p.rec.Path, fc.Before, fc.After, fc.BeforeExists, fc.AfterExists)
-		ps = append(ps, p)
+		rec.Added, rec.Removed = lineCounts(fc.Before, fc.After)
+		recs = append(recs, rec)
 	}
-	if len(ps) == 0 {
+	if len(recs) == 0 {
 		return nil, errors.New("journal change: no file changed")
 	}
+	j.packBlobs(blobs)
 	pd := &Pending{j: j}
-	err := j.locked(func(st *lockState) error {
-		id, t := j.nextID(st)
-		e := Entry{ID: id, Time: t, Meta: m}
-		for _, p := range ps {
-			for _, b := range []*blobData{p.before, p.after} {
-				if b == nil {
-					continue
-				}
-				n, added, err := j.putBlob(b)
-				if err != nil {
-					return err
-				}
-				if added && !slices.Contains(pd.added, b.id) {
-					pd.added = append(pd.added, b.id)
-					pd.size += n
-				}
-			}
-			e.Files = append(e.Files, p.rec)
-		}
+	err := j.locked(func() error {
+		id, t := j.nextID()
+		e := Entry{ID: id, Time: t, Meta: m, Files: recs}
 		e.Summary = j.summary(e)
-		pd.entry = e
-		raw, err := json.Marshal(pendingFile{Entry: e, Added: pd.added, PID: os.Getpid()})
+		buf, added, err := j.blobRecords(nil, blobs)
 		if err != nil {
 			return err
 		}
-		if err := j.writeFile(filepath.Join(j.dir, pendingDir, id+".json"), raw); err != nil {
-			return errors.Join(err, j.removeBlobs(pd.added, id))
+		pf := pendingFile{Entry: e, Added: added, PID: os.Getpid()}
+		raw, err := json.Marshal(pf)
+		if err != nil {
+			return err
 		}
-		pd.size += int64(len(raw))
-		if st.Bytes >= 0 {
-			st.Bytes += pd.size
+		pf.Entry.Files = slices.Clone(recs) // the caller's Pending keeps e
+		if err := j.appendLog(appendFrame(buf, recBegin, raw), &pf); err != nil {
+			return errors.Join(err, j.removeLarge(added))
 		}
+		pd.entry = e
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("journal change: %w", err)
 	}
 	return pd, nil
+}
+
+// packBlobs compresses, before the lock is taken, the blobs of bs the
+// journal does not have: an edit's after as a delta of its before when they
+// share most of their bytes, else whole.
+func (j *Journal) packBlobs(bs []*blobData) {
+	j.mu.Lock()
+	known := map[string]int{} // depth of the blobs the journal has
+	for _, b := range bs {
+		if _, ok := j.storedSize(b.id); ok {
+			known[b.id] = j.view.blobs[b.id].depth
+		}
+	}
+	j.mu.Unlock()
+	for _, b := range bs {
+		if _, ok := known[b.id]; ok {
+			continue
+		}
+		if b.against != nil {
+			b.packAgainst(b.against, known[b.against.id])
+			continue
+		}
+		b.pack()
+	}
 }
 
 // Entry returns the entry as it will be published.
@@ -359,49 +362,50 @@ func (p *Pending) Commit() (Entry, error) {
 	}
 	p.done = true
 	j := p.j
-	err := j.locked(func(st *lockState) error {
-		id := p.entry.ID
-		if err := os.Rename(filepath.Join(j.dir, pendingDir, id+".json"), filepath.Join(j.dir, entriesDir, id+".json")); err != nil {
+	id := p.entry.ID
+	err := j.locked(func() error {
+		e := j.view.entries[id]
+		switch {
+		case e == nil || e.state == stateAborted:
+			return errors.New("a later Open took its process for dead and removed it")
+		case e.state == stateCommitted:
+			return nil // published by a later Open meanwhile
+		}
+		if err := j.appendLog(appendFrame(nil, recCommit, []byte(id)), nil); err != nil {
 			return err
 		}
-		if j.o.Sync {
-			if err := syncDir(filepath.Join(j.dir, entriesDir)); err != nil {
-				return err
-			}
-		}
-		if st.Bytes < 0 || st.Bytes > j.o.MaxBytes {
-			if err := j.trim(st, id); err != nil {
-				j.log.Warn("change journal: size bound not enforced", "err", err)
-			}
-		}
+		j.maintain(id)
 		return nil
 	})
 	if err != nil {
-		return Entry{}, fmt.Errorf("journal commit %s: %w", p.entry.ID, err)
+		return Entry{}, fmt.Errorf("journal commit %s: %w", id, err)
 	}
 	return p.entry, nil
 }
 
-// Abort removes the pending entry and the blobs only it stored. It is a
-// no-op after Commit or Abort.
+// Abort removes the pending entry and the blobs only it stored (their
+// records are dropped by the next compaction of the log). It is a no-op
+// after Commit or Abort.
 func (p *Pending) Abort() {
 	if p.done {
 		return
 	}
 	p.done = true
 	j := p.j
-	err := j.locked(func(st *lockState) error {
-		err := os.Remove(filepath.Join(j.dir, pendingDir, p.entry.ID+".json"))
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	err := j.locked(func() error {
+		e := j.view.entries[p.entry.ID]
+		if e == nil || e.state != statePending {
+			return nil
+		}
+		if err := j.appendLog(appendFrame(nil, recAbort, []byte(p.entry.ID)), nil); err != nil {
 			return err
 		}
-		if st.Bytes >= 0 {
-			st.Bytes = max(0, st.Bytes-p.size)
-		}
-		return j.removeBlobs(p.added, p.entry.ID)
+		err := j.removeLarge(e.pf.Added)
+		j.maintain("")
+		return err
 	})
 	if err != nil {
-		j.log.Warn("change journal: abort left files behind", "id", p.entry.ID, "err", err)
+		j.log.Warn("change journal: abort left records behind", "id", p.entry.ID, "err", err)
 	}
 }
 
@@ -441,72 +445,42 @@ func syncDir(dir string) error {
 // such as "20261202T00"; "" for all), newest first, at most limit of them
 // (limit <= 0: all), and how many entries the size bound has dropped so far.
 func (j *Journal) List(since string, limit int) (entries []Entry, dropped int, err error) {
-	err = j.locked(func(st *lockState) error {
-		dropped = st.Dropped
+	err = j.read(func(v *logView) error {
+		dropped = v.dropped
+		for i := len(v.ids) - 1; i >= 0 && v.ids[i] > since; i-- {
+			if limit > 0 && len(entries) >= limit {
+				break
+			}
+			if e := v.entries[v.ids[i]]; e.state == stateCommitted {
+				entries = append(entries, e.entry())
+			}
+		}
 		return nil
 	})
 	if err != nil {
 		return nil, 0, fmt.Errorf("list changes: %w", err)
 	}
-	ids, err := listIDs(filepath.Join(j.dir, entriesDir))
-	if err != nil {
-		return nil, 0, fmt.Errorf("list changes: %w", err)
-	}
-	for i := len(ids) - 1; i >= 0 && ids[i] > since; i-- {
-		if limit > 0 && len(entries) >= limit {
-			break
-		}
-		e, err := j.readEntry(entriesDir, ids[i])
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // dropped meanwhile
-		}
-		if err != nil {
-			j.log.Warn("change journal: entry skipped", "id", ids[i], "err", err)
-			continue
-		}
-		entries = append(entries, e)
-	}
 	return entries, dropped, nil
-}
-
-// listIDs returns the ids of the entries in dir, oldest first.
-func listIDs(dir string) ([]string, error) {
-	des, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	var ids []string
-	for _, de := range des {
-		if id, ok := strings.CutSuffix(de.Name(), ".json"); ok && validID(id) {
-			ids = append(ids, id)
-		}
-	}
-	slices.Sort(ids)
-	return ids, nil
 }
 
 // Get returns the committed entry id.
 func (j *Journal) Get(id string) (Entry, error) {
-	if !validID(id) {
-		return Entry{}, fmt.Errorf("change %q: %w", id, ErrNotFound)
-	}
-	e, err := j.readEntry(entriesDir, id)
-	if errors.Is(err, fs.ErrNotExist) {
-		return Entry{}, fmt.Errorf("change %s: %w", id, ErrNotFound)
-	}
+	var e Entry
+	err := j.read(func(v *logView) error {
+		r := v.entries[id]
+		if r == nil || r.state != stateCommitted {
+			return fmt.Errorf("change %q: %w", id, ErrNotFound)
+		}
+		e = r.entry()
+		return nil
+	})
 	return e, err
 }
 
-func (j *Journal) readEntry(sub, id string) (Entry, error) {
-	raw, err := os.ReadFile(filepath.Join(j.dir, sub, id+".json"))
-	if err != nil {
-		return Entry{}, err
-	}
-	var pf pendingFile
-	err = json.Unmarshal(raw, &pf)
-	e := pf.Entry
-	if err != nil || e.ID != id {
-		return Entry{}, fmt.Errorf("change %s: %w", id, ErrDamaged)
-	}
-	return e, nil
+// entry returns a copy of the entry that the caller may modify.
+func (r *entryRec) entry() Entry {
+	e := r.pf.Entry
+	e.Files = slices.Clone(e.Files)
+	e.RevertOf = slices.Clone(e.RevertOf)
+	return e
 }

@@ -44,17 +44,54 @@ func commitChange(t *testing.T, j *Journal, tool, path, before, after string) En
 	return e
 }
 
-// countFiles counts the regular files below dir, except temporary ones.
-func countFiles(t *testing.T, dir string) int {
+// folderBytes sums the sizes of the regular files below dir.
+func folderBytes(t *testing.T, dir string) int64 {
 	t.Helper()
-	n := 0
+	var n int64
 	filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() {
-			n++
+		if fi, ierr := d.Info(); err == nil && ierr == nil && fi.Mode().IsRegular() {
+			n += fi.Size()
 		}
 		return nil
 	})
 	return n
+}
+
+// blobCount returns how many blobs the log holds, as j reads it now.
+func blobCount(t *testing.T, j *Journal) int {
+	t.Helper()
+	n := 0
+	if err := j.read(func(v *logView) error { n = len(v.blobs); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// pendingCount returns how many entries of the log are pending, as j reads
+// it now.
+func pendingCount(t *testing.T, j *Journal) int {
+	t.Helper()
+	n := 0
+	err := j.read(func(v *logView) error {
+		for _, e := range v.entries {
+			if e.state == statePending {
+				n++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// compactNow compacts j's log whatever its dead share.
+func compactNow(t *testing.T, j *Journal) {
+	t.Helper()
+	if err := j.locked(func() error { return j.compact("", false) }); err != nil {
+		t.Fatalf("compact: %v", err)
+	}
 }
 
 func TestBeginCommitAbort(t *testing.T) {
@@ -70,7 +107,7 @@ func TestBeginCommitAbort(t *testing.T) {
 			dir := t.TempDir()
 			j := openTest(t, dir, Options{Root: "/w"})
 			commitChange(t, j, "write", "/w/shared.txt", "", "shared\n")
-			blobsBefore := countFiles(t, filepath.Join(dir, blobsDir))
+			blobsBefore := blobCount(t, j)
 			p, err := j.Begin(Meta{Tool: "multi_edit"}, []FileChange{
 				{Path: "/w/a.go", Before: []byte("a\nb\n"), After: []byte("a\nB\nc\n"), BeforeExists: true, AfterExists: true, Where: WhereEditor},
 				{Path: "/w/new.txt", After: []byte("shared\n"), AfterExists: true},
@@ -104,10 +141,11 @@ func TestBeginCommitAbort(t *testing.T) {
 			} else {
 				p.Abort()
 				p.Abort() // a second Abort is a no-op
-				if n := countFiles(t, filepath.Join(dir, blobsDir)); n != blobsBefore {
-					t.Errorf("after Abort %d blobs, want %d (the shared one kept, no orphan)", n, blobsBefore)
+				compactNow(t, j)
+				if n := blobCount(t, j); n != blobsBefore {
+					t.Errorf("after Abort and a compaction %d blobs, want %d (the shared one kept, no orphan)", n, blobsBefore)
 				}
-				if n := countFiles(t, filepath.Join(dir, pendingDir)); n != 0 {
+				if n := pendingCount(t, j); n != 0 {
 					t.Errorf("after Abort %d pending files, want 0", n)
 				}
 				if _, err := j.Blob(blobID([]byte("shared\n"))); err != nil {
@@ -204,10 +242,10 @@ func TestMaxBytesDropsOldest(t *testing.T) {
 	if oldest := es[len(es)-1].ID; oldest != ids[dropped] {
 		t.Errorf("oldest kept %s, want %s: the oldest are dropped first", oldest, ids[dropped])
 	}
-	if u, _ := j.usage(); u > 20<<10 {
+	if u := folderBytes(t, dir); u > 20<<10 {
 		t.Errorf("journal uses %d bytes, want at most %d", u, 20<<10)
 	}
-	if n := countFiles(t, filepath.Join(dir, blobsDir)); n != len(es) {
+	if n := blobCount(t, j); n != len(es) {
 		t.Errorf("%d blobs for %d entries, want the dropped entries' blobs removed", n, len(es))
 	}
 }
@@ -231,7 +269,7 @@ func TestPendingOfDeadProcessSettled(t *testing.T) {
 			}
 			// Young pending entries belong to a live process: left alone.
 			openTest(t, dir, Options{})
-			if n := countFiles(t, filepath.Join(dir, pendingDir)); n != 1 {
+			if n := pendingCount(t, j); n != 1 {
 				t.Fatalf("a young pending entry was settled")
 			}
 			later := openTest(t, dir, Options{Now: func() time.Time { return time.Now().Add(2 * time.Hour) }})
@@ -239,11 +277,12 @@ func TestPendingOfDeadProcessSettled(t *testing.T) {
 			if got := len(es) == 1; got != tc.published {
 				t.Errorf("published = %v, want %v", got, tc.published)
 			}
-			if n := countFiles(t, filepath.Join(dir, pendingDir)); n != 0 {
+			if n := pendingCount(t, j); n != 0 {
 				t.Errorf("%d pending entries left, want 0", n)
 			}
 			if !tc.published {
-				if n := countFiles(t, filepath.Join(dir, blobsDir)); n != 0 {
+				compactNow(t, later)
+				if n := blobCount(t, j); n != 0 {
 					t.Errorf("%d blobs left by a removed entry, want 0", n)
 				}
 			}

@@ -2,6 +2,7 @@ package changes
 
 import (
 	"bytes"
+	"strings"
 
 	"github.com/whale-ls/whale-ls/edits"
 )
@@ -154,6 +155,21 @@ func splitLines(b []byte) [][]byte {
 		}
 		lines = append(lines, b[:i+1])
 		b = b[i+1:]
+	}
+	return lines
+}
+
+// splitText is splitLines for a string (no copy of the lines).
+func splitText(s string) []string {
+	lines := make([]string, 0, strings.Count(s, "\n")+1)
+	for len(s) > 0 {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			lines = append(lines, s)
+			break
+		}
+		lines = append(lines, s[:i+1])
+		s = s[i+1:]
 	}
 	return lines
 }

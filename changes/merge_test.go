@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/whale-ls/whale-ls/edits"
 )
 
 func TestMerge3(t *testing.T) {
@@ -131,4 +133,23 @@ func FuzzMerge3(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestLineCountsMatchDiff checks that the counts Begin records are those of
+// the diff Diff renders, on random texts.
+func TestLineCountsMatchDiff(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for n := 0; n < 500; n++ {
+		a := randomLines(r, r.IntN(30))
+		b := mutateLines(r, a)
+		if r.IntN(4) == 0 && len(b) > 0 {
+			b[len(b)-1] = bytes.TrimSuffix(b[len(b)-1], []byte("\n"))
+		}
+		before, after := bytes.Join(a, nil), bytes.Join(b, nil)
+		_, st := edits.UnifiedDiff("f", "f", string(before), string(after))
+		wantAdded, wantRemoved := st.Added, st.Removed
+		if added, removed := lineCounts(before, after); added != wantAdded || removed != wantRemoved {
+			t.Fatalf("lineCounts(%q, %q) = +%d -%d, want +%d -%d as edits.UnifiedDiff counts", before, after, added, removed, wantAdded, wantRemoved)
+		}
+	}
 }

@@ -100,13 +100,13 @@ func (j *Journal) loadIndex(name string) *fileIndex {
 // blobs of the records in fresh are still there (a concurrent size trim may
 // have removed one; that record is then marked to be read again).
 func (j *Journal) saveIndex(name string, idx *fileIndex, fresh []string) error {
-	return j.locked(func(st *lockState) error {
+	return j.locked(func() error {
 		for _, rel := range fresh {
 			r := idx.Files[rel]
 			if r.Blob == "" {
 				continue
 			}
-			if _, err := os.Lstat(j.blobPath(r.Blob)); err != nil {
+			if _, ok := j.storedSize(r.Blob); !ok {
 				r.Blob, r.Stored = "", 0
 				idx.Files[rel] = r
 			}
@@ -118,9 +118,7 @@ func (j *Journal) saveIndex(name string, idx *fileIndex, fresh []string) error {
 		if err := j.writeFile(name, buf.Bytes()); err != nil {
 			return err
 		}
-		if st.Bytes >= 0 {
-			st.Bytes = -1 // the index and blobs changed the size: recount when it matters
-		}
+		j.indexCounted = time.Time{} // count the indexes again at the next commit
 		if fi, err := os.Stat(name); err == nil {
 			j.indexMu.Lock()
 			j.indexes[name] = &cachedIndex{idx: idx, modTime: fi.ModTime(), size: fi.Size()}
@@ -311,6 +309,7 @@ func (j *Journal) scan(ctx context.Context, root *os.Root, ig *workspace.Ignorer
 	workers := min(runtime.GOMAXPROCS(0), 8, len(toRead))
 	budget := j.o.MaxBytes / 2
 	var budgetMu sync.Mutex
+	batch := &blobBatch{j: j}
 	for range workers {
 		wg.Go(func() {
 			for ctx.Err() == nil {
@@ -322,7 +321,7 @@ func (j *Journal) scan(ctx context.Context, root *os.Root, ig *workspace.Ignorer
 					return
 				}
 				rel := toRead[i]
-				rec, data, ok := j.readRecord(root, rel, start, old.Files[rel], func(n int64) bool {
+				rec, data, ok := j.readRecord(root, rel, start, old.Files[rel], batch, func(n int64) bool {
 					budgetMu.Lock()
 					defer budgetMu.Unlock()
 					if stored+n > budget {
@@ -339,6 +338,7 @@ func (j *Journal) scan(ctx context.Context, root *os.Root, ig *workspace.Ignorer
 		})
 	}
 	wg.Wait()
+	batch.flush()
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
@@ -363,10 +363,10 @@ func (j *Journal) scan(ctx context.Context, root *os.Root, ig *workspace.Ignorer
 	return idx, fresh, nil
 }
 
-// readRecord reads one file and stores its content unless it is too large
-// or reserve refuses its stored size. ok is false when the file cannot be
-// opened as a regular file.
-func (j *Journal) readRecord(root *os.Root, rel string, seen int64, old indexRecord, reserve func(int64) bool) (indexRecord, []byte, bool) {
+// readRecord reads one file and stores its content through batch unless it
+// is too large or reserve refuses its stored size. ok is false when the file
+// cannot be opened as a regular file.
+func (j *Journal) readRecord(root *os.Root, rel string, seen int64, old indexRecord, batch *blobBatch, reserve func(int64) bool) (indexRecord, []byte, bool) {
 	f, err := root.Open(rel)
 	if err != nil {
 		return indexRecord{}, nil, false
@@ -392,7 +392,10 @@ func (j *Journal) readRecord(root *os.Root, rel string, seen int64, old indexRec
 		rec.Blob, rec.Stored = old.Blob, old.Stored
 		return rec, data, true
 	}
-	if size := j.blobSize(b.id); size > 0 {
+	j.mu.Lock()
+	size, known := j.storedSize(b.id)
+	j.mu.Unlock()
+	if known {
 		rec.Blob, rec.Stored = b.id, size
 		return rec, data, true
 	}
@@ -401,11 +404,7 @@ func (j *Journal) readRecord(root *os.Root, rel string, seen int64, old indexRec
 		rec.Skip = "past the journal's size bound, not stored"
 		return rec, data, true
 	}
-	n, _, err := j.putBlob(b)
-	if err != nil {
-		rec.Skip = "could not be stored: " + err.Error()
-		return rec, data, true
-	}
-	rec.Blob, rec.Stored = b.id, max(n, int64(len(b.packed)))
+	batch.add(b)
+	rec.Blob, rec.Stored = b.id, int64(len(b.packed))
 	return rec, data, true
 }

@@ -130,7 +130,7 @@ func TestSnapshotIncremental(t *testing.T) {
 	if _, err := j.Snapshot(ctx, root, dir, ig); err != nil {
 		t.Fatal(err)
 	}
-	blobs := countFiles(t, filepath.Join(jdir, blobsDir))
+	blobs := blobCount(t, j)
 	idx := j.indexPath(dir)
 	fi1, _ := os.Stat(idx)
 	// Another process (a new Journal) finds the index and reads nothing.
@@ -152,7 +152,7 @@ func TestSnapshotIncremental(t *testing.T) {
 	if !cmp.Equal(fresh, []string{"a.txt"}) {
 		t.Errorf("scan after one change read %v, want [a.txt]", fresh)
 	}
-	if n := countFiles(t, filepath.Join(jdir, blobsDir)); n != blobs+1 {
+	if n := blobCount(t, j); n != blobs+1 {
 		t.Errorf("%d blobs after one change, want %d", n, blobs+1)
 	}
 }

@@ -52,6 +52,16 @@ func uriToPath(uri string) (string, error) {
 	return filepath.Clean(p), nil
 }
 
+// pathToURI is the file:// URI of an absolute path (a drive letter gets
+// the leading slash URIs put before it).
+func pathToURI(p string) string {
+	slashed := filepath.ToSlash(p)
+	if !strings.HasPrefix(slashed, "/") {
+		slashed = "/" + slashed
+	}
+	return (&url.URL{Scheme: "file", Path: slashed}).String()
+}
+
 // realPath resolves symlinks where the file exists, so editor documents and
 // tool targets meet on the same name.
 func realPath(p string) string {

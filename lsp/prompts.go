@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"go.lsp.dev/jsonrpc2"
 
@@ -46,6 +48,28 @@ func (p prompter) Prompt(ctx context.Context, q toolbridge.Prompt) (toolbridge.P
 	return s.promptWithMessageRequest(ctx, q)
 }
 
+// reviewSummary is a change's hunks as text for a plain message, cut at
+// reviewMessageLimit bytes.
+func reviewSummary(files []toolbridge.ReviewFile) string {
+	const reviewMessageLimit = 4000
+	var b strings.Builder
+	for _, f := range files {
+		b.WriteString("\n\n" + f.Path)
+		for _, h := range f.Hunks {
+			b.WriteString("\n" + h.Header + "\n" + strings.TrimRight(h.Diff, "\n"))
+		}
+	}
+	s := b.String()
+	if len(s) > reviewMessageLimit {
+		cut := reviewMessageLimit
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "\n…"
+	}
+	return s
+}
+
 // timedOut tells a timeout from a cancellation of the caller.
 func timedOut(ctx context.Context) error {
 	if ctx.Err() == context.DeadlineExceeded {
@@ -70,6 +94,9 @@ func (s *Server) promptAsync(ctx context.Context, q toolbridge.Prompt) (toolbrid
 		b.mu.Unlock()
 	}()
 	params := promptParams{PromptID: id, Kind: q.Kind, Title: q.Title, Detail: q.Detail, Options: promptOptionsOf(q.Options), Placeholder: q.Placeholder}
+	if len(q.Files) > 0 {
+		params.Files = reviewFilesOf(q.Files)
+	}
 	if q.Timeout > 0 {
 		params.TimeoutMs = q.Timeout.Milliseconds() // lets the editor drop an expired question
 	}
@@ -84,6 +111,9 @@ func (s *Server) promptAsync(ctx context.Context, q toolbridge.Prompt) (toolbrid
 		}
 		if r.Text != nil {
 			a.Text = *r.Text
+		}
+		if r.Hunks != nil {
+			a.Hunks = append([]string{}, *r.Hunks...)
 		}
 		return a, nil
 	case <-ctx.Done():
@@ -119,6 +149,9 @@ func (s *Server) promptWithMessageRequest(ctx context.Context, q toolbridge.Prom
 	msg := q.Title
 	if q.Detail != "" {
 		msg += "\n\n" + q.Detail
+	}
+	if q.Kind == toolbridge.PromptReview {
+		msg += reviewSummary(q.Files) // no per-hunk choice here: accept or reject the whole change
 	}
 	typ := 3 // info
 	if q.Kind == toolbridge.PromptApproval {
@@ -164,6 +197,11 @@ func (n notifier) TodosChanged(items []todos.Item) {
 		params.Items = append(params.Items, todoItem{ID: it.ID, Content: it.Content, Status: it.Status, Priority: it.Priority, Created: it.Created, Updated: it.Updated})
 	}
 	n.notify(methodTodos, params)
+}
+
+// ChangesJournaled sends methodChangesChanged.
+func (n notifier) ChangesJournaled(latest string) {
+	n.notify(methodChangesChanged, changesChangedParams{Latest: latest})
 }
 
 func (n notifier) notify(method string, params any) {

@@ -54,6 +54,16 @@ const (
 	methodPlan = "whale/plan"
 	// server → client notification: todosParams.
 	methodTodos = "whale/todos"
+
+	// client → server request: changesListParams → changesListResult.
+	methodChangesList = "whale/changes/list"
+	// client → server request: changesDiffParams → changesDiffResult.
+	methodChangesDiff = "whale/changes/diff"
+	// client → server request: changesRevertParams → changesRevertResult.
+	methodChangesRevert = "whale/changes/revert"
+	// server → client notification: changesChangedParams, after this server
+	// journaled a change.
+	methodChangesChanged = "whale/changes/changed"
 )
 
 // whaleMethods lists every method above; protocol_test.go compares it with
@@ -65,6 +75,7 @@ var whaleMethods = []string{
 	methodPrompt, methodPromptAnswer,
 	methodSaveDocuments,
 	methodPlan, methodTodos,
+	methodChangesList, methodChangesDiff, methodChangesRevert, methodChangesChanged,
 }
 
 // Capabilities ------------------------------------------------------------
@@ -239,12 +250,44 @@ func terminalCancelResultOf(r terminal.CancelReport) terminalCancelResult {
 // null. TimeoutMs, when set, lets the editor drop an expired question.
 type promptParams struct {
 	Detail      string         `json:"detail"`
+	Files       []reviewFile   `json:"files,omitempty"`
 	Kind        string         `json:"kind"`
 	Options     []promptOption `json:"options"`
 	Placeholder string         `json:"placeholder,omitempty"`
 	PromptID    string         `json:"promptId"`
 	TimeoutMs   int64          `json:"timeoutMs,omitempty"`
 	Title       string         `json:"title"`
+}
+
+// reviewFile is one file of a change under review (kind "review"): its
+// text before and after, for a diff view, and its hunks, which the answer
+// may accept one by one.
+type reviewFile struct {
+	Path   string       `json:"path"`
+	URI    string       `json:"uri"`
+	Before string       `json:"before"`
+	After  string       `json:"after"`
+	Hunks  []reviewHunk `json:"hunks"`
+}
+
+// reviewHunk is one hunk: its id for the answer, its "@@" header and its
+// unified-diff lines.
+type reviewHunk struct {
+	ID     string `json:"id"`
+	Header string `json:"header"`
+	Diff   string `json:"diff"`
+}
+
+func reviewFilesOf(files []toolbridge.ReviewFile) []reviewFile {
+	out := make([]reviewFile, 0, len(files))
+	for _, f := range files {
+		rf := reviewFile{Path: f.Path, URI: pathToURI(f.Path), Before: f.Before, After: f.After, Hunks: make([]reviewHunk, 0, len(f.Hunks))}
+		for _, h := range f.Hunks {
+			rf.Hunks = append(rf.Hunks, reviewHunk{ID: h.ID, Header: h.Header, Diff: h.Diff})
+		}
+		out = append(out, rf)
+	}
+	return out
 }
 
 // promptOption is one answer the user can pick.
@@ -265,11 +308,14 @@ func promptOptionsOf(opts []toolbridge.PromptOption) []promptOption {
 // optionId} or {promptId, text} or {promptId, cancelled: true} ("canceled"
 // is read too).
 type promptAnswerParams struct {
-	PromptID  string  `json:"promptId"`
-	OptionID  *string `json:"optionId,omitempty"`
-	Text      *string `json:"text,omitempty"`
-	Cancelled bool    `json:"cancelled,omitempty"`
-	Canceled  bool    `json:"canceled,omitempty"`
+	PromptID string  `json:"promptId"`
+	OptionID *string `json:"optionId,omitempty"`
+	Text     *string `json:"text,omitempty"`
+	// Hunks, answering a review with "accept", are the accepted hunks'
+	// ids; omitted, all of them.
+	Hunks     *[]string `json:"hunks,omitempty"`
+	Cancelled bool      `json:"cancelled,omitempty"`
+	Canceled  bool      `json:"canceled,omitempty"`
 }
 
 // Documents --------------------------------------------------------------
@@ -315,4 +361,98 @@ type todoItem struct {
 	Priority string    `json:"priority"`
 	Created  time.Time `json:"created"`
 	Updated  time.Time `json:"updated"`
+}
+
+// Changes -----------------------------------------------------------------
+
+// changesListParams asks for the journal's entries newer than Since (an
+// id), at most Limit (0: 20).
+type changesListParams struct {
+	Since string `json:"since,omitempty"`
+	Limit int    `json:"limit,omitempty"`
+}
+
+// changesListResult is the entries, newest first, and how many the size
+// bound dropped.
+type changesListResult struct {
+	Entries []changeEntry `json:"entries"`
+	Dropped int           `json:"dropped"`
+}
+
+// changeEntry is one journaled tool call.
+type changeEntry struct {
+	ID       string       `json:"id"`
+	Time     time.Time    `json:"time"`
+	Tool     string       `json:"tool"`
+	CallID   string       `json:"callId"`
+	Summary  string       `json:"summary"`
+	RevertOf []string     `json:"revertOf,omitempty"`
+	Files    []changeFile `json:"files"`
+}
+
+// changeFile is one file of an entry.
+type changeFile struct {
+	Path    string `json:"path"`
+	URI     string `json:"uri"`
+	Name    string `json:"name"`
+	Where   string `json:"where"`
+	Added   int    `json:"added"`
+	Removed int    `json:"removed"`
+	Created bool   `json:"created"`
+	Deleted bool   `json:"deleted"`
+}
+
+// changesDiffParams names the entry to show.
+type changesDiffParams struct {
+	ID string `json:"id"`
+}
+
+// changesDiffResult is an entry's unified diff and each file's text before
+// and after (omitted for a binary file, or a side where it did not exist).
+type changesDiffResult struct {
+	ID    string           `json:"id"`
+	Diff  string           `json:"diff"`
+	Files []changeFileDiff `json:"files"`
+}
+
+// changeFileDiff is one file of changesDiffResult.
+type changeFileDiff struct {
+	Path         string  `json:"path"`
+	URI          string  `json:"uri"`
+	Before       *string `json:"before,omitempty"`
+	After        *string `json:"after,omitempty"`
+	BeforeExists bool    `json:"beforeExists"`
+	AfterExists  bool    `json:"afterExists"`
+	Binary       bool    `json:"binary"`
+}
+
+// changesRevertParams names the entry to revert (ID), or the oldest entry
+// of those to revert with every later one (To); exactly one is set.
+type changesRevertParams struct {
+	ID string `json:"id,omitempty"`
+	To string `json:"to,omitempty"`
+}
+
+// changesRevertResult is what the revert did: the entries it took back and
+// its own entry, or, when nothing could be changed, why (Code, Text) and
+// the conflicting hunks.
+type changesRevertResult struct {
+	OK        bool             `json:"ok"`
+	Code      string           `json:"code"`
+	Text      string           `json:"text"`
+	Reverted  []string         `json:"reverted"`
+	Entry     string           `json:"entry,omitempty"`
+	Conflicts []changeConflict `json:"conflicts,omitempty"`
+}
+
+// changeConflict is a file a revert could not merge.
+type changeConflict struct {
+	Path   string   `json:"path"`
+	Reason string   `json:"reason"`
+	Hunks  []string `json:"hunks"`
+}
+
+// changesChangedParams names the newest entry this server journaled.
+type changesChangedParams struct {
+	Latest string `json:"latest"`
 }

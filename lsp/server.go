@@ -243,6 +243,8 @@ func (s *Server) call(ctx context.Context, method string, params json.RawMessage
 		return s.answerPrompt(params)
 	case methodTerminalInput, methodTerminalResize, methodTerminalCancel, methodTerminalList:
 		return s.terminalRequest(method, params)
+	case methodChangesList, methodChangesDiff, methodChangesRevert:
+		return s.changesRequest(ctx, method, params)
 	}
 	return nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, fmt.Sprintf("method %q is not supported by whale-ls", method))
 }

@@ -81,7 +81,7 @@ func New(o Options) (*Session, error) {
 	}
 	s.Journal = openJournal(ws, o.Settings, log)
 	reads := &catalog.ReadLedger{}
-	s.Commits = catalog.NewCommitter(catalog.CommitOptions{Workspace: ws, Editor: o.Editor, Reads: reads, Settings: s.Settings, Journal: s.Journal, Log: log})
+	s.Commits = catalog.NewCommitter(catalog.CommitOptions{Workspace: ws, Editor: o.Editor, Reads: reads, Settings: s.Settings, Journal: s.Journal, Notifier: o.Notifier, Prompter: o.Prompter, Log: log})
 	env := catalog.Env{
 		Workspace: ws, Editor: o.Editor, Prompter: o.Prompter, Notifier: o.Notifier, Reads: reads,
 		Terminals: s.Terminals, Gate: s.Gate, Settings: s.Settings, Registry: s.Registry,

@@ -12,6 +12,13 @@ import (
 	"github.com/whale-ls/whale-ls/terminal"
 )
 
+// The values of edits.review.
+const (
+	ReviewOff            = "off"
+	ReviewAsk            = "ask"
+	ReviewAskOutsideOpen = "ask-outside-open"
+)
+
 // DefaultChangesMaxBytes is changes.maxBytes when it is not set: the most
 // the journal of changes keeps for one workspace.
 const DefaultChangesMaxBytes = 200 << 20
@@ -42,7 +49,8 @@ type Settings struct {
 		Paths []string `json:"paths,omitempty"`
 	} `json:"skills"`
 	Edits struct {
-		SaveAfterApply *bool `json:"saveAfterApply,omitempty"`
+		SaveAfterApply *bool  `json:"saveAfterApply,omitempty"`
+		Review         string `json:"review,omitempty"`
 	} `json:"edits"`
 	Changes struct {
 		MaxBytes int `json:"maxBytes,omitempty"`
@@ -263,6 +271,19 @@ var Table = []Spec{
 			Default: true,
 			MarkdownDescription: "After an edit tool changed a document open in the editor, ask the editor to save it, " +
 				"so that shell commands see the change on disk. Off: the change stays an unsaved buffer and the result says so.",
+		},
+	},
+	{
+		Key: "edits.review",
+		Schema: Schema{
+			Scope:   ScopeUser,
+			Type:    "string",
+			Enum:    []string{ReviewOff, ReviewAsk, ReviewAskOutsideOpen},
+			Default: ReviewOff,
+			MarkdownDescription: "Show every change of `edit`, `multi_edit`, `write`, `apply_patch` and `changes_revert` as a diff " +
+				"for the user to accept, reject, or accept hunk by hunk before it is applied: `ask` for every change, " +
+				"`ask-outside-open` only for files not open in the editor, `off` never. No answer before " +
+				"`execBoundary.approvalTimeoutMs` rejects the change.",
 		},
 	},
 	{

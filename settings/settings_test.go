@@ -299,6 +299,7 @@ func TestSettingsThatRunOrWidenAreUserOnly(t *testing.T) {
 		"web.allowPrivate":   ScopeUser,    // reaches loopback and metadata addresses
 		"web.search":         ScopeUser,    // where the API key is sent
 		"mcp.servers":        ScopeMachine, // programs started by the server
+		"edits.review":       ScopeUser,    // a repository must not turn the user's review off
 	}
 	for _, s := range Table {
 		if got, want := s.Schema.Scope, userOnly[s.Key]; got != want {

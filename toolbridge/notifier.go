@@ -11,6 +11,9 @@ type Notifier interface {
 	PlanChanged(p Plan)
 	// TodosChanged reports the whole todo list after a change.
 	TodosChanged(items []todos.Item)
+	// ChangesJournaled reports that the journal of changes gained an entry,
+	// latest (an edit, a shell task, a revert), so that views of it refresh.
+	ChangesJournaled(latest string)
 }
 
 // Plan is a session's current plan, as update_plan last set it; its JSON is

@@ -7,12 +7,37 @@ import (
 )
 
 // Prompt kinds: an approval (options allow_once, allow_session, deny), a
-// choice among options, or free text.
+// choice among options, free text, or the review of a proposed change
+// (options accept and reject; Files holds its hunks).
 const (
 	PromptApproval = "approval"
 	PromptChoice   = "choice"
 	PromptText     = "text"
+	PromptReview   = "review"
 )
+
+// Review option ids: accept the change (all of it, or PromptAnswer.Hunks),
+// or reject it (with PromptAnswer.Text as the reason, when given).
+const (
+	ReviewAccept = "accept"
+	ReviewReject = "reject"
+)
+
+// ReviewFile is one file of a change under review: its text before and
+// after (for a diff view; empty where the file does not exist or is not
+// text) and its hunks.
+type ReviewFile struct {
+	Path          string // absolute
+	Before, After string
+	Hunks         []ReviewHunk
+}
+
+// ReviewHunk is one contiguous change of a file: ID names it in the answer,
+// Header is its "@@ -a,b +c,d @@" line, Diff its unified-diff lines (with a
+// little context).
+type ReviewHunk struct {
+	ID, Header, Diff string
+}
 
 // Approval option ids.
 const (
@@ -34,6 +59,8 @@ type Prompt struct {
 	Detail      string
 	Options     []PromptOption
 	Placeholder string
+	// Files is the change under review (Kind PromptReview).
+	Files []ReviewFile
 	// Timeout bounds the wait; zero waits until ctx ends.
 	Timeout time.Duration
 }
@@ -44,6 +71,9 @@ type PromptAnswer struct {
 	OptionID string
 	Text     string
 	Canceled bool
+	// Hunks, for an accepted review, are the ids of the hunks accepted;
+	// nil accepts them all.
+	Hunks []string
 }
 
 // Errors of Prompter.Prompt.

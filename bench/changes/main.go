@@ -22,6 +22,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -34,7 +35,9 @@ import (
 	"time"
 
 	"github.com/whale-ls/whale-ls/atomicfile"
+	"github.com/whale-ls/whale-ls/catalog"
 	"github.com/whale-ls/whale-ls/changes"
+	"github.com/whale-ls/whale-ls/toolbridge"
 	"github.com/whale-ls/whale-ls/workspace"
 )
 
@@ -192,7 +195,89 @@ func run(tree string, runs int) error {
 		}
 		fmt.Printf("small edit, journaled (Sync=%-5v): %8.3f ms  ratio %.2fx  goal <= 1.3x: %s\n", sync, ms(journaled), float64(journaled)/float64(plain), verdict)
 	}
-	return bigEdit(work, runs*8)
+	if err := bigEdit(work, runs*8); err != nil {
+		return err
+	}
+	return editTool(work, runs*8)
+}
+
+// editTool measures what the goal is about: one call of the real
+// edit tool (lock, read, plan, stage, verify, rename) on a 2,000-line file
+// with the journal, against the same call without it, alternating.
+func editTool(work string, runs int) error {
+	ctx := context.Background()
+	var lines bytes.Buffer
+	for i := range 2000 {
+		fmt.Fprintf(&lines, "\tx%d := compute(%d, \"line %d of a file\")\n", i, i, i)
+	}
+	j, err := changes.Open(filepath.Join(work, "edit-tool-journal"), changes.Options{})
+	if err != nil {
+		return err
+	}
+	defer j.Close()
+	registry := func(name string, journal *changes.Journal) (*toolbridge.Registry, error) {
+		dir := filepath.Join(work, name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(dir, "big.go"), lines.Bytes(), 0o644); err != nil {
+			return nil, err
+		}
+		ws, err := workspace.NewSet([]string{dir})
+		if err != nil {
+			return nil, err
+		}
+		c := catalog.NewCommitter(catalog.CommitOptions{Workspace: ws, Journal: journal})
+		r := toolbridge.NewRegistry(nil)
+		return r, r.Register(catalog.Edit(c))
+	}
+	var regs [2]*toolbridge.Registry
+	for k, name := range []string{"edit-plain", "edit-journaled"} {
+		journal := j
+		if k == 0 {
+			journal = nil
+		}
+		if regs[k], err = registry(name, journal); err != nil {
+			return err
+		}
+	}
+	cur := [2]int{1000, 1000}
+	edit := func(k int) (time.Duration, error) {
+		input, _ := json.Marshal(map[string]any{"file_path": "big.go", "search": fmt.Sprintf("x1000 := compute(%d,", cur[k]), "replace": fmt.Sprintf("x1000 := compute(%d,", cur[k]+1)})
+		cur[k]++
+		t0 := time.Now()
+		env := regs[k].Dispatch(ctx, toolbridge.Call{Name: "edit", Input: input})
+		d := time.Since(t0)
+		if !env.OK {
+			return 0, fmt.Errorf("edit: %s %s", env.Code, env.Text)
+		}
+		return d, nil
+	}
+	loadBefore := loadAvg()
+	var ds [2][]time.Duration
+	for i := range runs + 1 {
+		for k := range regs {
+			d, err := edit(k)
+			if err != nil {
+				return err
+			}
+			if i > 0 { // the first round warms up
+				ds[k] = append(ds[k], d)
+			}
+		}
+	}
+	for k := range ds {
+		slices.Sort(ds[k])
+	}
+	p, jd := ds[0][len(ds[0])/2], ds[1][len(ds[1])/2]
+	verdict := "ok"
+	if ratio := float64(jd) / float64(p); ratio > 1.3 {
+		verdict = "OVER GOAL"
+	}
+	fmt.Printf("the edit tool on a 2,000-line file, %d alternating calls (load %s, then %s):\n", runs, loadBefore, loadAvg())
+	fmt.Printf("  without the journal:            %8.3f ms\n", ms(p))
+	fmt.Printf("  with the journal:               %8.3f ms  ratio %.2fx  goal <= 1.3x: %s\n", ms(jd), float64(jd)/float64(p), verdict)
+	return nil
 }
 
 // bigEdit measures one edit-sized change, one line of a 2,000-line file:

@@ -55,6 +55,9 @@ Usage:
                                    running language server when there is one
   whale-ls tools [--root DIR] [--config FILE.json] [--json | --long [TOOL...]]
                                    list the tools (their whole descriptions and long help with --long)
+  whale-ls changes [--root DIR] [--json] list [--since ID] [--limit N] | diff ID | revert ID | revert --to ID
+                                   what whale changed in the workspace, newest first; one change's
+                                   diff; take a change (or it and every later one) back
   whale-ls settings [--json]       list the settings with their defaults (their JSON schemas with --json)
   whale-ls version                 print the version
 `
@@ -75,6 +78,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return listSettings(args, stdout, stderr)
 	case "mcp":
 		return mcpCommand(args, stderr)
+	case "changes":
+		return changesCommand(args, stdout, stderr)
 	case supervisorCommand:
 		// Hidden: the per-task supervisor the server runs in front of each
 		// shell, so task trees die with the server.
@@ -261,14 +266,19 @@ func dispatchUntilStopped(ctx context.Context, r *toolbridge.Registry, call tool
 	}
 }
 
-// cliPrompter answers approvals with the --approve flag. No one is there to
-// answer anything, so a question, or an approval under --approve deny, says
-// so (ErrNoOneToAsk) rather than passing for the user's own answer.
+// cliPrompter answers approvals, and reviews of changes (edits.review), with
+// the --approve flag: allow allows once or accepts the whole change. No one
+// is there to answer anything else, so a question, or an approval or review
+// under --approve deny, says so (ErrNoOneToAsk; the change is not applied)
+// rather than passing for the user's own answer.
 type cliPrompter struct{ approve string }
 
 func (c cliPrompter) Prompt(_ context.Context, p toolbridge.Prompt) (toolbridge.PromptAnswer, error) {
 	if p.Kind == toolbridge.PromptApproval && c.approve == "allow" {
 		return toolbridge.PromptAnswer{OptionID: toolbridge.ApproveOnce}, nil
+	}
+	if p.Kind == toolbridge.PromptReview && c.approve == "allow" {
+		return toolbridge.PromptAnswer{OptionID: toolbridge.ReviewAccept}, nil
 	}
 	return toolbridge.PromptAnswer{}, toolbridge.ErrNoOneToAsk
 }

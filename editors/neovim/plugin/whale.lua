@@ -35,6 +35,21 @@ vim.api.nvim_create_user_command('WhalePlan', function()
   whale().cmd_plan()
 end, { desc = "Show the assistant's plan and to-do list" })
 
+vim.api.nvim_create_user_command('WhaleChanges', function()
+  whale().cmd_changes()
+end, { desc = "List whale's changes (checkpoints): diff and revert them" })
+
+vim.api.nvim_create_user_command('WhaleRevert', function(args)
+  whale().cmd_revert(args.args, args.bang)
+end, {
+  nargs = '?',
+  bang = true,
+  desc = 'Revert a whale change: :WhaleRevert {id}; :WhaleRevert! {id} reverts it and every later one',
+  complete = function(arglead)
+    return require('whale.changes').complete_ids(arglead)
+  end,
+})
+
 vim.api.nvim_create_user_command('WhaleStart', function()
   local client, err = whale().start()
   if not client then

@@ -39,6 +39,10 @@ M.defaults = {
     -- Open the :WhalePlan window by itself when the assistant sends a plan.
     auto_open = false,
   },
+  changes = {
+    -- How many journal entries :WhaleChanges lists (newest first).
+    limit = 200,
+  },
 }
 
 M.options = vim.deepcopy(M.defaults)

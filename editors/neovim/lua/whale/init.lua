@@ -6,7 +6,7 @@
 -- Neovim 0.7 to 0.10, through vim.lsp.config/vim.lsp.enable on 0.11+.
 -- The client declares experimental.whale = {terminals, prompts,
 -- saveDocuments} and carries whale's own handlers: a strict applyEdit,
--- saveDocuments, terminals, prompts, plan and todos.
+-- saveDocuments, terminals, prompts, plan, todos and changes/changed.
 --
 -- The Lua API for chat plugins: tools(), call(name, input, callback).
 local compat = require('whale.compat')
@@ -27,6 +27,7 @@ function M.handlers()
   local terminals = require('whale.terminals')
   local prompts = require('whale.prompts')
   local plan = require('whale.plan')
+  local changes = require('whale.changes')
   return {
     ['workspace/applyEdit'] = edits.apply_edit_handler,
     [protocol.save_documents] = edits.save_documents_handler,
@@ -37,6 +38,7 @@ function M.handlers()
     [protocol.plan] = plan.on_plan,
     [protocol.todos] = plan.on_todos,
     [protocol.tools_changed] = M.on_tools_changed,
+    [protocol.changes_changed] = changes.on_changed,
   }
 end
 
@@ -564,6 +566,14 @@ end
 
 function M.cmd_plan()
   require('whale.plan').open()
+end
+
+function M.cmd_changes()
+  return require('whale.changes').open()
+end
+
+function M.cmd_revert(id, bang)
+  require('whale.changes').cmd_revert(id, bang)
 end
 
 return M

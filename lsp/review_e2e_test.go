@@ -1,0 +1,91 @@
+package lsp_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/whale-ls/whale-ls/toolbridge"
+)
+
+// reviewSession starts a server whose edits are reviewed by the fake
+// editor, which declares prompts.
+func reviewSession(t *testing.T, files map[string]string) *session {
+	t.Helper()
+	return start(t, writeFiles(t, files), sessionOptions{
+		experimental: map[string]any{"whale": map[string]any{"prompts": true}},
+		initOptions:  map[string]any{"edits": map[string]any{"review": "ask"}},
+	})
+}
+
+// reviewPrompt waits for the n-th whale/prompt and checks it is a review.
+func reviewPrompt(t *testing.T, s *session, n int) map[string]any {
+	t.Helper()
+	waitFor(t, "a review prompt", func() bool { return len(s.ed.prompts()) >= n })
+	p := s.ed.prompts()[n-1]
+	if p["kind"] != "review" {
+		t.Fatalf("prompt = %v, want kind review", p)
+	}
+	return p
+}
+
+// TestReviewOverTheWire: the editor is sent the hunks of a two-file patch
+// (with each file's texts and URI), accepts the first hunk of a.txt only;
+// exactly that is applied. Then a rejection with a reason, and a buffer the
+// user edits while the review is open: the accepted change is refused.
+func TestReviewOverTheWire(t *testing.T) {
+	s := reviewSession(t, map[string]string{"a.txt": "a1\na2\na3\na4\na5\na6\na7\n", "b.txt": "b\n"})
+	patch := "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n a1\n-a2\n+A2\n a3\n@@ -5,3 +5,3 @@\n a5\n-a6\n+A6\n a7\n--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-b\n+B\n"
+	done := make(chan toolbridge.Envelope, 1)
+	go func() { done <- s.exec(ctxT(t), "apply_patch", map[string]any{"patch": patch}) }()
+	p := reviewPrompt(t, s, 1)
+	files := p["files"].([]any)
+	a := files[0].(map[string]any)
+	hunks := a["hunks"].([]any)
+	if len(files) != 2 || len(hunks) != 2 || !strings.HasPrefix(a["uri"].(string), "file://") || a["before"] != "a1\na2\na3\na4\na5\na6\na7\n" || !strings.Contains(a["after"].(string), "A6") {
+		t.Fatalf("review files = %v", files)
+	}
+	first := hunks[0].(map[string]any)
+	if !strings.HasPrefix(first["header"].(string), "@@ -2,1 +2,1 @@") || !strings.Contains(first["diff"].(string), "-a2\n+A2\n") {
+		t.Errorf("first hunk = %v", first)
+	}
+	if _, err := s.conn.Call(ctxT(t), "whale/prompt/answer", map[string]any{"promptId": p["promptId"], "optionId": "accept", "hunks": []string{first["id"].(string)}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	env := <-done
+	if !env.OK || !strings.Contains(env.Text, "applied hunk 1 of 2 in a.txt") {
+		t.Fatalf("apply_patch = %s %q", env.Code, env.Text)
+	}
+	if got := diskText(t, s, "a.txt"); got != "a1\nA2\na3\na4\na5\na6\na7\n" {
+		t.Errorf("a.txt = %q, want only the accepted hunk", got)
+	}
+	if got := diskText(t, s, "b.txt"); got != "b\n" {
+		t.Errorf("b.txt = %q, want it untouched", got)
+	}
+
+	go func() {
+		done <- s.exec(ctxT(t), "edit", map[string]any{"file_path": "b.txt", "search": "b", "replace": "bee"})
+	}()
+	p = reviewPrompt(t, s, 2)
+	if _, err := s.conn.Call(ctxT(t), "whale/prompt/answer", map[string]any{"promptId": p["promptId"], "optionId": "reject", "text": "keep b"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if env := <-done; env.Code != toolbridge.CodeDenied || !strings.Contains(env.Text, "keep b") {
+		t.Errorf("rejected edit = %s %q", env.Code, env.Text)
+	}
+
+	u := s.open("b.txt", "b\n", 1)
+	go func() {
+		done <- s.exec(ctxT(t), "edit", map[string]any{"file_path": "b.txt", "search": "b", "replace": "bee"})
+	}()
+	p = reviewPrompt(t, s, 3)
+	s.change(u, rng(0, 0, 0, 0), "typed ", "typed b\n")
+	if _, err := s.conn.Call(ctxT(t), "whale/prompt/answer", map[string]any{"promptId": p["promptId"], "optionId": "accept"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if env := <-done; env.Code != toolbridge.CodeWriteConflict || !strings.Contains(env.Text, "changed while the change was under review") {
+		t.Errorf("accepting a review of a buffer edited meanwhile = %s %q, want write_conflict", env.Code, env.Text)
+	}
+	if got, _ := s.ed.text(u); got != "typed b\n" {
+		t.Errorf("buffer = %q, want what the user typed, untouched", got)
+	}
+}
