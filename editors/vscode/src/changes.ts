@@ -117,7 +117,9 @@ export class ChangesModel {
 
     /** Takes a whale/changes/list result; true when what the view shows changed. */
     set(r: ChangesListResult): boolean {
-        const entries = [...(r.entries ?? [])].sort((a, b) => (a.time < b.time ? 1 : a.time > b.time ? -1 : 0));
+        // The server lists newest first; a stable sort by time keeps its order for equal times.
+        const t = (e: ChangeEntry) => Date.parse(e.time) || 0;
+        const entries = [...(r.entries ?? [])].sort((a, b) => t(b) - t(a));
         const dropped = r.dropped ?? 0;
         const same = dropped === this.dropped && JSON.stringify(entries) === JSON.stringify(this.entries);
         this.entries = entries;
@@ -266,14 +268,22 @@ export class ChangeDocuments {
 
 const plural = (n: number, one: string, many = one + 's') => `${n} ${n === 1 ? one : many}`;
 
-/** The message after a revert that worked. */
-export function revertMessage(r: ChangesRevertResult, rel: (p: string) => string = (p) => p): string {
-    const files = r.reverted ?? [];
-    if (files.length === 0) {
-        return r.text || 'Nothing to revert.';
+/**
+ * The message after a revert that worked. `reverted` holds the ids of the
+ * entries it took back; `label` names an entry the view knows.
+ */
+export function revertMessage(r: ChangesRevertResult, label: (id: string) => string | undefined = () => undefined): string {
+    const ids = r.reverted ?? [];
+    const files = /\bin (\d+) files?\b/.exec(r.text ?? '')?.[1];
+    const where = files ? ` (${plural(Number(files), 'file')})` : '';
+    if (ids.length === 0) {
+        return (r.text ?? '').split('\n')[0] || 'Reverted.';
     }
-    const names = files.slice(0, 3).map(rel).join(', ') + (files.length > 3 ? ` and ${files.length - 3} more` : '');
-    return `Reverted ${plural(files.length, 'file')}: ${names}.`;
+    if (ids.length === 1) {
+        const l = label(ids[0]);
+        return `Reverted ${l ? `"${l}"` : `change ${ids[0]}`}${where}.`;
+    }
+    return `Reverted ${ids.length} changes, newest first${where}.`;
 }
 
 /** The short message of a revert refused for conflicts: the files, and that nothing changed. */

@@ -206,8 +206,13 @@ export class Changes implements vscode.Disposable {
         }
         this.refresh();
         if (r.ok) {
-            this.log.info(`reverted ${mode === 'to' ? 'to before ' : ''}${id}: ${r.reverted?.join(', ') ?? ''}`);
-            void vscode.window.showInformationMessage(revertMessage(r, rel));
+            this.log.info(`reverted ${mode === 'to' ? 'to before ' : ''}${id}: ${r.text.split('\n')[0]}`);
+            void vscode.window.showInformationMessage(
+                revertMessage(r, (i) => {
+                    const e = this.model.entry(i);
+                    return e && entryLabel(e);
+                }),
+            );
             return;
         }
         this.log.warn(`revert of ${id} refused: ${r.code}: ${r.text}`);

@@ -202,10 +202,11 @@ test('ChangeDocuments: one fetch per entry, sides and reports, failures not kept
 
 test('revert messages and the conflict report', () => {
     const rel = (p: string) => p.replace('/w/', '');
-    const ok: ChangesRevertResult = { ok: true, code: '', text: 'reverted', reverted: ['/w/a.go', '/w/b.go'], entry: 'r1' };
-    assert.equal(revertMessage(ok, rel), 'Reverted 2 files: a.go, b.go.');
-    assert.equal(revertMessage({ ...ok, reverted: ['/w/1', '/w/2', '/w/3', '/w/4', '/w/5'] }, rel), 'Reverted 5 files: 1, 2, 3 and 2 more.');
-    assert.equal(revertMessage({ ...ok, reverted: [], text: 'nothing to do' }, rel), 'nothing to do');
+    const ok: ChangesRevertResult = { ok: true, code: '', text: 'Reverted e1 in 2 files.\n\nEdited a.go', reverted: ['e1'], entry: 'r1' };
+    assert.equal(revertMessage(ok, (id) => (id === 'e1' ? 'edit a.go (+2 -1)' : undefined)), 'Reverted "edit a.go (+2 -1)" (2 files).');
+    assert.equal(revertMessage(ok), 'Reverted change e1 (2 files).');
+    assert.equal(revertMessage({ ...ok, reverted: ['e3', 'e2', 'e1'], text: 'Reverted e3, e2, e1 in 1 file.' }), 'Reverted 3 changes, newest first (1 file).');
+    assert.equal(revertMessage({ ...ok, reverted: [], text: 'nothing to do\nmore' }), 'nothing to do');
     const refused: ChangesRevertResult = {
         ok: false,
         code: 'write_conflict',
