@@ -230,7 +230,6 @@ export class Changes implements vscode.Disposable {
 
     dispose(): void {
         this.serverStopped();
-        this.view.setChanges(undefined);
         for (const d of this.disposables) {
             d.dispose();
         }
