@@ -22,6 +22,7 @@ import {
     type TextDocumentEdit,
 } from 'vscode-languageclient/node';
 import { failureReason } from './applyEditReason';
+import { Changes } from './changesView';
 import { serverSettingKeys, serverSettingsObject } from './contributions';
 import { hasMcpApi, registerMcpProvider } from './mcp';
 import { Prompts } from './prompts';
@@ -114,6 +115,7 @@ export class Ctx implements vscode.Disposable {
     private client: LanguageClient | undefined;
     private terminals: WhaleTerminals | undefined;
     private readonly view = new WhaleView();
+    private readonly changes: Changes;
     private readonly crashes = new CrashLimit(maxRestarts, crashWindowMs);
     private readOnly = new Map<string, boolean>();
     private starting: Promise<void> | undefined;
@@ -133,7 +135,14 @@ export class Ctx implements vscode.Disposable {
         this.traceOutput = vscode.window.createOutputChannel('Whale Trace', { log: true });
         this.serverKeys = serverSettingKeys(extension.extension.packageJSON?.contributes?.configuration?.properties);
         this.subscriptions.push(this.log, this.traceOutput, this.view);
-        this.subscriptions.push(vscode.window.registerTreeDataProvider('whale.view', this.view));
+        this.changes = new Changes(this.view, () => this.client, this.log);
+        const tree = vscode.window.createTreeView('whale.view', { treeDataProvider: this.view });
+        this.subscriptions.push(
+            tree,
+            this.changes,
+            // Changes other whale-ls processes made (the MCP server, `whale-ls call`) appear when the view is shown again.
+            tree.onDidChangeVisibility((e) => e.visible && this.changes.refresh()),
+        );
         this.api = {
             ready: () => this.ready(),
             execute: (tool, input, token) => this.execute(tool, input, token ?? neverCanceled),
@@ -253,10 +262,14 @@ export class Ctx implements vscode.Disposable {
             ...new Prompts(client, this.log).register(),
             client.onNotification(req.plan, (p) => this.view.setPlan(p)),
             client.onNotification(req.todos, (p) => this.view.setTodos(p)),
+            client.onNotification(req.changesChanged, () => this.changes.refresh()),
             client.onRequest(req.saveDocuments, (p) => this.saveDocuments(p)),
             client.onDidChangeState((e) => {
                 if (e.newState === State.Stopped) {
                     terminals.serverStopped();
+                    this.changes.serverStopped();
+                } else if (e.newState === State.Running) {
+                    this.changes.refresh();
                 }
             }),
         ];
@@ -283,7 +296,14 @@ export class Ctx implements vscode.Disposable {
 
     async execute(tool: string, input: unknown, token: vscode.CancellationToken): Promise<req.Envelope> {
         await this.ready();
-        return this.client!.sendRequest(ExecuteCommandRequest.type, { command: `whale.${tool}`, arguments: [input] }, token) as Promise<req.Envelope>;
+        try {
+            return (await this.client!.sendRequest(ExecuteCommandRequest.type, { command: `whale.${tool}`, arguments: [input] }, token)) as req.Envelope;
+        } finally {
+            // A tool that may change files may have journaled a change.
+            if (this.readOnly.get(tool) !== true) {
+                this.changes.refresh();
+            }
+        }
     }
 
     private closed() {

@@ -82,6 +82,10 @@ export function invocationMessage(tool: string, input: Input, rel: (p: string) =
             return `Removing todo #${String(input.id ?? '')}`;
         case 'tool_search':
             return str(input.query) ? `Looking for tools: ${code(str(input.query)!)}` : 'Looking for tools';
+        case 'changes_list':
+            return str(input.id) ? `Showing change ${str(input.id)}` : "Listing whale's changes";
+        case 'changes_revert':
+            return str(input.to) ? `Reverting change ${str(input.to)} and every later one` : str(input.id) ? `Reverting change ${str(input.id)}` : 'Reverting a change';
         case 'load_skill':
             return str(input.name) ? `Loading skill ${str(input.name)}` : 'Loading a skill';
         default:

@@ -170,10 +170,22 @@ export const plan = new NotificationType<PlanParams>('whale/plan');
 /** server → client: the assistant's todo list changed. */
 export const todos = new NotificationType<TodosParams>('whale/todos');
 
+// Changes (checkpoints) ---------------------------------------------------
+
+export interface ChangesListParams {
+    /** An entry id: only newer entries are listed. */
+    since?: string;
+    limit?: number;
+}
+
+/** One file of a journal entry. */
 export interface ChangeFile {
+    /** Absolute path. */
     path: string;
     uri: string;
+    /** Base name. */
     name: string;
+    /** Where the change went: the editor's buffer or the disk. */
     where: 'editor' | 'disk';
     added: number;
     removed: number;
@@ -181,27 +193,33 @@ export interface ChangeFile {
     deleted: boolean;
 }
 
+/** One journal entry: what one tool call changed. */
 export interface ChangeEntry {
     id: string;
+    /** RFC 3339. */
     time: string;
     tool: string;
     callId: string;
+    /** E.g. "edit a.go (+2 -1)". */
     summary: string;
+    /** The entries this one reverted, when it is a revert. */
     revertOf?: string[];
     files: ChangeFile[];
 }
 
-export interface ChangesListParams {
-    since?: string;
-    limit?: number;
-}
-
 export interface ChangesListResult {
+    /** Newest first. */
     entries: ChangeEntry[];
+    /** How many older entries the journal's size bound dropped. */
     dropped: number;
 }
 
-export interface ChangeFileDiff {
+export interface ChangesDiffParams {
+    id: string;
+}
+
+/** One file of `whale/changes/diff`: its texts before and after (absent for binary files). */
+export interface ChangeDiffFile {
     path: string;
     uri: string;
     before?: string;
@@ -213,14 +231,13 @@ export interface ChangeFileDiff {
 
 export interface ChangesDiffResult {
     id: string;
+    /** Unified diff of every file. */
     diff: string;
-    files: ChangeFileDiff[];
+    files: ChangeDiffFile[];
 }
 
-export interface ChangesRevertParams {
-    id?: string;
-    to?: string;
-}
+/** `{id}`: revert that entry; `{to}`: that entry and every later one, newest first, all or nothing. */
+export type ChangesRevertParams = { id: string } | { to: string };
 
 export interface ChangeConflict {
     path: string;
@@ -230,21 +247,29 @@ export interface ChangeConflict {
 
 export interface ChangesRevertResult {
     ok: boolean;
+    /** "" on success; e.g. `write_conflict`, `not_found`. */
     code: string;
     text: string;
+    /** Paths of the files that were reverted. */
     reverted: string[];
+    /** The id of the entry that journaled the revert. */
     entry?: string;
     conflicts?: ChangeConflict[];
 }
 
-/** client → server: the journal of changes, newest first. */
+export interface ChangesChangedParams {
+    /** The newest entry's id. */
+    latest: string;
+}
+
+/** client → server: the journal's entries, newest first. */
 export const changesList = new RequestType<ChangesListParams, ChangesListResult, void>('whale/changes/list');
-/** client → server: one entry's diff and each file's text before and after. */
-export const changesDiff = new RequestType<{ id: string }, ChangesDiffResult, void>('whale/changes/diff');
-/** client → server: revert an entry ({id}), or it and every later one ({to}). */
+/** client → server: one entry's diff and its files' texts before and after. */
+export const changesDiff = new RequestType<ChangesDiffParams, ChangesDiffResult, void>('whale/changes/diff');
+/** client → server: revert one entry, or every entry from one on. */
 export const changesRevert = new RequestType<ChangesRevertParams, ChangesRevertResult, void>('whale/changes/revert');
-/** server → client: this server journaled a change. */
-export const changesChanged = new NotificationType<{ latest: string }>('whale/changes/changed');
+/** server → client: this server journaled a change (other processes' changes appear on refresh). */
+export const changesChanged = new NotificationType<ChangesChangedParams>('whale/changes/changed');
 
 /** Capabilities the client declares under `capabilities.experimental.whale`. */
 export interface WhaleClientCapabilities {

@@ -1,11 +1,16 @@
 // The "Whale" view in the Explorer: the assistant's plan (whale/plan) and
-// todos (whale/todos).
+// todos (whale/todos), and the changes whale made (src/changesView.ts feeds
+// the model of src/changes.ts).
 import * as vscode from 'vscode';
+import { droppedView, entryView, fileView, type ChangeNode, type ChangesModel, type ItemView } from './changes';
 import type { PlanParams, TodoItem, TodosParams } from './requests';
 
-type Node =
-    | { kind: 'section'; label: string; description?: string; tooltip?: string; children: Node[] }
-    | { kind: 'item'; label: string; status: string };
+export type Node =
+    | { kind: 'section'; label: string; description?: string; tooltip?: string; contextValue?: string; children: Node[] }
+    | { kind: 'item'; label: string; status: string }
+    | { kind: 'change'; node: ChangeNode };
+
+export const changesSectionContext = 'whale.changesSection';
 
 /** The label of a todo item, whatever shape its server version sends. */
 export function todoLabel(t: TodoItem): string {
@@ -38,8 +43,20 @@ function icon(status: string): vscode.ThemeIcon {
 export class WhaleView implements vscode.TreeDataProvider<Node>, vscode.Disposable {
     private plan: PlanParams | undefined;
     private todos: TodosParams | undefined;
+    private changes: ChangesModel | undefined;
     private readonly changed = new vscode.EventEmitter<void>();
     readonly onDidChangeTreeData = this.changed.event;
+
+    /** The journal's entries to show, or none. */
+    setChanges(m: ChangesModel | undefined): void {
+        this.changes = m;
+        this.changed.fire();
+    }
+
+    /** The view's data changed (the model given to setChanges). */
+    refresh(): void {
+        this.changed.fire();
+    }
 
     setPlan(p: PlanParams): void {
         this.plan = p;
@@ -53,6 +70,9 @@ export class WhaleView implements vscode.TreeDataProvider<Node>, vscode.Disposab
 
     getChildren(node?: Node): Node[] {
         if (node) {
+            if (node.kind === 'change') {
+                return this.changes ? this.changes.children(node.node).map((n) => ({ kind: 'change', node: n })) : [];
+            }
             return node.kind === 'section' ? node.children : [];
         }
         const roots: Node[] = [];
@@ -76,14 +96,29 @@ export class WhaleView implements vscode.TreeDataProvider<Node>, vscode.Disposab
                 children: items.map((t) => ({ kind: 'item', label: todoLabel(t), status: String(t.status ?? 'pending') })),
             });
         }
+        if (this.changes && this.changes.size > 0) {
+            roots.push({
+                kind: 'section',
+                label: 'Changes',
+                description: `${this.changes.size}`,
+                tooltip: 'What whale changed, newest first: click a file for its diff; right-click an entry to revert it',
+                contextValue: changesSectionContext,
+                children: this.changes.roots().map((n) => ({ kind: 'change', node: n })),
+            });
+        }
         return roots;
     }
 
     getTreeItem(node: Node): vscode.TreeItem {
+        if (node.kind === 'change') {
+            return changeItem(node);
+        }
         if (node.kind === 'section') {
             const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.Expanded);
+            item.id = `whale.section/${node.label}`;
             item.description = node.description;
             item.tooltip = node.tooltip;
+            item.contextValue = node.contextValue;
             return item;
         }
         const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None);
@@ -96,4 +131,19 @@ export class WhaleView implements vscode.TreeDataProvider<Node>, vscode.Disposab
     dispose(): void {
         this.changed.dispose();
     }
+}
+
+function changeItem(node: Node & { kind: 'change' }): vscode.TreeItem {
+    const n = node.node;
+    const v: ItemView = n.kind === 'entry' ? entryView(n.entry) : n.kind === 'file' ? fileView(n.entry, n.file) : droppedView(n.count);
+    const item = new vscode.TreeItem(v.label, v.collapsible ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+    item.id = v.id;
+    item.description = v.description;
+    item.tooltip = v.tooltip;
+    item.contextValue = v.contextValue;
+    item.iconPath = new vscode.ThemeIcon(v.icon);
+    if (n.kind === 'file') {
+        item.command = { command: 'whale.changes.openDiff', title: 'Open Change', arguments: [node] };
+    }
+    return item;
 }

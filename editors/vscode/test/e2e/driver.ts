@@ -82,6 +82,7 @@ function prepare(base: string): { ws: string; userData: string; exts: string; re
     fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
     fs.mkdirSync(exts, { recursive: true });
     fs.writeFileSync(path.join(ws, 'hello.txt'), 'hello from the workspace\nsecond line\n');
+    fs.writeFileSync(path.join(ws, 'changes.txt'), 'first line\nsecond line\nthird line\n');
     fs.writeFileSync(path.join(ws, 'src', 'app.ts'), 'export const greeting = "hello";\n\nexport function greet(name: string): string {\n    return `${greeting}, ${name}`;\n}\n'.replace('export const greeting', 'const greeting'));
     // A repository's own settings that would turn the exec boundary off:
     // the approval checks below fail if VS Code let a workspace set them.
@@ -337,6 +338,78 @@ async function mcpListCheck(page: Page, want: boolean, name: string, shot: strin
     steps.push({ name, ok, detail: detail.slice(0, 300) });
 }
 
+/** The rows of the Whale view's tree. */
+function whaleRows(page: Page) {
+    return page.locator('.pane', { has: whaleView(page) }).locator('.monaco-list-row');
+}
+
+/** Waits up to `ms` for a row of the Whale view whose text matches. */
+async function whaleRow(page: Page, text: RegExp, ms: number) {
+    const row = whaleRows(page).filter({ hasText: text }).first();
+    await row.waitFor({ state: 'visible', timeout: ms });
+    return row;
+}
+
+/**
+ * The Changes section lists the companion's edit of changes.txt as the
+ * newest entry; clicking the entry shows its file, clicking the file opens
+ * the diff (the companion checks the diff editor).
+ */
+async function changesOpenDiff(page: Page): Promise<void> {
+    const t0 = Date.now();
+    let detail = '';
+    let ok = false;
+    try {
+        await expand(whaleView(page));
+        await whaleRow(page, /^\s*Changes/, 20_000);
+        const entry = await whaleRow(page, /edit changes\.txt/, 20_000);
+        const rows = (await whaleRows(page).allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+        const i = rows.findIndex((t) => /edit changes\.txt/.test(t));
+        ok = i >= 0 && /^Changes/.test(rows[i - 1] ?? '');
+        detail = `rows: ${rows.join(' | ')}`;
+        if ((await entry.getAttribute('aria-expanded')) !== 'true') {
+            await entry.click();
+        }
+        const file = await whaleRow(page, /^\s*changes\.txt\b/, 10_000);
+        const fileText = (await file.innerText()).replace(/\s+/g, ' ').trim();
+        ok &&= /\+1 \u22121/.test(fileText);
+        detail = `file row: "${fileText}"; ${detail}`;
+        await file.click();
+        await sleep(1500);
+        await screenshot(page, 'changes-diff.png');
+    } catch (err) {
+        detail = `${err} ${detail}`;
+        ok = false;
+        await screenshot(page, 'changes-diff-failed.png');
+    }
+    steps.push({ name: 'UI: the Changes section lists the edit as its newest entry, its file with +1 \u22121', ok, detail: detail.slice(0, 600), ms: Date.now() - t0 });
+}
+
+/** Right-clicks the entry of the edit and picks "Revert this change" (the companion checks the file). */
+async function changesRevert(page: Page): Promise<void> {
+    const t0 = Date.now();
+    let detail = '';
+    let ok = false;
+    try {
+        const entry = await whaleRow(page, /edit changes\.txt/, 10_000);
+        await entry.click({ button: 'right' });
+        const menu = page.locator('.monaco-menu').first();
+        await menu.waitFor({ state: 'visible', timeout: 10_000 });
+        const items = (await menu.locator('.action-label').allInnerTexts()).map((t) => t.trim()).filter(Boolean);
+        detail = `context menu: ${items.join(' | ')}`;
+        ok = items.includes('Revert this change') && items.includes('Revert to before this');
+        await screenshot(page, 'changes-menu.png');
+        await menu.locator('.action-label', { hasText: /^\s*Revert this change\s*$/ }).first().click({ timeout: 5000 });
+        await sleep(1500);
+        await screenshot(page, 'changes-reverted.png');
+    } catch (err) {
+        detail = `${err} ${detail}`;
+        ok = false;
+        await screenshot(page, 'changes-revert-failed.png');
+    }
+    steps.push({ name: 'UI: the entry\'s context menu offers "Revert this change" and "Revert to before this"', ok, detail: detail.slice(0, 600), ms: Date.now() - t0 });
+}
+
 function whaleView(page: Page) {
     return page.locator('.pane-header', { hasText: /^\s*Whale\s*$/i });
 }
@@ -385,6 +458,7 @@ async function main(): Promise<number> {
         await expand(whaleView(page));
         let phase = '';
         let typed = false;
+        const changesDone = new Set<string>();
         const chatted = new Map<string, { attempts: number; at: number }>();
         for (;;) {
             const did = (await answerDialog(page)) ?? (await answerQuickPick(page));
@@ -399,6 +473,10 @@ async function main(): Promise<number> {
             if (r?.phase === 'type-into-terminal' && !typed) {
                 typed = true;
                 log(await typeIntoTerminal(page));
+            }
+            if ((r?.phase === 'changes-open-diff' || r?.phase === 'changes-revert') && !changesDone.has(r.phase)) {
+                changesDone.add(r.phase);
+                await (r.phase === 'changes-open-diff' ? changesOpenDiff(page) : changesRevert(page));
             }
             if (r?.phase.startsWith('chat-turn')) {
                 // The companion moves on once its model got the request; a turn

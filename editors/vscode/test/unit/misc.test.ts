@@ -20,6 +20,9 @@ test('invocation messages', () => {
         { tool: 'todo_add', input: { content: 'Write tests' }, want: 'Adding a todo: Write tests' },
         { tool: 'todo_update', input: { id: 3 }, want: 'Updating todo #3' },
         { tool: 'request_user_input', input: { question: 'Which branch?' }, want: 'Asking: Which branch?' },
+        { tool: 'changes_list', input: {}, want: "Listing whale's changes" },
+        { tool: 'changes_revert', input: { id: '01J7' }, want: 'Reverting change 01J7' },
+        { tool: 'changes_revert', input: { to: '01J7' }, want: 'Reverting change 01J7 and every later one' },
         { tool: 'future_tool', input: {}, want: 'Running whale future_tool' },
     ]) {
         assert.equal(invocationMessage(tc.tool, tc.input, rel), tc.want, `invocationMessage(${tc.tool})`);

@@ -47,7 +47,7 @@ before(async () => {
     const child = spawn(server, ['serve'], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, XDG_STATE_HOME: path.join(ws, '.state') } });
     child.stderr.resume();
     conn = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
-    for (const t of [req.terminalOpen, req.terminalOutput, req.terminalExit, req.prompt, req.plan, req.todos]) {
+    for (const t of [req.terminalOpen, req.terminalOutput, req.terminalExit, req.prompt, req.plan, req.todos, req.changesChanged]) {
         conn.onNotification(t.method, (params: unknown) => {
             events.push({ method: t.method, params });
         });
@@ -128,4 +128,54 @@ test('update_plan sends whale/plan', { skip }, async () => {
     assert.equal(env.ok, true);
     const plan = await waitFor(() => events.find((e) => e.method === req.plan.method), 5000, 'whale/plan');
     assert.deepEqual((plan.params as req.PlanParams).steps, [{ step: 'one', status: 'in_progress' }]);
+});
+
+test('whale/changes: an edit is listed, diffed and reverted; a conflicting revert changes nothing', { skip }, async () => {
+    const file = path.join(ws, 'changes.txt');
+    writeFileSync(file, 'one\ntwo\nthree\n');
+    const seen = events.length;
+    const env = await run('edit', { file_path: file, search: 'two', replace: 'TWO' });
+    assert.equal(env.ok, true, env.text);
+    const note = await waitFor(() => events.slice(seen).find((e) => e.method === req.changesChanged.method), 5000, 'whale/changes/changed');
+    const list = await conn.sendRequest(req.changesList, { limit: 5 });
+    const e = list.entries[0];
+    assert.equal((note.params as req.ChangesChangedParams).latest, e.id);
+    assert.equal(e.tool, 'edit');
+    assert.ok(!Number.isNaN(Date.parse(e.time)), e.time);
+    assert.deepEqual(
+        e.files.map((f) => ({ path: f.path, name: f.name, where: f.where, added: f.added, removed: f.removed, created: f.created, deleted: f.deleted })),
+        [{ path: file, name: 'changes.txt', where: 'disk', added: 1, removed: 1, created: false, deleted: false }],
+    );
+    assert.equal(e.files[0].uri, pathToFileURL(file).href);
+    assert.equal(typeof list.dropped, 'number');
+    const diff = await conn.sendRequest(req.changesDiff, { id: e.id });
+    assert.equal(diff.id, e.id);
+    assert.match(diff.diff, /-two\n\+TWO/);
+    assert.deepEqual(diff.files.map((f) => ({ path: f.path, before: f.before, after: f.after, beforeExists: f.beforeExists, afterExists: f.afterExists, binary: f.binary })), [
+        { path: file, before: 'one\ntwo\nthree\n', after: 'one\nTWO\nthree\n', beforeExists: true, afterExists: true, binary: false },
+    ]);
+    assert.equal((await conn.sendRequest(req.changesList, { since: e.id })).entries.length, 0, 'nothing newer than the newest');
+
+    // The same line changed since: the revert is refused and the file stays.
+    writeFileSync(file, 'one\nTWO!\nthree\n');
+    const refused = await conn.sendRequest(req.changesRevert, { id: e.id });
+    assert.equal(refused.ok, false);
+    assert.equal(refused.code, 'write_conflict');
+    assert.deepEqual(refused.conflicts?.map((c) => c.path), [file]);
+    assert.ok((refused.conflicts?.[0].hunks.length ?? 0) > 0, JSON.stringify(refused));
+    assert.equal(readFileSync(file, 'utf8'), 'one\nTWO!\nthree\n');
+
+    // Another line changed since: the revert keeps it.
+    writeFileSync(file, 'one\nTWO\nthree, kept\n');
+    const ok = await conn.sendRequest(req.changesRevert, { id: e.id });
+    assert.equal(ok.ok, true, JSON.stringify(ok));
+    assert.deepEqual(ok.reverted, [e.id], 'the ids of the entries it reverted');
+    assert.equal(readFileSync(file, 'utf8'), 'one\ntwo\nthree, kept\n');
+    const after = await conn.sendRequest(req.changesList, { limit: 1 });
+    assert.equal(after.entries[0].id, ok.entry);
+    assert.deepEqual(after.entries[0].revertOf, [e.id]);
+
+    const missing = await conn.sendRequest(req.changesRevert, { id: 'no-such-entry' });
+    assert.equal(missing.ok, false);
+    assert.equal(missing.code, 'not_found');
 });

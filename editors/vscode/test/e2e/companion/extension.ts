@@ -251,6 +251,47 @@ async function run(): Promise<void> {
         return out.split('\n')[0];
     });
 
+    // The Changes section of the Whale view: the driver clicks the file of
+    // the newest entry, then "Revert this change" in the entry's context menu.
+    const changesPath = path.join(root, 'changes.txt');
+    const changesBefore = fs.readFileSync(changesPath, 'utf8');
+    const edited = await step('whale_edit of a file not open in the editor (for the Changes view)', async () => {
+        const out = await invoke('whale_edit', { file_path: changesPath, search: 'second line', replace: 'second line, changed by whale' });
+        check(out.startsWith('Edited'), `edit failed: ${out}`);
+        const disk = fs.readFileSync(changesPath, 'utf8');
+        check(disk.includes('changed by whale'), `file on disk not updated: ${disk}`);
+        return out.split('\n')[0];
+    });
+    if (edited) {
+        await step('Changes: clicking the edited file opens a diff editor of whale-change: documents (before \u2194 after)', async () => {
+            report.phase = 'changes-open-diff';
+            save();
+            let diff: vscode.TabInputTextDiff | undefined;
+            await waitFor(() => {
+                diff = vscode.window.tabGroups.all
+                    .flatMap((g) => g.tabs)
+                    .map((t) => t.input)
+                    .find((i): i is vscode.TabInputTextDiff => i instanceof vscode.TabInputTextDiff && i.modified.scheme === 'whale-change' && i.modified.path.endsWith('/changes.txt'));
+                return diff !== undefined;
+            }, 60_000, 'a diff editor of changes.txt with the whale-change: scheme');
+            check(diff!.original.scheme === 'whale-change', `the left side is ${diff!.original.toString()}`);
+            const before = (await vscode.workspace.openTextDocument(diff!.original)).getText();
+            const after = (await vscode.workspace.openTextDocument(diff!.modified)).getText();
+            check(before === changesBefore, `the left side is not the text before: ${JSON.stringify(before)}`);
+            check(after.includes('second line, changed by whale'), `the right side is not the text after: ${JSON.stringify(after)}`);
+            const tab = vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input === diff);
+            return `tab "${tab?.label ?? '?'}": ${diff!.original.toString()} \u2194 ${diff!.modified.toString()}`;
+        });
+        await step('Changes: "Revert this change" restores the file on disk', async () => {
+            report.phase = 'changes-revert';
+            save();
+            await waitFor(() => fs.readFileSync(changesPath, 'utf8') === changesBefore, 60_000, 'changes.txt to hold its text before the edit again').catch((err) => {
+                throw new Error(`${err instanceof Error ? err.message : err}; it holds ${JSON.stringify(fs.readFileSync(changesPath, 'utf8'))}`);
+            });
+            return 'changes.txt holds its text before the edit';
+        });
+    }
+
     await step('update_plan and todo_add fill the Whale view', async () => {
         const plan = await invoke('whale_update_plan', {
             explanation: 'e2e plan',
