@@ -40,9 +40,11 @@ export class Reviews implements vscode.Disposable {
     constructor(private readonly log: vscode.LogOutputChannel) {
         this.disposables = [
             vscode.workspace.registerTextDocumentContentProvider(reviewScheme, { provideTextDocumentContent: (uri) => this.content(uri) }),
-            vscode.commands.registerCommand('whale.review.accept', () => this.decide('accept')),
-            vscode.commands.registerCommand('whale.review.reject', () => this.decide('reject')),
-            vscode.commands.registerCommand('whale.review.chooseHunks', () => this.decide('hunks')),
+            // From the editor title they get the diff's URI: a click on a diff
+            // whose review is over must not answer the next one.
+            vscode.commands.registerCommand('whale.review.accept', (uri?: unknown) => this.decide('accept', uri)),
+            vscode.commands.registerCommand('whale.review.reject', (uri?: unknown) => this.decide('reject', uri)),
+            vscode.commands.registerCommand('whale.review.chooseHunks', (uri?: unknown) => this.decide('hunks', uri)),
             vscode.commands.registerCommand('whale.review.show', () => this.show()),
         ];
     }
@@ -153,10 +155,11 @@ export class Reviews implements vscode.Disposable {
     }
 
     /** Accept, Reject… or Choose Hunks… on the shown review; backing out offers the choices again. */
-    private async decide(decision: Decision): Promise<void> {
+    private async decide(decision: Decision, from?: unknown): Promise<void> {
         const item = this.queue[0];
-        if (!item) {
-            void vscode.window.showInformationMessage('No Whale review is pending.');
+        const of = from instanceof vscode.Uri && from.scheme === reviewScheme ? new URLSearchParams(from.query).get('p') : undefined;
+        if (!item || (of !== undefined && of !== item.p.promptId)) {
+            void vscode.window.showInformationMessage(item ? 'That review is over.' : 'No Whale review is pending.');
             return;
         }
         if (item.widget) {
