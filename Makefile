@@ -20,9 +20,9 @@ FUZZ_TARGETS := \
 	./execboundary:FuzzParseCommandLine \
 	./changes:FuzzMerge3
 
-.PHONY: test fmt-check vet race fuzz neovim vscode vscode-e2e mcp-conformance build build-test bench-rpc cross wine
+.PHONY: test fmt-check vet race fuzz neovim vscode vscode-e2e vscode-package mcp-conformance build build-test bench-rpc cross wine
 
-test: fmt-check vet cross wine race fuzz neovim vscode vscode-e2e mcp-conformance
+test: fmt-check vet cross wine race fuzz neovim vscode vscode-package vscode-e2e mcp-conformance
 
 build:
 	$(GO) build -o bin/whale-ls ./cmd/whale-ls
@@ -85,6 +85,14 @@ neovim: build-test
 # unit tests (node's test runner, one against the real server).
 vscode:
 	cd editors/vscode && npm ci --no-audit --no-fund --loglevel=error && npm test
+
+# Per-target packages of the extension: one .vsix per VS Code target with
+# that platform's binary (editors/vscode/dist/whale-ls-<target>.vsix); each
+# package is opened and its binary's GOOS/GOARCH checked. `make test` builds
+# two targets that are not the host's; VSCODE_TARGETS= (empty) builds all six.
+VSCODE_TARGETS ?= darwin-arm64 win32-x64
+vscode-package:
+	cd editors/vscode && node scripts/package-targets.mjs --check $(VSCODE_TARGETS)
 
 # The extension end to end in a real VS Code (code-server) through Chromium;
 # the script installs what it needs and prints "N passed, M failed".

@@ -117,7 +117,7 @@ func (c *Committer) commit(ctx context.Context, shown []string, plan planner, re
 		}
 	}
 	var reviewNote string
-	if mode := c.reviewMode(); mode != settings.ReviewOff {
+	if mode := c.reviewMode(); mode != settings.ReviewOff && !toolbridge.CallByUser(ctx) {
 		accepted, note, err := c.review(ctx, keys, plan, mode)
 		if err != nil {
 			return nil, "", "", err

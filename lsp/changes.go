@@ -65,7 +65,8 @@ func (s *Server) changesRequest(ctx context.Context, method string, raw json.Raw
 			return nil, err
 		}
 		input, _ := json.Marshal(p)
-		env := registry.Dispatch(ctx, toolbridge.Call{Name: "changes_revert", Input: input})
+		// The user asked for this revert in the editor: it is not reviewed.
+		env := registry.Dispatch(ctx, toolbridge.Call{Name: "changes_revert", Input: input, ByUser: true})
 		return changesRevertResultOf(env), nil
 	}
 }

@@ -89,3 +89,39 @@ func TestReviewOverTheWire(t *testing.T) {
 		t.Errorf("buffer = %q, want what the user typed, untouched", got)
 	}
 }
+
+// TestTheUsersOwnRevertIsNotReviewed: a revert the user asks for in the
+// editor (whale/changes/revert) is applied without a review, while the
+// model's changes_revert is reviewed.
+func TestTheUsersOwnRevertIsNotReviewed(t *testing.T) {
+	s := reviewSession(t, map[string]string{"a.txt": "a\n"})
+	done := make(chan toolbridge.Envelope, 1)
+	go func() { done <- s.exec(ctxT(t), "write", map[string]any{"file_path": "a.txt", "content": "b\n"}) }()
+	p := reviewPrompt(t, s, 1)
+	if _, err := s.conn.Call(ctxT(t), "whale/prompt/answer", map[string]any{"promptId": p["promptId"], "optionId": "accept"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if env := <-done; !env.OK {
+		t.Fatalf("write = %s %q", env.Code, env.Text)
+	}
+	var list struct {
+		Entries []struct {
+			ID string `json:"id"`
+		} `json:"entries"`
+	}
+	if _, err := s.conn.Call(ctxT(t), "whale/changes/list", map[string]any{}, &list); err != nil || len(list.Entries) != 1 {
+		t.Fatalf("whale/changes/list = %+v, %v", list, err)
+	}
+	var rev struct {
+		OK bool `json:"ok"`
+	}
+	if _, err := s.conn.Call(ctxT(t), "whale/changes/revert", map[string]any{"id": list.Entries[0].ID}, &rev); err != nil || !rev.OK {
+		t.Fatalf("whale/changes/revert = %+v, %v", rev, err)
+	}
+	if got := diskText(t, s, "a.txt"); got != "a\n" {
+		t.Errorf("a.txt = %q after the user's revert", got)
+	}
+	if n := len(s.ed.prompts()); n != 1 {
+		t.Errorf("%d prompts, want 1: the user's own revert is not reviewed", n)
+	}
+}

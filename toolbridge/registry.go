@@ -22,18 +22,31 @@ type Call struct {
 	// ID names the call in the journal of changes and in logs; Dispatch
 	// makes one when it is empty.
 	ID string
+	// ByUser marks a call the user made from the editor (a revert they
+	// clicked), not the model: what it changes is not put up for review.
+	ByUser bool
 }
 
 // callKey holds the running call's tool name and ID in its context.
 type callKey struct{}
 
-type callInfo struct{ tool, id string }
+type callInfo struct {
+	tool, id string
+	byUser   bool
+}
 
 // CallID returns the ID of the call whose context this is ("" outside
 // Dispatch), for tools that record what a call did.
 func CallID(ctx context.Context) string {
 	c, _ := ctx.Value(callKey{}).(callInfo)
 	return c.id
+}
+
+// CallByUser reports whether the running call is the user's own action
+// (Call.ByUser).
+func CallByUser(ctx context.Context) bool {
+	c, _ := ctx.Value(callKey{}).(callInfo)
+	return c.byUser
 }
 
 // CallTool returns the name of the tool the running call is for ("" outside
@@ -148,7 +161,7 @@ func (r *Registry) Dispatch(ctx context.Context, call Call) (env Envelope) {
 			return *failed
 		}
 	}
-	ctx = context.WithValue(ctx, callKey{}, callInfo{tool: tool.Spec.Name, id: call.ID})
+	ctx = context.WithValue(ctx, callKey{}, callInfo{tool: tool.Spec.Name, id: call.ID, byUser: call.ByUser})
 	var failure *Failure
 	var input json.RawMessage
 	if tool.PrepareInput != nil {

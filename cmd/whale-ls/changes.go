@@ -62,7 +62,8 @@ func changesCommand(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := stopSignals()
 	defer stop()
 	raw, _ := json.Marshal(input)
-	env := dispatchUntilStopped(ctx, sess.Registry, toolbridge.Call{Name: tool, Input: raw})
+	// The user runs this command themselves: a revert is not put up for review.
+	env := dispatchUntilStopped(ctx, sess.Registry, toolbridge.Call{Name: tool, Input: raw, ByUser: true})
 	if *asJSON {
 		stdout.Write(toolbridge.MarshalEnvelope(env))
 		fmt.Fprintln(stdout)

@@ -50,6 +50,10 @@ end, {
   end,
 })
 
+vim.api.nvim_create_user_command('WhaleReview', function()
+  whale().cmd_review()
+end, { desc = 'Show the change waiting for review (setting edits.review)' })
+
 vim.api.nvim_create_user_command('WhaleStart', function()
   local client, err = whale().start()
   if not client then

@@ -26,7 +26,7 @@ import { serverSettingKeys, serverSettingsObject } from './contributions';
 import { hasMcpApi, registerMcpProvider } from './mcp';
 import { Prompts } from './prompts';
 import * as req from './requests';
-import { binaryName, CrashLimit, crashLimitMessage, crashWindowMs, maxRestarts, resolveServerPath } from './serverPath';
+import { binaryName, bundledTarget, CrashLimit, crashLimitMessage, crashWindowMs, maxRestarts, resolveServerPath } from './serverPath';
 import { WhaleTerminals } from './terminals';
 import { registerTools } from './tools';
 import { mcpServerSetting, toolSurface, toolsViaMcpContextKey, type ToolSurface } from './toolSurface';
@@ -195,6 +195,8 @@ export class Ctx implements vscode.Disposable {
             home: os.homedir(),
             pathVar: process.env.PATH ?? '',
             platform: process.platform,
+            arch: process.arch,
+            bundledTarget: bundledTarget(this.extension.extensionPath),
             isExecutable,
         });
     }

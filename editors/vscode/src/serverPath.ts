@@ -1,5 +1,6 @@
 // Pure: where the whale-ls binary comes from. The setting wins, then the
 // binary shipped inside the extension, then whale-ls on PATH.
+import * as fs from 'fs';
 import * as path from 'path';
 
 export interface ResolveEnv {
@@ -8,8 +9,20 @@ export interface ResolveEnv {
     home: string;
     pathVar: string;
     platform: string;
+    /** process.arch; with platform it names the VS Code target this runs on. */
+    arch?: string;
+    /** The target the bundled binary was built for (bin/target.json), when the package says. */
+    bundledTarget?: string;
     isExecutable: (file: string) => boolean;
 }
+
+/** The VS Code target (`vsce package --target`) of a platform and arch, e.g. darwin-arm64. */
+export function targetOf(platform: string, arch: string): string {
+    return `${platform}-${arch}`;
+}
+
+/** The targets whale-ls ships a package for: one .vsix each, with its own binary. */
+export const packageTargets = ['linux-x64', 'linux-arm64', 'darwin-x64', 'darwin-arm64', 'win32-x64', 'win32-arm64'];
 
 export type Resolved =
     | { ok: true; path: string; source: 'setting' | 'bundled' | 'PATH' }
@@ -17,6 +30,16 @@ export type Resolved =
 
 export function binaryName(platform: string): string {
     return platform === 'win32' ? 'whale-ls.exe' : 'whale-ls';
+}
+
+/** Reads bin/target.json, which the per-target packaging writes; undefined without one. */
+export function bundledTarget(extensionPath: string, read: (file: string) => string = (f) => fs.readFileSync(f, 'utf8')): string | undefined {
+    try {
+        const t = JSON.parse(read(path.join(extensionPath, 'bin', 'target.json'))) as { target?: unknown };
+        return typeof t.target === 'string' ? t.target : undefined;
+    } catch {
+        return undefined;
+    }
 }
 
 export function resolveServerPath(env: ResolveEnv): Resolved {
@@ -30,7 +53,9 @@ export function resolveServerPath(env: ResolveEnv): Resolved {
         return { ok: false, message: `whale.serverPath is "${setting}", but no executable file is there. Fix the setting, or clear it to use the bundled whale-ls or the one on PATH.` };
     }
     const bundled = path.join(env.extensionPath, 'bin', name);
-    if (env.isExecutable(bundled)) {
+    const here = env.arch ? targetOf(env.platform, env.arch) : undefined;
+    const fits = !env.bundledTarget || !here || env.bundledTarget === here;
+    if (fits && env.isExecutable(bundled)) {
         return { ok: true, path: bundled, source: 'bundled' };
     }
     const sep = env.platform === 'win32' ? ';' : ':';
@@ -42,6 +67,13 @@ export function resolveServerPath(env: ResolveEnv): Resolved {
         if (env.isExecutable(p)) {
             return { ok: true, path: p, source: 'PATH' };
         }
+    }
+    if (!fits) {
+        const want = packageTargets.includes(here!) ? `install the ${here} package (whale-ls-${here}.vsix)` : `${here} has no whale-ls package: install whale-ls (go install github.com/whale-ls/whale-ls/cmd/whale-ls@latest)`;
+        return {
+            ok: false,
+            message: `This whale-ls package carries the ${env.bundledTarget} binary, but VS Code runs on ${here}: ${want}, put whale-ls on PATH, or set whale.serverPath.`,
+        };
     }
     return {
         ok: false,

@@ -43,6 +43,21 @@ M.defaults = {
     -- How many journal entries :WhaleChanges lists (newest first).
     limit = 200,
   },
+  review = {
+    -- Open a change to review (setting edits.review) in diff tabs as soon
+    -- as it arrives; false: only say so, :WhaleReview opens it.
+    auto_open = true,
+    -- Keys in the review's diff buffers.
+    keys = {
+      accept = 'a', -- accept the hunk under the cursor
+      reject = 'r', -- reject the hunk under the cursor
+      accept_all = 'A', -- accept the whole change (sent at once)
+      reject_all = 'R', -- reject the whole change, with a reason (sent at once)
+      done = 'D', -- send: the accepted hunks are applied, the others not
+      close = 'q', -- hide the review (:WhaleReview shows it again)
+      help = 'g?',
+    },
+  },
 }
 
 M.options = vim.deepcopy(M.defaults)

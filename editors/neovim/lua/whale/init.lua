@@ -115,6 +115,9 @@ local function on_exit(_, _, client_id)
   fail_waiting(client_id, 'whale-ls exited before it was ready')
   require('whale.terminals').client_exited(client_id)
   require('whale.edits').forget_client(client_id)
+  vim.schedule(function()
+    require('whale.review').client_exited(client_id)
+  end)
 end
 
 --- The nearest folder above path holding one of the root markers, else the
@@ -570,6 +573,10 @@ end
 
 function M.cmd_changes()
   return require('whale.changes').open()
+end
+
+function M.cmd_review()
+  require('whale.review').cmd_review()
 end
 
 function M.cmd_revert(id, bang)

@@ -4,7 +4,8 @@
 -- whale/prompt/answer, so nothing here blocks Neovim's loop while the user
 -- thinks: the question is shown with vim.ui.select / vim.ui.input (whatever
 -- UI the user installed) from a scheduled callback, one at a time, and the
--- answer goes back whenever the callback runs.
+-- answer goes back whenever the callback runs. Reviews of proposed changes
+-- (kind "review") are shown by whale.review, in a queue of their own.
 local compat = require('whale.compat')
 local protocol = require('whale.protocol')
 
@@ -56,7 +57,8 @@ function M.describe(p)
   return table.concat(lines, '\n')
 end
 
-local function answer(item, params)
+--- Send the answer params to the server for item {client_id, params}.
+function M.answer(item, params)
   local client = vim.lsp.get_client_by_id(item.client_id)
   if not client or compat.is_stopped(client) then
     return
@@ -79,7 +81,7 @@ local function finish(item, params)
     return
   end
   item.done = true
-  answer(item, params)
+  M.answer(item, params)
   showing = nil
   vim.schedule(show_next)
 end
@@ -137,6 +139,10 @@ end
 --- whale/prompt notification handler.
 function M.on_prompt(_, params, ctx)
   if type(params) ~= 'table' or not params.promptId then
+    return
+  end
+  if params.kind == 'review' then
+    require('whale.review').on_prompt(params, ctx.client_id)
     return
   end
   table.insert(queue, { client_id = ctx.client_id, params = params })

@@ -24,9 +24,11 @@ return {
   -- client -> server request -> {tasks = [...]}
   terminal_list = 'whale/terminal/list',
 
-  -- server -> client notification {promptId, kind, title, detail, options, placeholder?, timeoutMs?}
+  -- server -> client notification {promptId, kind, title, detail, options, placeholder?, timeoutMs?,
+  -- files? = [{path, uri, before, after, hunks = [{id, header, diff}]}] (kind "review")}
   prompt = 'whale/prompt',
-  -- client -> server request {promptId, optionId | text | cancelled = true}
+  -- client -> server request {promptId, optionId | text | cancelled = true}; a review:
+  -- {promptId, optionId = "accept"|"reject", hunks? = [id] (omitted: all), text? (the reason)}
   prompt_answer = 'whale/prompt/answer',
 
   -- server -> client request {uris} -> {saved = [uri]}

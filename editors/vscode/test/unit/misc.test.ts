@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { failureReason, shortName } from '../../src/applyEditReason';
 import { confirmation, invocationMessage, patchFiles } from '../../src/invocation';
-import { CrashLimit, crashLimitMessage, crashWindowMs, maxRestarts, resolveServerPath, type ResolveEnv } from '../../src/serverPath';
+import { bundledTarget, CrashLimit, crashLimitMessage, crashWindowMs, maxRestarts, resolveServerPath, type ResolveEnv } from '../../src/serverPath';
 
 test('invocation messages', () => {
     const rel = (p: string) => p.replace('/w/', '');
@@ -118,6 +118,19 @@ test('resolveServerPath: what the messages tell the user to do', () => {
     assert.ok(!none.ok);
     assert.ok(none.message.includes(`go install ${module}/cmd/whale-ls@latest`), `the install command names the module of go.mod: ${none.message}`);
     assert.match(none.message, /or set whale\.serverPath\.$/);
+});
+
+test('resolveServerPath: a bundled binary for another target is not started', () => {
+    const base: ResolveEnv = { setting: '', extensionPath: '/ext', home: '/home/u', pathVar: '/opt/bin', platform: 'darwin', arch: 'arm64', isExecutable: (f) => f === '/ext/bin/whale-ls' };
+    assert.deepEqual(resolveServerPath({ ...base, bundledTarget: 'darwin-arm64' }), { ok: true, path: '/ext/bin/whale-ls', source: 'bundled' });
+    const wrong = resolveServerPath({ ...base, bundledTarget: 'linux-x64' });
+    assert.ok(!wrong.ok && /carries the linux-x64 binary, but VS Code runs on darwin-arm64/.test(wrong.message) && /whale-ls-darwin-arm64\.vsix/.test(wrong.message), JSON.stringify(wrong));
+    const onPath = resolveServerPath({ ...base, bundledTarget: 'linux-x64', isExecutable: (f) => f === '/ext/bin/whale-ls' || f === '/opt/bin/whale-ls' });
+    assert.deepEqual(onPath, { ok: true, path: '/opt/bin/whale-ls', source: 'PATH' }, 'a misfit bundle falls back to PATH');
+    const odd = resolveServerPath({ ...base, platform: 'freebsd', arch: 'x64', bundledTarget: 'linux-x64' });
+    assert.ok(!odd.ok && /freebsd-x64 has no whale-ls package/.test(odd.message));
+    assert.equal(bundledTarget('/ext', () => '{"target":"win32-x64"}'), 'win32-x64');
+    assert.equal(bundledTarget('/ext', () => { throw new Error('ENOENT'); }), undefined);
 });
 
 test('resolveServerPath: PATH lookup', () => {
