@@ -101,7 +101,7 @@ export const terminalList = new RequestType0<{ tasks: unknown[] }, void>('whale/
 
 // Prompts ----------------------------------------------------------------
 
-export type PromptKind = 'approval' | 'choice' | 'text';
+export type PromptKind = 'approval' | 'choice' | 'text' | 'review';
 
 export interface PromptOption {
     id: string;
@@ -115,12 +115,38 @@ export interface PromptParams {
     detail?: string;
     options: PromptOption[];
     placeholder?: string;
+    /** How long the server waits for the answer; past it the question is void. */
+    timeoutMs?: number;
+    /** Kind "review": the files of the proposed change. */
+    files?: ReviewFile[];
 }
+
+/** One file of a change under review: its whole text before and after ("" where it does not exist) and its hunks. */
+export interface ReviewFile {
+    path: string;
+    uri: string;
+    before: string;
+    after: string;
+    hunks: ReviewHunk[];
+}
+
+/** One hunk of a review: its id for the answer, its "@@" header, its unified-diff lines. */
+export interface ReviewHunk {
+    id: string;
+    header: string;
+    diff: string;
+}
+
+/** The ids of a review's answer options. */
+export type ReviewOptionId = 'accept' | 'reject';
 
 export type PromptAnswer =
     | { promptId: string; optionId: string }
     | { promptId: string; text: string }
-    | { promptId: string; cancelled: true };
+    | { promptId: string; cancelled: true }
+    // A review: accept (hunks omitted = all of them) or reject with an optional reason.
+    | { promptId: string; optionId: 'accept'; hunks?: string[] }
+    | { promptId: string; optionId: 'reject'; text?: string };
 
 /** server → client: ask the user; answered by `whale/prompt/answer`. */
 export const prompt = new NotificationType<PromptParams>('whale/prompt');

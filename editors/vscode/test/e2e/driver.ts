@@ -174,6 +174,59 @@ async function typeIntoTerminal(page: Page): Promise<string> {
     }
 }
 
+/**
+ * The review of the companion's two-hunk apply_patch: checks the diff's
+ * title actions, clicks Choose Hunks…, unchecks the second hunk (lines 6)
+ * and confirms. The companion checks the file.
+ */
+async function chooseReviewHunks(page: Page): Promise<Step> {
+    const name = 'UI: the review diff has Accept, Reject… and Choose Hunks… in its title; Choose Hunks… lists both hunks, the second is unchecked and confirmed';
+    const t0 = Date.now();
+    const problems: string[] = [];
+    let detail = '';
+    try {
+        const choose = page.locator('.editor-actions a.action-label[aria-label^="Choose Hunks"]').first();
+        await choose.waitFor({ state: 'visible', timeout: 20_000 });
+        const labels = await page.locator('.editor-actions a.action-label').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
+        for (const want of ['Accept Change', 'Reject Change…', 'Choose Hunks…']) {
+            if (!labels.some((l) => l.startsWith(want))) {
+                problems.push(`no "${want}" in the editor title (${labels.join(' | ')})`);
+            }
+        }
+        await screenshot(page, 'review-diff.png');
+        await choose.click();
+        const widget = page.locator('.quick-input-widget');
+        const second = widget.locator('.monaco-list-row', { hasText: '@@ -6,1 +6,1 @@' }).first();
+        await second.waitFor({ state: 'visible', timeout: 10_000 });
+        const rows = widget.locator('.monaco-list-row');
+        const texts = (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+        if (texts.length !== 2 || !texts[0].includes('@@ -2,1 +2,1 @@') || !texts[0].includes('-r2')) {
+            problems.push(`hunk list: ${JSON.stringify(texts)}`);
+        }
+        await second.locator('.monaco-checkbox').first().click({ timeout: 5000 });
+        await sleep(500);
+        const checked = await rows.evaluateAll((rs) => rs.map((r) => r.querySelector('.monaco-checkbox')?.getAttribute('aria-checked') ?? '?'));
+        if (checked.join(',') !== 'true,false') {
+            problems.push(`checked after unchecking the second: ${checked.join(',')}`);
+        }
+        await screenshot(page, 'review-choose-hunks.png');
+        const ok = widget.locator('.quick-input-action .monaco-button', { hasText: /^\s*OK\s*$/ }).first();
+        if (await ok.isVisible().catch(() => false)) {
+            await ok.click();
+        } else {
+            await widget.locator('input').first().click();
+            await page.keyboard.press('Enter');
+        }
+        await widget.waitFor({ state: 'hidden', timeout: 5000 });
+        detail = `title actions: ${labels.filter((l) => /Change|Hunks/.test(l)).join(' | ')}; hunks: ${texts.join(' / ')}; checked ${checked.join(',')}`;
+    } catch (err) {
+        problems.push(String(err));
+        await screenshot(page, 'review-failed.png');
+    }
+    dialogLog.push(`review: ${problems.length === 0 ? detail : problems.join('; ')}`);
+    return { name, ok: problems.length === 0, detail: problems.length === 0 ? detail : problems.join('; '), ms: Date.now() - t0 };
+}
+
 /** Answers the quick inputs of the scenario: "blue" and "forty two" for request_user_input, the first terminal for Show Terminals. */
 async function answerQuickPick(page: Page): Promise<string | undefined> {
     const widget = page.locator('.quick-input-widget');
@@ -459,6 +512,7 @@ async function main(): Promise<number> {
         let phase = '';
         let typed = false;
         const changesDone = new Set<string>();
+        let reviewed = false;
         const chatted = new Map<string, { attempts: number; at: number }>();
         for (;;) {
             const did = (await answerDialog(page)) ?? (await answerQuickPick(page));
@@ -477,6 +531,12 @@ async function main(): Promise<number> {
             if ((r?.phase === 'changes-open-diff' || r?.phase === 'changes-revert') && !changesDone.has(r.phase)) {
                 changesDone.add(r.phase);
                 await (r.phase === 'changes-open-diff' ? changesOpenDiff(page) : changesRevert(page));
+            }
+            if (r?.phase === 'review-choose-hunks' && !reviewed) {
+                reviewed = true;
+                const s = await chooseReviewHunks(page);
+                steps.push(s);
+                log(`${s.ok ? 'ok' : 'FAILED'} ${s.name}: ${s.detail}`);
             }
             if (r?.phase.startsWith('chat-turn')) {
                 // The companion moves on once its model got the request; a turn

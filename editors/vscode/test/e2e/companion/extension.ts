@@ -291,6 +291,40 @@ async function run(): Promise<void> {
             return 'changes.txt holds its text before the edit';
         });
     }
+    // Review before apply (#18). edits.review is a user setting (application
+    // scope: VS Code ignores it in a workspace's settings), so the test sets
+    // it for these steps only; the edits above went through unreviewed.
+    const reviewPath = path.join(root, 'review.txt');
+    const reviewBefore = 'r1\nr2\nr3\nr4\nr5\nr6\nr7\n';
+    fs.writeFileSync(reviewPath, reviewBefore);
+    await setReview('ask');
+    let proposal: Promise<{ ok: boolean; code: string; text: string }> | undefined;
+    const reviewOpened = await step('review: with edits.review "ask", a change of two hunks opens as a diff of the current and the proposed text, nothing applied yet', async () => {
+        const patch = '--- a/review.txt\n+++ b/review.txt\n@@ -1,3 +1,3 @@\n r1\n-r2\n+R2\n r3\n@@ -5,3 +5,3 @@\n r5\n-r6\n+R6\n r7\n';
+        proposal = api!.execute('apply_patch', { patch });
+        proposal.catch(() => undefined);
+        let diff: vscode.TabInputTextDiff | undefined;
+        await waitFor(() => (diff = reviewDiffs()[0]) !== undefined, 20_000, 'a diff editor of the review');
+        const original = (await vscode.workspace.openTextDocument(diff!.original)).getText();
+        const modified = (await vscode.workspace.openTextDocument(diff!.modified)).getText();
+        check(original === reviewBefore, `the diff's left side is not the current text: ${JSON.stringify(original)}`);
+        check(modified === 'r1\nR2\nr3\nr4\nr5\nR6\nr7\n', `the diff's right side is not the proposed text: ${JSON.stringify(modified)}`);
+        check(fs.readFileSync(reviewPath, 'utf8') === reviewBefore, 'the change was applied before the review was answered');
+        return `diff ${diff!.modified.scheme}:${path.basename(diff!.modified.path)} open; review.txt untouched`;
+    });
+    await step('review: "Choose Hunks…" accepts one of the two hunks; the file holds exactly that and the diff closes', async () => {
+        check(reviewOpened && proposal, 'no review is open');
+        // The driver clicks Choose Hunks… in the diff's title, unchecks the second hunk and confirms.
+        report.phase = 'review-choose-hunks';
+        save();
+        const env = await withTimeout(proposal!, 80_000, 'the reviewed apply_patch');
+        check(env.ok && env.text.includes('applied hunk 1 of 2 in review.txt'), `apply_patch: ${env.code} ${env.text}`);
+        const disk = fs.readFileSync(reviewPath, 'utf8');
+        check(disk === 'r1\nR2\nr3\nr4\nr5\nr6\nr7\n', `review.txt = ${JSON.stringify(disk)}, want only the first hunk applied`);
+        await waitFor(() => reviewDiffs().length === 0, 5000, 'the review diff to close');
+        return env.text.split('\n')[0];
+    });
+    await setReview('off');
 
     await step('update_plan and todo_add fill the Whale view', async () => {
         const plan = await invoke('whale_update_plan', {
@@ -376,6 +410,21 @@ function exactlyOnce(tools: ChatTool[], catalog: string[], source: WhaleToolSour
     const whale = names.filter((n) => /whale/i.test(n));
     check(problems.length === 0, `${problems.join('; ')}; whale tools offered: ${whale.join(', ')}`);
     return `${catalog.length} whale tools, each once (${whale.slice(0, 3).join(', ')}, …); ${names.length} tools in the request`;
+}
+
+/** The diff editors of whale reviews (whale-review: documents). */
+function reviewDiffs(): vscode.TabInputTextDiff[] {
+    return vscode.window.tabGroups.all
+        .flatMap((g) => g.tabs)
+        .map((t) => t.input)
+        .filter((i): i is vscode.TabInputTextDiff => i instanceof vscode.TabInputTextDiff && i.modified.scheme === 'whale-review');
+}
+
+/** Sets the user's whale.edits.review and waits until this extension host sees it (the Whale extension then has told whale-ls). */
+async function setReview(mode: 'ask' | 'off'): Promise<void> {
+    await vscode.workspace.getConfiguration('whale').update('edits.review', mode, vscode.ConfigurationTarget.Global);
+    await waitFor(() => vscode.workspace.getConfiguration('whale').get('edits.review') === mode, 5000, `whale.edits.review = ${mode}`);
+    await new Promise((r) => setTimeout(r, 300));
 }
 
 async function setMcpServer(on: boolean): Promise<void> {
