@@ -211,12 +211,37 @@ return {
     end,
   },
   {
+    'the server command is resolved for the LSP client and the MCP entry',
+    function()
+      H.workspace({ ['a.txt'] = 'x\n' })
+      -- run.sh puts the built whale-ls on PATH as whale-ls.
+      require('whale').setup({ cmd = { 'whale-ls' }, autostart = false })
+      local cfg = require('whale').lsp_config(vim.fn.getcwd())
+      H.eq(cfg.cmd, { vim.fn.exepath('whale-ls') }, 'lsp cmd')
+      H.ok(compat.is_absolute(cfg.cmd[1]), 'absolute')
+      local mcp = require('whale').mcp_config(vim.fn.getcwd())
+      H.eq(mcp.mcpServers.whale.command, vim.fn.exepath('whale-ls'), 'mcp command')
+      H.eq(mcp.mcpServers.whale.args, { 'mcp', '--root', vim.fn.getcwd() }, 'mcp args')
+    end,
+  },
+  {
     'lines: CRLF line ends do not show as ^M',
     function()
       H.eq(compat.lines('a\r\nb\r\n'), { 'a', 'b', '' }, 'CRLF')
       H.eq(compat.lines('a\nb'), { 'a', 'b' }, 'LF')
       H.eq(compat.lines('a\rb\r\n'), { 'a\rb', '' }, 'a lone CR stays')
       H.eq(compat.lines(nil), { '' }, 'nil')
+    end,
+  },
+  {
+    ':WhaleChanges names files relative to a Windows root, whatever the case',
+    function()
+      as(fake('windows'), function()
+        local lines = require('whale.changes').render('C:\\Users\\me\\repo', {
+          { id = 'x1', time = '', tool = 'edit', summary = 's', files = { { path = 'c:\\users\\me\\repo\\src\\a.go', added = 1, removed = 0 } } },
+        }, 0)
+        H.contains(table.concat(lines, '\n'), ' src\\a.go ', 'relative name')
+      end)
     end,
   },
 }
