@@ -244,4 +244,43 @@ return {
       end)
     end,
   },
+  {
+    ':checkhealth whale reports the platform and the exec boundary there',
+    function()
+      H.workspace({ ['a.txt'] = 'x\n' })
+      H.setup({ autostart = false })
+      local function health()
+        vim.cmd('silent checkhealth whale')
+        local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
+        -- 0.11 shows the report in the current window when it is empty.
+        if #vim.api.nvim_list_tabpages() > 1 then
+          vim.cmd('tabclose')
+        else
+          vim.cmd('enew')
+        end
+        return text
+      end
+      local text = health()
+      H.contains(text, 'whale: platform', 'section')
+      H.contains(text, 'Linux', 'Linux')
+      H.contains(text, 'seccomp gate checks every program', 'Linux boundary')
+      H.ok(not text:find('ERROR', 1, true), 'no error in:\n' .. text)
+      -- The macOS and Windows texts, with the real binary (its path is
+      -- absolute on both).
+      as({ os = 'macos' }, function()
+        text = health()
+      end)
+      H.contains(text, 'macOS', 'macOS')
+      H.contains(text, 'no seccomp gate here', 'macOS boundary')
+      H.contains(text, 'are not checked', 'macOS says what is not checked')
+      H.contains(text, 'Seatbelt', 'macOS confinement')
+      as({ os = 'windows' }, function()
+        text = health()
+      end)
+      H.contains(text, 'Windows', 'Windows')
+      H.contains(text, 'no seccomp gate here', 'Windows boundary')
+      H.contains(text, 'ConPTY', 'Windows tasks')
+      H.contains(text, 'PowerShell', 'Windows shell')
+    end,
+  },
 }
