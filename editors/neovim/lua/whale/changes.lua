@@ -115,8 +115,9 @@ local function file_name(f, root)
     return name
   end
   local path = str(f.path)
-  if root and path:sub(1, #root + 1) == root .. '/' then
-    return path:sub(#root + 2)
+  local rel = root and compat.relative(path, root)
+  if rel and rel ~= '' then
+    return rel
   end
   return path
 end
@@ -309,7 +310,9 @@ function M.open(root)
   local buf = lists[root]
   if not (buf and vim.api.nvim_buf_is_valid(buf)) then
     buf = vim.api.nvim_create_buf(false, true)
-    pcall(vim.api.nvim_buf_set_name, buf, 'whale://changes' .. root)
+    -- whale://changes/home/me/x, whale://changes/C:/Users/me/x
+    local shown = root:gsub('\\', '/')
+    pcall(vim.api.nvim_buf_set_name, buf, 'whale://changes' .. (shown:sub(1, 1) == '/' and '' or '/') .. shown)
     vim.api.nvim_buf_set_option(buf, 'bufhidden', 'hide')
     vim.api.nvim_buf_set_option(buf, 'swapfile', false)
     vim.api.nvim_buf_set_option(buf, 'filetype', 'whalechanges')
@@ -357,7 +360,7 @@ function M.on_changed(_, params, ctx)
   M.latest = type(params) == 'table' and params.latest or M.latest
   vim.schedule(function()
     for r, buf in pairs(lists) do
-      if (root == nil or r == root) and vim.api.nvim_buf_is_valid(buf) then
+      if (root == nil or compat.same_path(r, root)) and vim.api.nvim_buf_is_valid(buf) then
         M.refresh(buf)
       end
     end
@@ -372,7 +375,7 @@ local function text_lines(s)
   if s == '' then
     return {}
   end
-  local lines = vim.split(s, '\n', { plain = true })
+  local lines = compat.lines(s)
   if lines[#lines] == '' then
     table.remove(lines)
   end

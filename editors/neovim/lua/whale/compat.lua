@@ -88,6 +88,289 @@ function M.command(name, fn, opts)
   vim.api.nvim_create_user_command(name, fn, opts or {})
 end
 
+--------------------------------------------------------------------------
+-- Platforms. Everything that differs between Linux, macOS and Windows goes
+-- through these helpers. What they ask of the system (which OS, exepath,
+-- executable, environment) comes from M.sys, which tests replace with
+-- M.set_platform() to run the macOS and Windows branches on Linux.
+
+local function real_os()
+  local uname = vim.loop.os_uname()
+  local sysname = uname and uname.sysname or ''
+  if vim.fn.has('win32') == 1 or sysname:match('^Windows') or sysname:match('^MINGW') then
+    return 'windows'
+  elseif sysname == 'Darwin' then
+    return 'macos'
+  elseif sysname == 'Linux' then
+    return 'linux'
+  end
+  return sysname:lower()
+end
+
+local real_sys = {
+  os = real_os,
+  arch = function()
+    local uname = vim.loop.os_uname()
+    return uname and uname.machine or ''
+  end,
+  exepath = function(name)
+    return vim.fn.exepath(name)
+  end,
+  executable = function(path)
+    return vim.fn.executable(path) == 1
+  end,
+  getenv = function(name)
+    return vim.loop.os_getenv(name)
+  end,
+}
+
+M.sys = real_sys
+
+--- Replace what the platform helpers ask of the system (tests):
+--- fake = {os = 'windows'|'macos'|'linux', arch?, exepath?, executable?,
+--- getenv?}; fields left out come from the real system. nil restores it.
+---@param fake? table
+function M.set_platform(fake)
+  if fake == nil then
+    M.sys = real_sys
+    return
+  end
+  local sys = {}
+  for k, f in pairs(real_sys) do
+    local v = fake[k]
+    if v == nil then
+      sys[k] = f
+    elseif type(v) == 'function' then
+      sys[k] = v
+    else
+      sys[k] = function()
+        return v
+      end
+    end
+  end
+  M.sys = sys
+end
+
+--- 'linux', 'macos', 'windows' (or uname's sysname in lower case).
+---@return string
+function M.os()
+  return M.sys.os()
+end
+
+function M.is_windows()
+  return M.os() == 'windows'
+end
+
+function M.is_macos()
+  return M.os() == 'macos'
+end
+
+--- The path separator the platform's own paths use.
+function M.sep()
+  return M.is_windows() and '\\' or '/'
+end
+
+--- Whether path is absolute: /x on Unix; C:\x, C:/x, \\server\share or a
+--- path rooted on the current drive (\x) on Windows.
+---@param path string
+---@return boolean
+function M.is_absolute(path)
+  if type(path) ~= 'string' or path == '' then
+    return false
+  end
+  if M.is_windows() then
+    return path:match('^%a:[\\/]') ~= nil or path:match('^[\\/]') ~= nil
+  end
+  return path:sub(1, 1) == '/'
+end
+
+--- dir and name joined with the platform's separator.
+function M.join(dir, name)
+  local last = dir:sub(-1)
+  if last == '/' or (M.is_windows() and last == '\\') then
+    return dir .. name
+  end
+  return dir .. M.sep() .. name
+end
+
+--- The form of path used to compare it with another: forward slashes, no
+--- repeated or trailing separator; on Windows also without case (NTFS
+--- names do not differ by case alone). macOS and Linux compare as given:
+--- realpath() already returns the name stored on disk, and case-sensitive
+--- volumes exist on macOS.
+---@param path string
+---@return string
+function M.path_key(path)
+  path = tostring(path or '')
+  if M.is_windows() then
+    local unc = path:match('^[\\/][\\/]') ~= nil
+    path = path:gsub('\\', '/'):gsub('/+', '/')
+    if unc then
+      path = '/' .. path
+    end
+    if vim.in_fast_event() then
+      path = path:lower()
+    else
+      path = vim.fn.tolower(path)
+    end
+  else
+    path = path:gsub('/+', '/')
+  end
+  if #path > 1 and path:sub(-1) == '/' and not path:match('^%a:/$') then
+    path = path:sub(1, -2)
+  end
+  return path
+end
+
+--- Whether a and b name the same file (see path_key).
+function M.same_path(a, b)
+  if a == nil or b == nil then
+    return false
+  end
+  return a == b or M.path_key(a) == M.path_key(b)
+end
+
+--- path relative to root (in path's own spelling), '' for root itself, or
+--- nil when path is not inside root.
+---@return string|nil
+function M.relative(path, root)
+  local kp, kr = M.path_key(path), M.path_key(root)
+  if kp == kr then
+    return ''
+  end
+  local prefix = kr:sub(-1) == '/' and kr or (kr .. '/')
+  if kp:sub(1, #prefix) ~= prefix then
+    return nil
+  end
+  -- path_key keeps one character per character of path except where
+  -- separators collapse; count the components instead of bytes.
+  local parts = {}
+  for part in tostring(path):gmatch('[^\\/]+') do
+    table.insert(parts, part)
+  end
+  local skip = 0
+  for _ in prefix:gmatch('[^/]+') do
+    skip = skip + 1
+  end
+  return table.concat(parts, M.is_windows() and '\\' or '/', skip + 1)
+end
+
+--- Whether path is root or inside it.
+function M.is_inside(path, root)
+  return M.relative(path, root) ~= nil
+end
+
+--- The server program's file name on this platform.
+function M.server_binary()
+  return M.is_windows() and 'whale-ls.exe' or 'whale-ls'
+end
+
+--- Folders `go install` and the README's build line put whale-ls in, for
+--- when it is not on PATH (a macOS GUI Neovim started from the Dock, a
+--- Windows PATH not refreshed): $GOBIN, $GOPATH/bin, ~/go/bin, and on Unix
+--- ~/.local/bin.
+---@return string[]
+function M.install_dirs()
+  local sys = M.sys
+  local home = sys.getenv(M.is_windows() and 'USERPROFILE' or 'HOME') or sys.getenv('HOME')
+  local dirs = {}
+  local function add(d)
+    if d and d ~= '' then
+      table.insert(dirs, d)
+    end
+  end
+  add(sys.getenv('GOBIN'))
+  local gopath = sys.getenv('GOPATH')
+  if gopath and gopath ~= '' then
+    -- GOPATH is a list; its first entry is where go install writes.
+    local first = vim.split(gopath, M.is_windows() and ';' or ':', { plain = true })[1]
+    if first ~= '' then
+      add(M.join(first, 'bin'))
+    end
+  end
+  if home and home ~= '' then
+    add(M.join(M.join(home, 'go'), 'bin'))
+    if not M.is_windows() then
+      add(M.join(M.join(home, '.local'), 'bin'))
+    end
+  end
+  return dirs
+end
+
+--- The program to start for cmd[1] (an absolute path, a path, or a name
+--- to look up): the full path when it is found, else nil. On Windows a
+--- name or path without an extension also matches NAME.exe (exepath and
+--- executable() try PATHEXT there), and the default name is whale-ls.exe.
+---@param program string
+---@return string|nil path, string[] tried
+function M.find_program(program)
+  local sys = M.sys
+  local tried = {}
+  local function try(p)
+    table.insert(tried, p)
+    if sys.executable(p) then
+      local full = sys.exepath(p)
+      return full ~= '' and full or p
+    end
+  end
+  local names = { program }
+  if M.is_windows() and not program:match('%.[%w]+$') then
+    table.insert(names, program .. '.exe')
+  end
+  local has_dir = program:find('/', 1, true) or (M.is_windows() and program:find('\\', 1, true))
+  for _, n in ipairs(names) do
+    local found = try(n)
+    if found then
+      return found, tried
+    end
+  end
+  if has_dir or M.is_absolute(program) then
+    return nil, tried
+  end
+  local base = program
+  if base == 'whale-ls' then
+    base = M.server_binary()
+  end
+  for _, dir in ipairs(M.install_dirs()) do
+    local found = try(M.join(dir, base))
+    if found then
+      return found, tried
+    end
+  end
+  return nil, tried
+end
+
+--- cmd with its program resolved by find_program (a copy; cmd itself when
+--- the program is not found, so the error names what was configured).
+---@param cmd string[]
+---@return string[]
+function M.server_cmd(cmd)
+  if type(cmd) ~= 'table' or type(cmd[1]) ~= 'string' then
+    return cmd
+  end
+  local found = M.find_program(cmd[1])
+  if not found then
+    return cmd
+  end
+  local out = vim.deepcopy(cmd)
+  out[1] = found
+  return out
+end
+
+--- text split into lines for a buffer: on \n, with the \r of CRLF line
+--- ends dropped (Windows tool output, CRLF files), so no ^M shows.
+---@param text string
+---@return string[]
+function M.lines(text)
+  local lines = vim.split(tostring(text or ''), '\n', { plain = true })
+  for i, l in ipairs(lines) do
+    if l:sub(-1) == '\r' then
+      lines[i] = l:sub(1, -2)
+    end
+  end
+  return lines
+end
+
 --- Real path of a file or folder, or the cleaned path when it does not exist.
 ---@param path string
 ---@return string
@@ -98,7 +381,7 @@ function M.realpath(path)
   end
   local parent = vim.loop.fs_realpath(vim.fn.fnamemodify(path, ':h'))
   if parent then
-    return parent .. '/' .. vim.fn.fnamemodify(path, ':t')
+    return M.join(parent, vim.fn.fnamemodify(path, ':t'))
   end
   return vim.fn.fnamemodify(path, ':p')
 end

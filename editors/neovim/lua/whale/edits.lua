@@ -128,18 +128,40 @@ function M.forget_client(client_id)
   intercepting[client_id] = nil
 end
 
+-- The record for uri: under that exact URI, else under a URI of the same
+-- file spelled differently (on Windows: c: or C:, %3A or :, another case).
+local function doc_for(client_id, uri)
+  local docs = synced[client_id]
+  if not docs then
+    return nil
+  end
+  if docs[uri] then
+    return docs[uri]
+  end
+  local ok, fname = pcall(vim.uri_to_fname, uri)
+  if not ok then
+    return nil
+  end
+  for u, doc in pairs(docs) do
+    local okd, other = pcall(vim.uri_to_fname, u)
+    if okd and compat.same_path(other, fname) then
+      return doc
+    end
+  end
+end
+
 --- The buffer whale-ls knows under uri, if it is still open.
 ---@return integer|nil
 function M.buffer_for(client_id, uri)
-  local doc = synced[client_id] and synced[client_id][uri]
+  local doc = doc_for(client_id, uri)
   if doc and vim.api.nvim_buf_is_valid(doc.bufnr) then
     return doc.bufnr
   end
-  local fname = vim.uri_to_fname(uri)
+  local fname = compat.realpath(vim.uri_to_fname(uri))
   for _, b in ipairs(vim.api.nvim_list_bufs()) do
     if vim.api.nvim_buf_is_loaded(b) then
       local name = vim.api.nvim_buf_get_name(b)
-      if name ~= '' and (vim.uri_from_bufnr(b) == uri or compat.realpath(name) == compat.realpath(fname)) then
+      if name ~= '' and (vim.uri_from_bufnr(b) == uri or compat.same_path(compat.realpath(name), fname)) then
         return b
       end
     end
@@ -150,7 +172,7 @@ end
 --- are waiting to be sent.
 ---@return integer|nil version, boolean pending
 function M.synced_version(client_id, uri)
-  local doc = synced[client_id] and synced[client_id][uri]
+  local doc = doc_for(client_id, uri)
   if not doc then
     return nil, false
   end

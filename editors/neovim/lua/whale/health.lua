@@ -4,6 +4,30 @@ local config = require('whale.config')
 
 local M = {}
 
+--- The platform, and what whale-ls's exec boundary does there (README,
+--- "Platforms").
+function M.platform(h)
+  h.start('whale: platform')
+  local os_name, arch = compat.os(), compat.sys.arch()
+  local names = { linux = 'Linux', macos = 'macOS', windows = 'Windows' }
+  h.ok(string.format('%s %s', names[os_name] or os_name, arch))
+  if os_name == 'linux' then
+    h.info('exec boundary: the seccomp gate checks every program a shell task starts, its children included')
+  elseif os_name == 'macos' or os_name == 'windows' then
+    h.info(
+      'exec boundary: no seccomp gate here. Before a shell task starts, whale-ls parses the command line and asks (by the rules) about every program it names; '
+        .. 'programs started later by scripts, and names computed at run time, are not checked (each result says so)'
+    )
+    if os_name == 'macos' then
+      h.info('tasks: pipes and PTYs, each task its own process group, killed by group; Seatbelt confinement is not implemented yet')
+    else
+      h.info('tasks: pipes, and PTYs on ConPTY (Windows 10 1809+); each task tree in a Job object; the shell is PowerShell (pwsh, else powershell.exe) unless shell.program says otherwise')
+    end
+  else
+    h.warn('whale-ls is built and tested for Linux, macOS and Windows only')
+  end
+end
+
 function M.check()
   local h = compat.health()
   h.start('whale: Neovim')
@@ -25,18 +49,47 @@ function M.check()
     h.warn("require('whale').setup() was not called: nothing starts by itself", { "Add require('whale').setup({}) to your init.lua" })
   end
 
+  M.platform(h)
+
   h.start('whale: whale-ls')
   local cmd = config.options.cmd or { 'whale-ls' }
   local exe = cmd[1]
-  if vim.fn.executable(exe) ~= 1 then
-    h.error(string.format('%s is not executable (not found on PATH)', exe), {
-      'Build it: go build -o ~/.local/bin/whale-ls ./cmd/whale-ls (in the whale-ls repository)',
-      "Or point the plugin at it: require('whale').setup({ cmd = { '/path/to/whale-ls' } })",
-    })
+  local found, tried = compat.find_program(exe)
+  if not found then
+    local advice
+    if compat.is_windows() then
+      advice = {
+        'Build it: go install ./cmd/whale-ls (in the whale-ls repository) writes whale-ls.exe to %USERPROFILE%\\go\\bin (or GOBIN), where the plugin also looks',
+        "Or point the plugin at it: require('whale').setup({ cmd = { 'C:\\\\path\\\\to\\\\whale-ls.exe' } })",
+      }
+    else
+      advice = {
+        'Build it: go build -o ~/.local/bin/whale-ls ./cmd/whale-ls (in the whale-ls repository)',
+        "Or point the plugin at it: require('whale').setup({ cmd = { '/path/to/whale-ls' } })",
+      }
+    end
+    local elsewhere = {}
+    for _, t in ipairs(tried) do
+      if t ~= exe and t ~= exe .. '.exe' then
+        table.insert(elsewhere, t)
+      end
+    end
+    local where = #elsewhere > 0 and ('; also looked for ' .. table.concat(elsewhere, ', ')) or ''
+    h.error(string.format('%s is not executable (not found on PATH%s)', exe, where), advice)
     return
   end
-  h.ok('found ' .. vim.fn.exepath(exe))
-  local out = vim.fn.system({ exe, 'version' })
+  h.ok('found ' .. found)
+  if compat.sys.exepath(exe) == '' then
+    h.info(exe .. ' is not on the PATH Neovim has; the plugin starts ' .. found)
+  end
+  local ext = found:lower():match('%.(%w+)$')
+  if compat.is_windows() and (ext == 'bat' or ext == 'cmd') then
+    h.warn(found .. ' is a batch file: Neovim starts the server without a shell, which is not assured to run it', {
+      "Point cmd at whale-ls.exe, or: cmd = { 'cmd.exe', '/c', '" .. found .. "' }",
+    })
+  end
+  -- An argv list: no shell in between, on every platform.
+  local out = vim.fn.system({ found, 'version' })
   if vim.v.shell_error == 0 then
     h.ok(vim.trim(out))
   else

@@ -132,9 +132,9 @@ function M.root_for(path)
     if vim.fn.isdirectory(dir) == 0 then
       dir = vim.fn.fnamemodify(dir, ':h')
     end
-    while dir and dir:sub(1, 1) == '/' do
+    while dir and compat.is_absolute(dir) do
       for _, marker in ipairs(markers) do
-        if vim.loop.fs_stat(dir .. '/' .. marker) then
+        if vim.loop.fs_stat(compat.join(dir, marker)) then
           return dir
         end
       end
@@ -148,10 +148,6 @@ function M.root_for(path)
   return compat.realpath(vim.fn.getcwd())
 end
 
-local function is_inside(path, root)
-  return path == root or path:sub(1, #root + 1) == root .. '/' or root == '/'
-end
-
 --- The MCP server entry for a workspace, in the shape mcphub.nvim's
 --- servers.json (and most MCP clients) use: `whale-ls mcp --root ROOT`,
 --- which attaches to this Neovim's running whale-ls, so edits made by an
@@ -159,7 +155,7 @@ end
 ---@param root? string default: the root of the current buffer
 ---@return table { mcpServers = { whale = { command, args } } }
 function M.mcp_config(root)
-  local cmd = config.options.cmd or { 'whale-ls' }
+  local cmd = compat.server_cmd(config.options.cmd or { 'whale-ls' })
   root = root or M.root_for(vim.api.nvim_buf_get_name(0))
   local args = {}
   for i = 2, #cmd do
@@ -186,7 +182,7 @@ function M.buffer_root(bufnr)
     return nil
   end
   local root = M.root_for(name)
-  if not is_inside(compat.realpath(name), root) then
+  if not compat.is_inside(compat.realpath(name), root) then
     return nil
   end
   return root
@@ -199,7 +195,10 @@ function M.lsp_config(root)
   local o = config.options
   local cfg = {
     name = M.name,
-    cmd = vim.deepcopy(o.cmd),
+    -- The program as found now (PATH, then where go install puts it; on
+    -- Windows whale-ls.exe): libuv, which starts it, does not search as
+    -- far, and a GUI Neovim on macOS often has a shorter PATH.
+    cmd = compat.server_cmd(vim.deepcopy(o.cmd)),
     cmd_env = o.cmd_env,
     init_options = settings(),
     capabilities = M.capabilities(),
@@ -228,7 +227,7 @@ end
 function M.get_client(root)
   root = root or M.root_for(vim.api.nvim_buf_get_name(0))
   for _, c in ipairs(compat.get_clients({ name = M.name })) do
-    if not compat.is_stopped(c) and c.config and c.config.root_dir == root then
+    if not compat.is_stopped(c) and c.config and compat.same_path(c.config.root_dir, root) then
       return c
     end
   end
@@ -404,11 +403,14 @@ end
 
 local function catalog_from_binary()
   local cmd = vim.deepcopy(config.options.cmd)
-  table.insert(cmd, 'tools')
-  table.insert(cmd, '--json')
-  if vim.fn.executable(cmd[1]) ~= 1 then
+  local program = compat.find_program(cmd[1])
+  if not program then
     return nil, cmd[1] .. ' is not executable'
   end
+  cmd[1] = program
+  table.insert(cmd, 'tools')
+  table.insert(cmd, '--json')
+  -- An argv list: no shell, so no quoting differences between sh and cmd.exe.
   local out = vim.fn.system(cmd)
   if vim.v.shell_error ~= 0 then
     return nil, 'whale-ls tools failed: ' .. out
@@ -525,7 +527,7 @@ function M.cmd_call(args)
         table.insert(lines, 'repairs: ' .. table.concat(env.repairs, ', '))
       end
       table.insert(lines, '')
-      vim.list_extend(lines, vim.split(tostring(env.text or ''), '\n', { plain = true }))
+      vim.list_extend(lines, compat.lines(env.text))
       scratch(lines, 'whale://call/' .. name .. '/' .. tostring(vim.loop.hrtime()), 'markdown')
     end)
   end)

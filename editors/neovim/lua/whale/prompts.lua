@@ -50,7 +50,7 @@ function M.describe(p)
     end
   end
   if type(p.detail) == 'string' and p.detail ~= '' then
-    for _, l in ipairs(vim.split(p.detail, '\n', { plain = true })) do
+    for _, l in ipairs(compat.lines(p.detail)) do
       table.insert(lines, '  ' .. l)
     end
   end

@@ -106,12 +106,9 @@ local function text_lines(s)
   if s == '' then
     return {}
   end
-  local lines = vim.split(s, '\n', { plain = true })
+  local lines = compat.lines(s)
   if lines[#lines] == '' then
     table.remove(lines)
-  end
-  for i, l in ipairs(lines) do
-    lines[i] = l:gsub('\r$', '')
   end
   return lines
 end
