@@ -49,6 +49,7 @@ type Committer struct {
 	journal  *changes.Journal // nil: changes are not journaled
 	notifier toolbridge.Notifier
 	prompter toolbridge.Prompter
+	language toolbridge.Language
 
 	locksOnce sync.Once
 	locks     *edits.Locks
@@ -72,13 +73,15 @@ type CommitOptions struct {
 	Notifier toolbridge.Notifier
 	// Prompter shows changes for review when edits.review asks for it.
 	Prompter toolbridge.Prompter
+	// Language, when set, reports the problems a change introduced.
+	Language toolbridge.Language
 	Log      *slog.Logger
 }
 
 // NewCommitter returns the commit path for o.Workspace.
 func NewCommitter(o CommitOptions) *Committer {
 	env := Env{Reads: o.Reads, Settings: o.Settings, Log: o.Log}.withDefaults()
-	return &Committer{ws: o.Workspace, editor: o.Editor, reads: env.Reads, settings: env.Settings, log: env.Log, journal: o.Journal, notifier: o.Notifier, prompter: o.Prompter}
+	return &Committer{ws: o.Workspace, editor: o.Editor, reads: env.Reads, settings: env.Settings, log: env.Log, journal: o.Journal, notifier: o.Notifier, prompter: o.Prompter, language: o.Language}
 }
 
 // commitLocks returns the locks this session's commits take, shared with
@@ -126,6 +129,7 @@ func (c *Committer) commit(ctx context.Context, shown []string, plan planner, re
 			plan, reviewNote = accepted, note
 		}
 	}
+	before, checkProblems := c.problemsBefore(ctx, keys)
 	for attempt := 1; ; attempt++ {
 		tx, err := c.commitLocks().Begin(ctx, keys...)
 		if err != nil {
@@ -144,6 +148,9 @@ func (c *Committer) commit(ctx context.Context, shown []string, plan planner, re
 		}
 		tx.End()
 		if err == nil {
+			if checkProblems {
+				note = strings.TrimSpace(note + "\n" + c.problemsAfter(ctx, keys, before))
+			}
 			return chs, strings.TrimSpace(reviewNote + " " + note), entryID, nil
 		}
 		var moved *toolbridge.DocumentMovedError

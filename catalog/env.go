@@ -40,6 +40,9 @@ type Env struct {
 	// Commits is the session's commit path; All makes one from the fields
 	// above when it is nil.
 	Commits *Committer
+	// Language is the editor's diagnostics and language servers; nil: the
+	// language tools are not listed.
+	Language toolbridge.Language
 	// Registry is where tool_search adds the MCP tools it activates.
 	Registry *toolbridge.Registry
 	// OnClose registers what must stop when the session ends (the MCP
@@ -55,7 +58,7 @@ func All(env Env) []toolbridge.Tool {
 	env = env.withDefaults()
 	commits := env.Commits
 	if commits == nil {
-		commits = NewCommitter(CommitOptions{Workspace: env.Workspace, Editor: env.Editor, Reads: env.Reads, Settings: env.Settings, Journal: env.Journal, Notifier: env.Notifier, Prompter: env.Prompter, Log: env.Log})
+		commits = NewCommitter(CommitOptions{Workspace: env.Workspace, Editor: env.Editor, Reads: env.Reads, Settings: env.Settings, Journal: env.Journal, Notifier: env.Notifier, Prompter: env.Prompter, Language: env.Language, Log: env.Log})
 	}
 	shell := Shell{Terminals: env.Terminals, Workspace: env.Workspace, Gate: env.Gate, Settings: env.Settings, Journal: env.Journal, Notifier: env.Notifier}
 	store := todos.NewStore(realRoots(env.Workspace), env.Log)
@@ -84,6 +87,10 @@ func All(env Env) []toolbridge.Tool {
 		TodoList(store, env.Notifier),
 		TodoUpdate(store, env.Notifier),
 		TodoRemove(store, env.Notifier),
+	}
+	if env.Language != nil {
+		l := Lang{Workspace: env.Workspace, Editor: env.Editor, Language: env.Language}
+		tools = append(tools, Problems(l), Symbols(l), DocumentSymbols(l), Definition(l), References(l), Hover(l), Rename(l, commits))
 	}
 	return append(tools, MCPTools(MCPOptions{Workspace: env.Workspace, Settings: env.Settings, Registry: env.Registry, OnClose: env.OnClose, Log: env.Log})...)
 }

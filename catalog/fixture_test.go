@@ -30,6 +30,7 @@ type testDeps struct {
 	ExecGate  *execboundary.Gate
 	Registry  *toolbridge.Registry
 	Journal   *changes.Journal
+	language  any // a toolbridge.Language, when the test gives one
 
 	cfg          settings.Settings
 	beforeCommit func() // runs as Committer.beforeCommit
@@ -50,7 +51,12 @@ func (d *testDeps) Close() {
 
 func (d *testDeps) env() Env {
 	return Env{Workspace: d.Workspace, Editor: d.Editor, Prompter: d.Prompter, Notifier: d.Notifier, Reads: d.Reads,
-		Terminals: d.Terminals, Gate: d.ExecGate, Settings: d.settings, Registry: d.Registry, Journal: d.Journal, OnClose: d.OnClose}
+		Terminals: d.Terminals, Gate: d.ExecGate, Settings: d.settings, Registry: d.Registry, Journal: d.Journal, OnClose: d.OnClose, Language: d.lang()}
+}
+
+func (d *testDeps) lang() toolbridge.Language {
+	l, _ := d.language.(toolbridge.Language)
+	return l
 }
 
 // all is the whole catalog over d, as a session builds it.

@@ -297,7 +297,7 @@ func catalogSpecs(t *testing.T) []toolbridge.Spec {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &testDeps{Workspace: ws, Reads: &ReadLedger{}, Terminals: terminal.NewTable(terminal.Options{})}
+	d := &testDeps{Workspace: ws, Reads: &ReadLedger{}, Terminals: terminal.NewTable(terminal.Options{}), language: &fakeLanguage{}}
 	d.SetSettings(s)
 	t.Cleanup(d.Close)
 	r := toolbridge.NewRegistry(nil)
@@ -340,7 +340,7 @@ func TestCatalogSchemasKeepEveryHostsRules(t *testing.T) {
 // (README, "Tools"). A tool leaves the list only with a reason written
 // here and in the README; the others have optional fields, which strict
 // mode cannot express without changing what the tools accept.
-var strictModeTools = []string{"apply_patch", "load_skill", "shell_cancel", "todo_list", "todo_remove", "write"}
+var strictModeTools = []string{"apply_patch", "document_symbols", "load_skill", "shell_cancel", "symbols", "todo_list", "todo_remove", "write"}
 
 func TestStrictModeTools(t *testing.T) {
 	var got []string

@@ -148,6 +148,10 @@ type fakeEditor struct {
 	// messagePick is the action title window/showMessageRequest answers
 	// with ("" dismisses).
 	messagePick string
+	// language answers whale/diagnostics and whale/languageFeature (method,
+	// params → result); nil answers method-not-found, a func that blocks
+	// holds the request until ctx ends.
+	language func(ctx context.Context, method string, params json.RawMessage) (any, error)
 }
 
 func (e *fakeEditor) ShowMessageRequest(_ context.Context, p *protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {
@@ -193,6 +197,14 @@ func (e *fakeEditor) whale(ctx context.Context, req *jsonrpc2.Request) (any, err
 		return nil, nil
 	}
 	switch method {
+	case "whale/diagnostics", "whale/languageFeature":
+		e.mu.Lock()
+		answer := e.language
+		e.mu.Unlock()
+		if answer == nil {
+			return nil, jsonrpc2.ErrMethodNotFound
+		}
+		return answer(ctx, method, params)
 	case "whale/saveDocuments":
 		var p struct {
 			URIs []string `json:"uris"`

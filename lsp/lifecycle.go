@@ -14,6 +14,7 @@ import (
 	"github.com/whale-ls/whale-ls/session"
 	"github.com/whale-ls/whale-ls/settings"
 	"github.com/whale-ls/whale-ls/terminal"
+	"github.com/whale-ls/whale-ls/toolbridge"
 )
 
 // initializeParams is the part of InitializeParams the server reads.
@@ -100,6 +101,7 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 		terminals:        exp.Whale.Terminals,
 		prompts:          exp.Whale.Prompts,
 		saveDocuments:    exp.Whale.SaveDocuments,
+		languageFeatures: exp.Whale.LanguageFeatures,
 		showMessageReq:   true,
 	}
 	var sink terminal.Sink // nil when the editor does not show terminals
@@ -113,8 +115,12 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	if len(unknown) > 0 {
 		s.log.Warn("unknown settings ignored", "keys", strings.Join(unknown, ", "))
 	}
+	var lang toolbridge.Language // nil unless the editor answers language features
+	if caps.languageFeatures {
+		lang = language{s}
+	}
 	sess, err := session.New(session.Options{
-		Roots: roots, Editor: &editorBridge{s: s}, Prompter: prompter{s}, Notifier: notifier{s},
+		Roots: roots, Editor: &editorBridge{s: s}, Prompter: prompter{s}, Notifier: notifier{s}, Language: lang,
 		Terminal: terminal.Options{Sink: sink, Supervisor: s.opts.Supervisor},
 		Settings: cfg, ExtraTools: s.opts.ExtraTools, Log: s.log,
 	})

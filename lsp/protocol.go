@@ -13,6 +13,7 @@ package lsp
 // same.
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/whale-ls/whale-ls/execboundary"
@@ -64,6 +65,14 @@ const (
 	// server → client notification: changesChangedParams, after this server
 	// journaled a change.
 	methodChangesChanged = "whale/changes/changed"
+
+	// server → client request (languageFeatures): diagnosticsParams →
+	// diagnosticsResult.
+	methodDiagnostics = "whale/diagnostics"
+	// server → client request (languageFeatures): languageFeatureParams →
+	// the standard LSP result of that kind (Location[], Hover,
+	// DocumentSymbol[], SymbolInformation[], WorkspaceEdit, or null).
+	methodLanguageFeature = "whale/languageFeature"
 )
 
 // whaleMethods lists every method above; protocol_test.go compares it with
@@ -76,6 +85,7 @@ var whaleMethods = []string{
 	methodSaveDocuments,
 	methodPlan, methodTodos,
 	methodChangesList, methodChangesDiff, methodChangesRevert, methodChangesChanged,
+	methodDiagnostics, methodLanguageFeature,
 }
 
 // Capabilities ------------------------------------------------------------
@@ -87,6 +97,9 @@ type whaleClientCaps struct {
 	Terminals     bool `json:"terminals"`
 	Prompts       bool `json:"prompts"`
 	SaveDocuments bool `json:"saveDocuments"`
+	// LanguageFeatures: the client answers whale/diagnostics and
+	// whale/languageFeature.
+	LanguageFeatures bool `json:"languageFeatures"`
 }
 
 // whaleServerCaps is what the server answers under
@@ -455,4 +468,56 @@ type changeConflict struct {
 // changesChangedParams names the newest entry this server journaled.
 type changesChangedParams struct {
 	Latest string `json:"latest"`
+}
+
+// Language features --------------------------------------------------------
+
+// diagnosticsParams asks for the problems the editor knows of in these
+// documents (all of them when empty).
+type diagnosticsParams struct {
+	URIs []string `json:"uris"`
+}
+
+// diagnosticsResult is the editor's problems.
+type diagnosticsResult struct {
+	Items []diagnosticItem `json:"items"`
+}
+
+// diagnosticItem is one problem; Code is a number or a string.
+type diagnosticItem struct {
+	URI      string          `json:"uri"`
+	Range    Range           `json:"range"`
+	Severity int             `json:"severity"`
+	Message  string          `json:"message"`
+	Source   string          `json:"source,omitempty"`
+	Code     json.RawMessage `json:"code,omitempty"`
+}
+
+// languageFeatureParams asks the editor's language servers for one thing:
+// Kind is definition, references, hover, documentSymbols, workspaceSymbols
+// or rename.
+type languageFeatureParams struct {
+	Kind     string    `json:"kind"`
+	URI      string    `json:"uri,omitempty"`
+	Position *Position `json:"position,omitempty"`
+	Query    string    `json:"query,omitempty"`
+	NewName  string    `json:"newName,omitempty"`
+}
+
+// lspLocation is a Location or a LocationLink.
+type lspLocation struct {
+	URI                  string `json:"uri"`
+	Range                Range  `json:"range"`
+	TargetURI            string `json:"targetUri"`
+	TargetSelectionRange Range  `json:"targetSelectionRange"`
+}
+
+// lspSymbol is a DocumentSymbol or a SymbolInformation (Location set).
+type lspSymbol struct {
+	Name           string       `json:"name"`
+	Kind           int          `json:"kind"`
+	ContainerName  string       `json:"containerName,omitempty"`
+	SelectionRange Range        `json:"selectionRange"`
+	Location       *lspLocation `json:"location,omitempty"`
+	Children       []lspSymbol  `json:"children,omitempty"`
 }

@@ -80,6 +80,7 @@ type clientCaps struct {
 	terminals        bool
 	prompts          bool
 	saveDocuments    bool
+	languageFeatures bool
 }
 
 // How long Run takes, at most, from the moment the session ends to its

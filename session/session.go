@@ -25,6 +25,9 @@ type Options struct {
 	Editor   toolbridge.Editor
 	Prompter toolbridge.Prompter
 	Notifier toolbridge.Notifier
+	// Language reaches the editor's diagnostics and language servers; nil
+	// when the editor offers none (the tools that need it are not listed).
+	Language toolbridge.Language
 	// Terminal configures the task table (sink, supervisor, ephemeral).
 	Terminal terminal.Options
 	// Settings are the initial settings (Apply changes them later).
@@ -81,11 +84,11 @@ func New(o Options) (*Session, error) {
 	}
 	s.Journal = openJournal(ws, o.Settings, log)
 	reads := &catalog.ReadLedger{}
-	s.Commits = catalog.NewCommitter(catalog.CommitOptions{Workspace: ws, Editor: o.Editor, Reads: reads, Settings: s.Settings, Journal: s.Journal, Notifier: o.Notifier, Prompter: o.Prompter, Log: log})
+	s.Commits = catalog.NewCommitter(catalog.CommitOptions{Workspace: ws, Editor: o.Editor, Reads: reads, Settings: s.Settings, Journal: s.Journal, Notifier: o.Notifier, Prompter: o.Prompter, Language: o.Language, Log: log})
 	env := catalog.Env{
 		Workspace: ws, Editor: o.Editor, Prompter: o.Prompter, Notifier: o.Notifier, Reads: reads,
 		Terminals: s.Terminals, Gate: s.Gate, Settings: s.Settings, Registry: s.Registry,
-		Journal: s.Journal, Commits: s.Commits, OnClose: s.onClose, Log: log,
+		Journal: s.Journal, Commits: s.Commits, Language: o.Language, OnClose: s.onClose, Log: log,
 	}
 	tools := catalog.All(env)
 	if o.ExtraTools != nil {

@@ -19,6 +19,17 @@ const (
 	ReviewAskOutsideOpen = "ask-outside-open"
 )
 
+// DefaultProblemsWaitMs is edits.problemsWaitMs when it is not set.
+const DefaultProblemsWaitMs = 1500
+
+// ProblemsWait is edits.problemsWaitMs as a duration (0: off).
+func (s Settings) ProblemsWait() time.Duration {
+	if s.Edits.ProblemsWaitMs == nil {
+		return DefaultProblemsWaitMs * time.Millisecond
+	}
+	return time.Duration(max(0, *s.Edits.ProblemsWaitMs)) * time.Millisecond
+}
+
 // DefaultChangesMaxBytes is changes.maxBytes when it is not set: the most
 // the journal of changes keeps for one workspace.
 const DefaultChangesMaxBytes = 200 << 20
@@ -51,6 +62,7 @@ type Settings struct {
 	Edits struct {
 		SaveAfterApply *bool  `json:"saveAfterApply,omitempty"`
 		Review         string `json:"review,omitempty"`
+		ProblemsWaitMs *int   `json:"problemsWaitMs,omitempty"`
 	} `json:"edits"`
 	Changes struct {
 		MaxBytes int `json:"maxBytes,omitempty"`
@@ -284,6 +296,16 @@ var Table = []Spec{
 				"for the user to accept, reject, or accept hunk by hunk before it is applied: `ask` for every change, " +
 				"`ask-outside-open` only for files not open in the editor, `off` never. No answer before " +
 				"`execBoundary.approvalTimeoutMs` rejects the change.",
+		},
+	},
+	{
+		Key: "edits.problemsWaitMs",
+		Schema: Schema{
+			Type:    "integer",
+			Default: DefaultProblemsWaitMs,
+			Minimum: ptr(0),
+			MarkdownDescription: "After an edit, how long whale waits at most for the editor's diagnostics of the changed files to settle " +
+				"before it tells the model the problems the edit introduced (only with an editor that offers them). 0 turns it off.",
 		},
 	},
 	{

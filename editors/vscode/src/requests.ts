@@ -303,3 +303,22 @@ export interface WhaleClientCapabilities {
     prompts: boolean;
     saveDocuments: boolean;
 }
+
+/**
+ * server → client (only to a client that declares `languageFeatures`, which this extension does
+ * not yet): the editor's diagnostics of some documents.
+ */
+export const diagnostics = new RequestType<{ uris: string[] }, { items: unknown[] }, void>('whale/diagnostics');
+export interface LanguageFeatureParams {
+    kind: string;
+    uri?: string;
+    position?: { line: number; character: number };
+    query?: string;
+    newName?: string;
+}
+
+/**
+ * server → client (only with `languageFeatures`): one language feature from the editor's language
+ * servers ({kind, uri?, position?, query?, newName?} → the standard LSP result of that kind).
+ */
+export const languageFeature = new RequestType<LanguageFeatureParams, unknown, void>('whale/languageFeature');

@@ -50,4 +50,11 @@ return {
   changes_revert = 'whale/changes/revert',
   -- server -> client notification {latest}
   changes_changed = 'whale/changes/changed',
+
+  -- server -> client request {uris} -> {items}; sent only to a client that declares
+  -- languageFeatures, which this plugin does not yet
+  diagnostics = 'whale/diagnostics',
+  -- server -> client request {kind, uri?, position?, query?, newName?} -> the LSP result
+  -- of that kind; only with languageFeatures
+  language_feature = 'whale/languageFeature',
 }

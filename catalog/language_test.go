@@ -1,0 +1,204 @@
+package catalog
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/whale-ls/whale-ls/edits"
+	"github.com/whale-ls/whale-ls/settings"
+	"github.com/whale-ls/whale-ls/toolbridge"
+)
+
+// fakeLanguage answers like an editor's language server: diagnostics from
+// a function of the call number, canned locations and rename edits.
+type fakeLanguage struct {
+	mu          sync.Mutex
+	calls       int
+	diagnostics func(call int) []toolbridge.Diagnostic // nil: block until ctx ends
+	locations   []toolbridge.Location
+	renames     []toolbridge.FileEdits
+	asked       []edits.Pos
+}
+
+func (f *fakeLanguage) Diagnostics(ctx context.Context, paths []string) ([]toolbridge.Diagnostic, error) {
+	f.mu.Lock()
+	f.calls++
+	n, fn := f.calls, f.diagnostics
+	f.mu.Unlock()
+	if fn == nil {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return fn(n), nil
+}
+
+func (f *fakeLanguage) at(p edits.Pos) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.asked = append(f.asked, p)
+}
+
+func (f *fakeLanguage) Definition(_ context.Context, _ string, p edits.Pos) ([]toolbridge.Location, error) {
+	f.at(p)
+	return f.locations, nil
+}
+
+func (f *fakeLanguage) References(_ context.Context, _ string, p edits.Pos) ([]toolbridge.Location, error) {
+	f.at(p)
+	return f.locations, nil
+}
+
+func (f *fakeLanguage) Hover(context.Context, string, edits.Pos) (string, error) {
+	return "func Open(name string) (*Store, error)", nil
+}
+
+func (f *fakeLanguage) DocumentSymbols(context.Context, string) ([]toolbridge.Symbol, error) {
+	return []toolbridge.Symbol{{Name: "Store", Kind: "struct", Children: []toolbridge.Symbol{{Name: "Open", Kind: "method", Start: edits.Pos{Line: 4}}}}}, nil
+}
+
+func (f *fakeLanguage) WorkspaceSymbols(context.Context, string) ([]toolbridge.Symbol, error) {
+	return nil, nil
+}
+
+func (f *fakeLanguage) Rename(_ context.Context, _ string, p edits.Pos, _ string) ([]toolbridge.FileEdits, error) {
+	f.at(p)
+	return f.renames, nil
+}
+
+// languageTools registers the language tools over d (with d.Language set).
+func languageTools(d *testDeps) []toolbridge.Tool {
+	lang, _ := d.language.(toolbridge.Language)
+	l := Lang{Workspace: d.Workspace, Editor: d.Editor, Language: lang}
+	c := NewCommitter(CommitOptions{Workspace: d.Workspace, Editor: d.Editor, Reads: d.Reads, Settings: d.settings, Journal: d.Journal, Language: lang})
+	return []toolbridge.Tool{Problems(l), Symbols(l), DocumentSymbols(l), Definition(l), References(l), Hover(l), Rename(l, c), Edit(c)}
+}
+
+func langWorkspace(t *testing.T, files map[string]string, f *fakeLanguage, waitMs int) (*testDeps, *toolbridge.Registry, string) {
+	t.Helper()
+	return testWorkspaceWith(t, files, func(d *testDeps, root string) {
+		var cfg settings.Settings
+		cfg.Edits.ProblemsWaitMs = &waitMs
+		d.SetSettings(cfg)
+		d.language = f
+		withJournal(t, d, root)
+	}, languageTools)
+}
+
+// TestEditReportsOnlyNewProblems: the problem that was there before the
+// edit (now on another line) is not repeated; the new one is.
+func TestEditReportsOnlyNewProblems(t *testing.T) {
+	var root string
+	old := func() toolbridge.Diagnostic {
+		return toolbridge.Diagnostic{Path: root + "/a.go", Severity: toolbridge.SeverityWarning, Message: "x declared and not used", Source: "compiler"}
+	}
+	f := &fakeLanguage{diagnostics: func(call int) []toolbridge.Diagnostic {
+		if call == 1 {
+			return []toolbridge.Diagnostic{old()}
+		}
+		moved := old()
+		moved.Start.Line = 3
+		return []toolbridge.Diagnostic{moved, {Path: root + "/a.go", Start: edits.Pos{Line: 1}, Severity: toolbridge.SeverityError, Message: "undefined: y", Source: "compiler"}}
+	}}
+	_, r, dir := langWorkspace(t, map[string]string{"a.go": "package a\nvar z = 1\n"}, f, 2000)
+	root = dir
+	env := call(t, r, "edit", map[string]any{"file_path": "a.go", "search": "var z = 1", "replace": "var z = y"})
+	if !env.OK || !strings.Contains(env.Text, "The change introduced 1 problem:\n  a.go:2: error: undefined: y (compiler)") || strings.Contains(env.Text, "not used") {
+		t.Errorf("edit = %s %q, want only the new problem", env.Code, env.Text)
+	}
+	f.diagnostics = func(int) []toolbridge.Diagnostic { return nil }
+	if env := call(t, r, "edit", map[string]any{"file_path": "a.go", "search": "var z = y", "replace": "var z = 2"}); !strings.Contains(env.Text, "No new problems in the changed files.") {
+		t.Errorf("clean edit = %q", env.Text)
+	}
+}
+
+// TestProblemsWaitIsBounded: an editor that never answers diagnostics
+// delays nothing past the bound and reports nothing.
+func TestProblemsWaitIsBounded(t *testing.T) {
+	f := &fakeLanguage{} // blocks
+	_, r, _ := langWorkspace(t, map[string]string{"a.go": "package a\n"}, f, 200)
+	env := call(t, r, "edit", map[string]any{"file_path": "a.go", "search": "package a", "replace": "package b"})
+	if !env.OK || strings.Contains(env.Text, "problem") {
+		t.Errorf("edit with a silent editor = %s %q, want applied without a problems note", env.Code, env.Text)
+	}
+}
+
+// TestPositionTools: a symbol on a line becomes a position; an ambiguous
+// one lists its occurrences; results name path:line with the line's text.
+func TestPositionTools(t *testing.T) {
+	var root string
+	f := &fakeLanguage{diagnostics: func(int) []toolbridge.Diagnostic { return nil }}
+	_, r, dir := langWorkspace(t, map[string]string{"a.go": "package a\n\nfunc Open(o Opener) { o.Open() }\n", "b.go": "package a\n\nvar _ = Open\n"}, f, 0)
+	root = dir
+	f.locations = []toolbridge.Location{{Path: root + "/b.go", Start: edits.Pos{Line: 2, Col: 8}}, {Path: root + "/a.go", Start: edits.Pos{Line: 2, Col: 5}}}
+	env := call(t, r, "references", map[string]any{"file_path": "a.go", "line": 3, "symbol": "Open"})
+	if env.Code != toolbridge.CodeInvalidInput || !strings.Contains(env.Text, "2 times") || !strings.Contains(env.Text, "occurrence") {
+		t.Fatalf("ambiguous references = %s %q", env.Code, env.Text)
+	}
+	env = call(t, r, "references", map[string]any{"file_path": "a.go", "line": 3, "symbol": "Open", "occurrence": 1})
+	if !env.OK || env.Text != "2 references to Open:\na.go:3: func Open(o Opener) { o.Open() }\nb.go:3: var _ = Open" {
+		t.Errorf("references = %s %q", env.Code, env.Text)
+	}
+	if want := []edits.Pos{{Line: 2, Col: 5}}; !slices.Equal(f.asked, want) {
+		t.Errorf("asked at %v, want %v (Opener is not Open)", f.asked, want)
+	}
+	if env := call(t, r, "definition", map[string]any{"file_path": "a.go", "line": 2, "symbol": "Open"}); env.Code != toolbridge.CodeNotFound {
+		t.Errorf("definition of a symbol not on the line = %s %q", env.Code, env.Text)
+	}
+	if env := call(t, r, "hover", map[string]any{"file_path": "b.go", "line": 3, "symbol": "Open"}); !strings.Contains(env.Text, "func Open") {
+		t.Errorf("hover = %q", env.Text)
+	}
+	if env := call(t, r, "document_symbols", map[string]any{"file_path": "a.go"}); env.Text != "a.go:\n  1 struct Store\n    5 method Open" {
+		t.Errorf("document_symbols = %q", env.Text)
+	}
+}
+
+// TestRenameAppliesThroughTheCommitPath: the editor's rename edits of two
+// files are applied all at once and journaled.
+func TestRenameAppliesThroughTheCommitPath(t *testing.T) {
+	f := &fakeLanguage{}
+	d, r, root := langWorkspace(t, map[string]string{"a.go": "package a\n\nfunc Open() {}\n", "b.go": "package a\n\nvar _ = Open\n"}, f, 0)
+	f.renames = []toolbridge.FileEdits{
+		{Path: root + "/a.go", Edits: []edits.TextEdit{{Start: edits.Pos{Line: 2, Col: 5}, End: edits.Pos{Line: 2, Col: 9}, NewText: "OpenStore"}}},
+		{Path: root + "/b.go", Edits: []edits.TextEdit{{Start: edits.Pos{Line: 2, Col: 8}, End: edits.Pos{Line: 2, Col: 12}, NewText: "OpenStore"}}},
+	}
+	env := call(t, r, "rename", map[string]any{"file_path": "a.go", "line": 3, "symbol": "Open", "new_name": "OpenStore"})
+	if !env.OK || !strings.HasPrefix(env.Text, "Renamed Open to OpenStore in 2 files.") {
+		t.Fatalf("rename = %s %q", env.Code, env.Text)
+	}
+	if a, b := readTestFile(t, root, "a.go"), readTestFile(t, root, "b.go"); !strings.Contains(a, "func OpenStore()") || !strings.Contains(b, "var _ = OpenStore") {
+		t.Errorf("after the rename a.go = %q, b.go = %q", a, b)
+	}
+	if entries, _, _ := d.Journal.List("", 0); len(entries) != 1 || entries[0].Tool != "rename" || len(entries[0].Files) != 2 {
+		t.Errorf("journal = %+v, want one rename entry of two files", entries)
+	}
+	writeTestFile(t, root, "b.go", "package a\n")
+	if env := call(t, r, "rename", map[string]any{"file_path": "a.go", "line": 3, "symbol": "OpenStore", "new_name": "X"}); env.Code != toolbridge.CodeWriteConflict {
+		t.Errorf("rename with stale edits = %s %q, want write_conflict", env.Code, env.Text)
+	}
+}
+
+// TestLanguageToolsNeedTheCapability: without an editor's language
+// features the tools are not in the catalog.
+func TestLanguageToolsNeedTheCapability(t *testing.T) {
+	d, _, _ := testWorkspace(t, nil)
+	names := map[string]bool{}
+	for _, tool := range d.all() {
+		names[tool.Spec.Name] = true
+	}
+	for _, n := range []string{"problems", "symbols", "document_symbols", "definition", "references", "hover", "rename"} {
+		if names[n] {
+			t.Errorf("%s is listed without the editor's language features", n)
+		}
+	}
+	d.language = &fakeLanguage{}
+	names = map[string]bool{}
+	for _, tool := range d.all() {
+		names[tool.Spec.Name] = true
+	}
+	if !names["rename"] || !names["problems"] {
+		t.Error("the language tools are missing with the editor's language features")
+	}
+}

@@ -1,0 +1,67 @@
+package toolbridge
+
+import (
+	"context"
+
+	"github.com/whale-ls/whale-ls/edits"
+)
+
+// Language is what an editor that declared languageFeatures answers: its
+// diagnostics and its own language servers' answers (definition,
+// references, hover, symbols, rename). Positions are edits.Pos (0-based
+// line, byte column); the front end converts to and from the encoding the
+// editor speaks. A nil Language means the editor offers none of this, and
+// the tools that need it are not listed.
+type Language interface {
+	// Diagnostics returns the problems the editor knows of in the files
+	// (all files when paths is empty).
+	Diagnostics(ctx context.Context, paths []string) ([]Diagnostic, error)
+	Definition(ctx context.Context, path string, at edits.Pos) ([]Location, error)
+	References(ctx context.Context, path string, at edits.Pos) ([]Location, error)
+	// Hover is the hover text at a position, as Markdown or plain text.
+	Hover(ctx context.Context, path string, at edits.Pos) (string, error)
+	DocumentSymbols(ctx context.Context, path string) ([]Symbol, error)
+	WorkspaceSymbols(ctx context.Context, query string) ([]Symbol, error)
+	// Rename returns the edits the editor's rename provider computes; it
+	// applies nothing.
+	Rename(ctx context.Context, path string, at edits.Pos, newName string) ([]FileEdits, error)
+}
+
+// Severities of a Diagnostic, as LSP numbers them.
+const (
+	SeverityError       = 1
+	SeverityWarning     = 2
+	SeverityInformation = 3
+	SeverityHint        = 4
+)
+
+// Diagnostic is one problem the editor reports in a file.
+type Diagnostic struct {
+	Path       string
+	Start, End edits.Pos
+	Severity   int
+	Message    string
+	Source     string
+	Code       string
+}
+
+// Location is a range in a file.
+type Location struct {
+	Path       string
+	Start, End edits.Pos
+}
+
+// Symbol is a named thing in a file (a function, a type, a field …) with
+// the symbols inside it.
+type Symbol struct {
+	Name, Kind, Container string
+	Path                  string
+	Start                 edits.Pos
+	Children              []Symbol
+}
+
+// FileEdits are the text edits of one file, against its current text.
+type FileEdits struct {
+	Path  string
+	Edits []edits.TextEdit
+}
