@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"fmt"
 
+	"github.com/whale-ls/whale-ls/edits"
 	"github.com/whale-ls/whale-ls/toolbridge"
 )
 
@@ -14,12 +15,7 @@ var definitionDoc string
 // Definition is definition: where a symbol is defined, from the editor's
 // language server.
 func Definition(l Lang) toolbridge.Tool {
-	spec := toolbridge.Spec{Name: "definition", Description: definitionDoc, ReadOnly: true, Group: toolbridge.GroupSearch, InputSchema: positionSchema(nil)}
-	return toolbridge.Define(spec, func(ctx context.Context, in positionInput) (toolbridge.Result, error) {
-		path, at, err := l.locate(in.FilePath, in.Line, in.Symbol, in.Occurrence)
-		if err != nil {
-			return toolbridge.Result{}, err
-		}
+	return positionTool(l, "definition", definitionDoc, func(ctx context.Context, in positionInput, path string, at edits.Pos) (toolbridge.Result, error) {
 		locs, err := l.Language.Definition(ctx, path, at)
 		if err != nil {
 			return toolbridge.Result{}, languageFailure("definition", err)

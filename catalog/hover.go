@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/whale-ls/whale-ls/edits"
 	"github.com/whale-ls/whale-ls/toolbridge"
 )
 
@@ -15,12 +16,7 @@ var hoverDoc string
 // Hover is hover: the editor's hover text (type, signature, docs) for a
 // symbol.
 func Hover(l Lang) toolbridge.Tool {
-	spec := toolbridge.Spec{Name: "hover", Description: hoverDoc, ReadOnly: true, Group: toolbridge.GroupSearch, InputSchema: positionSchema(nil)}
-	return toolbridge.Define(spec, func(ctx context.Context, in positionInput) (toolbridge.Result, error) {
-		path, at, err := l.locate(in.FilePath, in.Line, in.Symbol, in.Occurrence)
-		if err != nil {
-			return toolbridge.Result{}, err
-		}
+	return positionTool(l, "hover", hoverDoc, func(ctx context.Context, in positionInput, path string, at edits.Pos) (toolbridge.Result, error) {
 		text, err := l.Language.Hover(ctx, path, at)
 		if err != nil {
 			return toolbridge.Result{}, languageFailure("hover", err)

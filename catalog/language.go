@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"path/filepath"
@@ -179,6 +180,19 @@ func positionSchema(extra map[string]*toolbridge.Schema) *toolbridge.Schema {
 		required = append(required, k)
 	}
 	return toolbridge.Object(required, props)
+}
+
+// positionTool builds a read-only tool over a position: it locates the
+// symbol, then answer asks the language server and renders the result.
+func positionTool(l Lang, name, doc string, answer func(ctx context.Context, in positionInput, path string, at edits.Pos) (toolbridge.Result, error)) toolbridge.Tool {
+	spec := toolbridge.Spec{Name: name, Description: doc, ReadOnly: true, Group: toolbridge.GroupSearch, InputSchema: positionSchema(nil)}
+	return toolbridge.Define(spec, func(ctx context.Context, in positionInput) (toolbridge.Result, error) {
+		path, at, err := l.locate(in.FilePath, in.Line, in.Symbol, in.Occurrence)
+		if err != nil {
+			return toolbridge.Result{}, err
+		}
+		return answer(ctx, in, path, at)
+	})
 }
 
 type positionInput struct {

@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"fmt"
 
+	"github.com/whale-ls/whale-ls/edits"
 	"github.com/whale-ls/whale-ls/toolbridge"
 )
 
@@ -14,12 +15,7 @@ var referencesDoc string
 // References is references: every use of a symbol, from the editor's
 // language server.
 func References(l Lang) toolbridge.Tool {
-	spec := toolbridge.Spec{Name: "references", Description: referencesDoc, ReadOnly: true, Group: toolbridge.GroupSearch, InputSchema: positionSchema(nil)}
-	return toolbridge.Define(spec, func(ctx context.Context, in positionInput) (toolbridge.Result, error) {
-		path, at, err := l.locate(in.FilePath, in.Line, in.Symbol, in.Occurrence)
-		if err != nil {
-			return toolbridge.Result{}, err
-		}
+	return positionTool(l, "references", referencesDoc, func(ctx context.Context, in positionInput, path string, at edits.Pos) (toolbridge.Result, error) {
 		locs, err := l.Language.References(ctx, path, at)
 		if err != nil {
 			return toolbridge.Result{}, languageFailure("references", err)
