@@ -125,3 +125,22 @@ func TestTheUsersOwnRevertIsNotReviewed(t *testing.T) {
 		t.Errorf("%d prompts, want 1: the user's own revert is not reviewed", n)
 	}
 }
+
+// TestUnansweredReviewRejects: no answer before the approval timeout
+// applies nothing and says so.
+func TestUnansweredReviewRejects(t *testing.T) {
+	s := start(t, writeFiles(t, map[string]string{"a.txt": "a\n"}), sessionOptions{
+		experimental: map[string]any{"whale": map[string]any{"prompts": true}},
+		initOptions:  map[string]any{"edits": map[string]any{"review": "ask"}, "execBoundary": map[string]any{"approvalTimeoutMs": 300}},
+	})
+	env := s.exec(ctxT(t), "edit", map[string]any{"file_path": "a.txt", "search": "a", "replace": "b"})
+	if env.Code != toolbridge.CodeApprovalTimeout || !strings.Contains(env.Text, "not applied") {
+		t.Errorf("unanswered review = %s %q, want approval_timeout", env.Code, env.Text)
+	}
+	if got := diskText(t, s, "a.txt"); got != "a\n" {
+		t.Errorf("a.txt = %q after an unanswered review", got)
+	}
+	if n := len(s.ed.prompts()); n != 1 {
+		t.Errorf("%d prompts, want the one review", n)
+	}
+}
