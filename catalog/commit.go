@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/whale-ls/whale-ls/changes"
 	"github.com/whale-ls/whale-ls/edits"
@@ -148,6 +149,9 @@ func (c *Committer) commit(ctx context.Context, shown []string, plan planner, re
 		}
 		tx.End()
 		if err == nil {
+			if save := c.saveOpenDocuments(ctx, chs); save != "" {
+				note = strings.TrimSpace(save + " " + note)
+			}
 			if checkProblems {
 				note = strings.TrimSpace(note + "\n" + c.problemsAfter(ctx, keys, before))
 			}
@@ -229,10 +233,29 @@ func (c *Committer) commitChanges(ctx context.Context, tx *edits.Txn, chs []*fil
 	if entryID != "" && c.notifier != nil {
 		c.notifier.ChangesJournaled(entryID)
 	}
-	if len(docs) > 0 {
-		note = strings.TrimSpace(c.saveDocuments(ctx, docChanges) + " " + note)
-	}
 	return note, entryID, nil
+}
+
+// saveTimeout bounds the editor's save of the documents a change went to
+// (format-on-save, a "file changed on disk" dialog): it runs after the
+// commit's locks are released, so other edits do not wait for it.
+const saveTimeout = 10 * time.Second
+
+// saveOpenDocuments asks the editor to save the documents chs changed in
+// its buffers, and returns the note for the result ("" when none).
+func (c *Committer) saveOpenDocuments(ctx context.Context, chs []*fileChange) string {
+	var docs []*fileChange
+	for _, ch := range chs {
+		if ch.src.doc != nil && !ch.delete && ch.dst == nil {
+			docs = append(docs, ch)
+		}
+	}
+	if len(docs) == 0 {
+		return ""
+	}
+	sctx, cancel := context.WithTimeout(ctx, saveTimeout)
+	defer cancel()
+	return c.saveDocuments(sctx, docs)
 }
 
 // pendingEntry is a journal entry begun for a commit; nil when there is no

@@ -18,7 +18,7 @@ func Definition(l Lang) toolbridge.Tool {
 	return positionTool(l, "definition", definitionDoc, func(ctx context.Context, in positionInput, path string, at edits.Pos) (toolbridge.Result, error) {
 		locs, err := l.Language.Definition(ctx, path, at)
 		if err != nil {
-			return toolbridge.Result{}, languageFailure("definition", err)
+			return toolbridge.Result{}, languageFailure(ctx, "definition", err)
 		}
 		if len(locs) == 0 {
 			return toolbridge.Result{Text: fmt.Sprintf("The language server knows no definition of %s at %s:%d.", in.Symbol, in.FilePath, in.Line), Data: map[string]any{"locations": []any{}}}, nil

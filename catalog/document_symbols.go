@@ -29,7 +29,7 @@ func DocumentSymbols(l Lang) toolbridge.Tool {
 		}
 		syms, err := l.Language.DocumentSymbols(ctx, t.Abs)
 		if err != nil {
-			return toolbridge.Result{}, languageFailure("document_symbols", err)
+			return toolbridge.Result{}, languageFailure(ctx, "document_symbols", err)
 		}
 		var b strings.Builder
 		n := 0

@@ -19,7 +19,7 @@ func Hover(l Lang) toolbridge.Tool {
 	return positionTool(l, "hover", hoverDoc, func(ctx context.Context, in positionInput, path string, at edits.Pos) (toolbridge.Result, error) {
 		text, err := l.Language.Hover(ctx, path, at)
 		if err != nil {
-			return toolbridge.Result{}, languageFailure("hover", err)
+			return toolbridge.Result{}, languageFailure(ctx, "hover", err)
 		}
 		if strings.TrimSpace(text) == "" {
 			text = fmt.Sprintf("The language server has nothing to show for %s at %s:%d.", in.Symbol, in.FilePath, in.Line)

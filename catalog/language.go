@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
@@ -161,8 +162,16 @@ func (l Lang) renderLocations(locs []toolbridge.Location) (string, []map[string]
 	return strings.TrimRight(b.String(), "\n"), data
 }
 
-// languageFailure is the failure of a request the editor could not answer.
-func languageFailure(what string, err error) error {
+// languageFailure is the failure of a request the editor could not
+// answer; a Failure the front end made, or a cancellation, stays what it is.
+func languageFailure(ctx context.Context, what string, err error) error {
+	var f *toolbridge.Failure
+	switch {
+	case errors.As(err, &f):
+		return err
+	case ctx.Err() != nil:
+		return toolbridge.Fail(toolbridge.CodeCanceled, "%s was canceled before the editor answered; call it again if the answer is still needed", what)
+	}
 	return toolbridge.Fail(toolbridge.CodeNotConfigured, "the editor could not answer %s (%v); its language server may still be starting — try again shortly, or use grep", what, err)
 }
 

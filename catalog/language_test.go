@@ -108,9 +108,23 @@ func TestEditReportsOnlyNewProblems(t *testing.T) {
 	if !env.OK || !strings.Contains(env.Text, "The change introduced 1 problem:\n  a.go:2: error: undefined: y (compiler)") || strings.Contains(env.Text, "not used") {
 		t.Errorf("edit = %s %q, want only the new problem", env.Code, env.Text)
 	}
-	f.diagnostics = func(int) []toolbridge.Diagnostic { return nil }
+	f.mu.Lock()
+	fixed := f.calls + 1 // the baseline of the next edit still has the error; the edit fixes it
+	f.diagnostics = func(call int) []toolbridge.Diagnostic {
+		if call == fixed {
+			return []toolbridge.Diagnostic{{Path: root + "/a.go", Start: edits.Pos{Line: 1}, Severity: toolbridge.SeverityError, Message: "undefined: y", Source: "compiler"}}
+		}
+		return nil
+	}
+	f.mu.Unlock()
 	if env := call(t, r, "edit", map[string]any{"file_path": "a.go", "search": "var z = y", "replace": "var z = 2"}); !strings.Contains(env.Text, "No new problems in the changed files.") {
 		t.Errorf("clean edit = %q", env.Text)
+	}
+	f.mu.Lock()
+	f.diagnostics = func(int) []toolbridge.Diagnostic { return nil }
+	f.mu.Unlock()
+	if env := call(t, r, "edit", map[string]any{"file_path": "a.go", "search": "var z = 2", "replace": "var z = 3"}); !strings.Contains(env.Text, "they may not reflect the change yet") {
+		t.Errorf("edit whose diagnostics never changed = %q, want it to say they may be stale", env.Text)
 	}
 }
 
@@ -161,8 +175,8 @@ func TestRenameAppliesThroughTheCommitPath(t *testing.T) {
 	f := &fakeLanguage{}
 	d, r, root := langWorkspace(t, map[string]string{"a.go": "package a\n\nfunc Open() {}\n", "b.go": "package a\n\nvar _ = Open\n"}, f, 0)
 	f.renames = []toolbridge.FileEdits{
-		{Path: root + "/a.go", Edits: []edits.TextEdit{{Start: edits.Pos{Line: 2, Col: 5}, End: edits.Pos{Line: 2, Col: 9}, NewText: "OpenStore"}}},
-		{Path: root + "/b.go", Edits: []edits.TextEdit{{Start: edits.Pos{Line: 2, Col: 8}, End: edits.Pos{Line: 2, Col: 12}, NewText: "OpenStore"}}},
+		{Path: root + "/a.go", Base: "package a\n\nfunc Open() {}\n", Edits: []edits.TextEdit{{Start: edits.Pos{Line: 2, Col: 5}, End: edits.Pos{Line: 2, Col: 9}, NewText: "OpenStore"}}},
+		{Path: root + "/b.go", Base: "package a\n\nvar _ = Open\n", Edits: []edits.TextEdit{{Start: edits.Pos{Line: 2, Col: 8}, End: edits.Pos{Line: 2, Col: 12}, NewText: "OpenStore"}}},
 	}
 	env := call(t, r, "rename", map[string]any{"file_path": "a.go", "line": 3, "symbol": "Open", "new_name": "OpenStore"})
 	if !env.OK || !strings.HasPrefix(env.Text, "Renamed Open to OpenStore in 2 files.") {

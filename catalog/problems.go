@@ -34,7 +34,7 @@ func Problems(l Lang) toolbridge.Tool {
 		}
 		ds, err := l.Language.Diagnostics(ctx, paths)
 		if err != nil {
-			return toolbridge.Result{}, languageFailure("problems", err)
+			return toolbridge.Result{}, languageFailure(ctx, "problems", err)
 		}
 		if len(ds) == 0 {
 			return toolbridge.Result{Text: "No problems."}, nil

@@ -53,7 +53,7 @@ func (c *Committer) problemsAfter(ctx context.Context, paths []string, before []
 	wctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	var last []toolbridge.Diagnostic
-	settled := false
+	settled, answered := false, false
 	for reads := 0; ; reads++ {
 		select {
 		case <-wctx.Done():
@@ -66,14 +66,23 @@ func (c *Committer) problemsAfter(ctx context.Context, paths []string, before []
 		if err != nil {
 			break
 		}
-		if reads > 0 && slices.EqualFunc(cur, last, func(a, b toolbridge.Diagnostic) bool { return problemKey(a) == problemKey(b) && a.Start == b.Start }) {
+		answered = true
+		same := func(a, b toolbridge.Diagnostic) bool { return problemKey(a) == problemKey(b) && a.Start == b.Start }
+		// Two equal readings mean the language server caught up — unless they
+		// are still the readings from before the change, which may be stale.
+		if reads > 0 && slices.EqualFunc(cur, last, same) && !slices.EqualFunc(cur, before, same) {
 			last, settled = cur, true
 			break
 		}
 		last = cur
 	}
-	if last == nil && !settled {
+	switch {
+	case ctx.Err() != nil:
+		return ""
+	case !answered:
 		return fmt.Sprintf("(The editor reported no diagnostics within %s; problems are not checked.)", wait)
+	case !settled && slices.EqualFunc(last, before, func(a, b toolbridge.Diagnostic) bool { return problemKey(a) == problemKey(b) }):
+		return fmt.Sprintf("No new problems in the changed files (the editor's diagnostics did not change within %s; they may not reflect the change yet).", wait)
 	}
 	seen := map[string]int{}
 	for _, d := range before {

@@ -18,7 +18,7 @@ func References(l Lang) toolbridge.Tool {
 	return positionTool(l, "references", referencesDoc, func(ctx context.Context, in positionInput, path string, at edits.Pos) (toolbridge.Result, error) {
 		locs, err := l.Language.References(ctx, path, at)
 		if err != nil {
-			return toolbridge.Result{}, languageFailure("references", err)
+			return toolbridge.Result{}, languageFailure(ctx, "references", err)
 		}
 		text, data := l.renderLocations(locs)
 		return toolbridge.Result{Text: fmt.Sprintf("%d %s to %s:\n%s", len(locs), editPlural(len(locs), "reference", "references"), in.Symbol, text), Data: map[string]any{"locations": data}}, nil

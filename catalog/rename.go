@@ -29,7 +29,7 @@ func Rename(l Lang, c *Committer) toolbridge.Tool {
 		}
 		files, err := l.Language.Rename(ctx, path, at, in.NewName)
 		if err != nil {
-			return toolbridge.Result{}, languageFailure("rename", err)
+			return toolbridge.Result{}, languageFailure(ctx, "rename", err)
 		}
 		if len(files) == 0 {
 			return toolbridge.Result{}, toolbridge.Fail(toolbridge.CodeNotFound, "the language server cannot rename %s at %s:%d (no edits); check the line and name, or use edit", in.Symbol, in.FilePath, in.Line)
@@ -55,7 +55,7 @@ func (c *Committer) applyFileEdits(ctx context.Context, files []toolbridge.FileE
 			}
 			src.shown = src.displayPath()
 			newRaw, ok := applyTextEdits(string(src.raw), f.Edits)
-			if !ok {
+			if !ok || string(src.raw) != f.Base {
 				return nil, toolbridge.Fail(toolbridge.CodeWriteConflict, "%s changed since the editor computed the rename; nothing was changed — call rename again", src.shown)
 			}
 			planned := edits.Change{OldText: editDecodedText(src.raw), NewText: editDecodedText([]byte(newRaw)), New: []byte(newRaw)}

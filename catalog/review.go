@@ -125,7 +125,7 @@ func reload(load loader, was *editSource) (*editSource, error) {
 		return nil, err
 	}
 	if src.exists != was.exists || !bytes.Equal(src.raw, was.raw) {
-		return nil, toolbridge.Fail(toolbridge.CodeWriteConflict, "%s changed while the change was under review, so nothing was applied (the user did not see that text); read it again and redo the change", was.shown)
+		return nil, toolbridge.Fail(toolbridge.CodeWriteConflict, "%s changed while the change was under review, so nothing was applied (the change was planned on its earlier text); read it again and redo the change", was.shown)
 	}
 	return src, nil
 }
@@ -242,6 +242,7 @@ func (f *reviewedFile) accepted(ids map[string]bool) (edits.Change, bool) {
 	}
 	out = append(out, f.old[pos:]...)
 	planned := f.ch.plan
+	planned.Applied = edits.Applied{Text: planned.Applied.Text} // the full plan's replacements and lines are not what was applied
 	planned.NewText = strings.Join(out, "")
 	planned.New = edits.Encode(planned.Format, planned.OldText, planned.NewText)
 	return planned, true

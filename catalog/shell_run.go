@@ -110,6 +110,9 @@ func ShellRun(sh Shell) toolbridge.Tool {
 		if !readOnly {
 			snaps, snapNote = sh.checkpoint(ctx)
 		}
+		if ctx.Err() != nil {
+			return toolbridge.Result{}, toolbridge.Fail(toolbridge.CodeCanceled, "the call was canceled before the command started; nothing ran")
+		}
 		task, err := table.Start(terminal.StartOptions{Command: command, Dir: dir, Mode: mode, Env: env, Cols: in.Cols, Rows: in.Rows, Gate: shellGate(sh.Gate)})
 		if err != nil {
 			return toolbridge.Result{}, startFailure(table, err)

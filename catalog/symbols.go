@@ -28,7 +28,7 @@ func Symbols(l Lang) toolbridge.Tool {
 		}
 		syms, err := l.Language.WorkspaceSymbols(ctx, q)
 		if err != nil {
-			return toolbridge.Result{}, languageFailure("symbols", err)
+			return toolbridge.Result{}, languageFailure(ctx, "symbols", err)
 		}
 		if len(syms) == 0 {
 			return toolbridge.Result{Text: fmt.Sprintf("No symbol matches %q.", q)}, nil

@@ -235,8 +235,10 @@ func (l language) Rename(ctx context.Context, path string, at edits.Pos, newName
 		return nil, err
 	}
 	byURI := map[string][]textEdit{}
-	for uri, es := range res.Changes {
-		byURI[uri] = append(byURI[uri], es...)
+	if len(res.DocumentChanges) == 0 { // LSP: documentChanges wins when both are there
+		for uri, es := range res.Changes {
+			byURI[uri] = append(byURI[uri], es...)
+		}
 	}
 	for _, raw := range res.DocumentChanges {
 		var tde struct {
@@ -250,7 +252,7 @@ func (l language) Rename(ctx context.Context, path string, at edits.Pos, newName
 			return nil, err
 		}
 		if tde.Kind != "" {
-			return nil, fmt.Errorf("the rename also %ss a file, which whale does not apply; rename the file with apply_patch's *** Move to", tde.Kind)
+			return nil, toolbridge.Fail(toolbridge.CodeEditRejected, "the rename would also %s a file, which whale does not apply; nothing was changed — rename the symbol with multi_edit, and the file with apply_patch's *** Move to", tde.Kind)
 		}
 		byURI[tde.TextDocument.URI] = append(byURI[tde.TextDocument.URI], tde.Edits...)
 	}
@@ -261,7 +263,7 @@ func (l language) Rename(ctx context.Context, path string, at edits.Pos, newName
 			return nil, err
 		}
 		fpath = realPath(fpath)
-		fe := toolbridge.FileEdits{Path: fpath}
+		fe := toolbridge.FileEdits{Path: fpath, Base: l.s.textOf(fpath)}
 		for _, e := range es {
 			fe.Edits = append(fe.Edits, edits.TextEdit{Start: l.s.bytePos(fpath, e.Range.Start), End: l.s.bytePos(fpath, e.Range.End), NewText: e.NewText})
 		}

@@ -151,7 +151,8 @@ func (s *Server) promptWithMessageRequest(ctx context.Context, q toolbridge.Prom
 		msg += "\n\n" + q.Detail
 	}
 	if q.Kind == toolbridge.PromptReview {
-		msg += reviewSummary(q.Files) // no per-hunk choice here: accept or reject the whole change
+		// No per-hunk choice in a plain message: accept or reject the whole change.
+		msg = q.Title + "\n\nAccept or reject the whole change." + reviewSummary(q.Files)
 	}
 	typ := 3 // info
 	if q.Kind == toolbridge.PromptApproval {

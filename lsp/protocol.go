@@ -259,8 +259,9 @@ func terminalCancelResultOf(r terminal.CancelReport) terminalCancelResult {
 // Prompts ----------------------------------------------------------------
 
 // promptParams is the payload of whale/prompt. Kind is "approval" (options
-// allow_once, allow_session, deny), "choice" or "text". Options is never
-// null. TimeoutMs, when set, lets the editor drop an expired question.
+// allow_once, allow_session, deny), "choice", "text", or "review" (options
+// accept, reject; Files holds the change's files and hunks). Options is
+// never null. TimeoutMs, when set, lets the editor drop an expired question.
 type promptParams struct {
 	Detail      string         `json:"detail"`
 	Files       []reviewFile   `json:"files,omitempty"`

@@ -60,8 +60,11 @@ type Symbol struct {
 	Children              []Symbol
 }
 
-// FileEdits are the text edits of one file, against its current text.
+// FileEdits are the text edits of one file, computed against Base, the
+// file's text when the editor computed them: whoever applies them checks
+// that the file still holds Base, so that no edit lands shifted.
 type FileEdits struct {
 	Path  string
+	Base  string
 	Edits []edits.TextEdit
 }

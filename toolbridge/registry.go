@@ -64,8 +64,9 @@ func newCallID() string {
 }
 
 // Registry holds the frozen catalog of one session and dispatches calls.
-// It is safe for concurrent use: after NewRegistry the built-in tools never
-// change; tools added later with Add only join (registry_dynamic.go).
+// It is safe for concurrent use once it serves: Register, which takes no
+// lock, runs before the first Dispatch, and after it the built-in tools
+// never change; tools added later with Add only join (registry_dynamic.go).
 type Registry struct {
 	tools     map[string]Tool
 	order     []string
