@@ -30,6 +30,7 @@
 package shellcmd
 
 import (
+	"errors"
 	"slices"
 	"strings"
 
@@ -95,8 +96,13 @@ type Redirect struct {
 	Body *Word
 }
 
-// Parse parses command as Bash.
+// Parse parses command as Bash. A command with a NUL byte is refused: no
+// program can be given one in its arguments, and the parser's reading of
+// it (it drops the byte) is not what a shell would run.
 func Parse(command string) (*Script, error) {
+	if strings.IndexByte(command, 0) >= 0 {
+		return nil, errors.New("the command line holds a NUL byte")
+	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
 	if err != nil {
 		return nil, err
