@@ -89,7 +89,7 @@ func TestIsReadOnlyCommand(t *testing.T) {
 		{"echo $HOME", false},
 		{"echo \"$(rm -rf x)\"", false},
 		{"cat a; rm b", false},
-		{"cat a | wc", true}, // the tokenizer refused every pipeline; both sides only read
+		{"cat a | wc", true},         // the tokenizer refused every pipeline; both sides only read
 		{"wc >/dev/\x00null", false}, // a NUL byte: the parser would drop it and see /dev/null
 		{"cat a > b", false},
 		{"cat a &", false},
