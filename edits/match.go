@@ -67,8 +67,8 @@ type variant struct {
 
 // locate runs the tiers in order of growing tolerance and stops at the first
 // one that finds any candidate. With wholeLines, an exact match counts only
-// when it starts at the beginning of a line (a patch hunk's old side is whole
-// lines, never the tail of one).
+// when it starts at the beginning of a line and ends at the end of one (a
+// patch hunk's old side is whole lines, never part of one).
 func locate(text string, search, replace string, wholeLines bool) location {
 	for _, v := range variants(search, replace) {
 		view, offsets := text, []int(nil)
@@ -193,17 +193,21 @@ func variants(search, replace string) []variant {
 // locateIn runs the text-side tiers on one view of the text: exact, then
 // whole lines ignoring trailing blanks, then a uniform indentation shift,
 // then whole lines ignoring leading and trailing blanks. With wholeLines,
-// exact matches that start inside a line are dropped; the line tiers only
-// ever find whole lines.
+// exact matches that start or end inside a line are dropped; the line tiers
+// only ever find whole lines.
 func locateIn(text, search, replace string, wholeLines bool) location {
 	if search == "" {
 		return location{}
 	}
 	spans := findAll(text, search)
 	if wholeLines {
+		// A hunk's old side starts where a line starts and ends where one
+		// ends: after its own line break, or where the file's line breaks.
 		kept := spans[:0]
 		for _, s := range spans {
-			if s.start == 0 || text[s.start-1] == '\n' {
+			startsLine := s.start == 0 || text[s.start-1] == '\n'
+			endsLine := s.end == len(text) || text[s.end-1] == '\n' || text[s.end] == '\n' || text[s.end] == '\r'
+			if startsLine && endsLine {
 				kept = append(kept, s)
 			}
 		}
