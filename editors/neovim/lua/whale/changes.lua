@@ -24,12 +24,7 @@ local function whale()
   return require('whale')
 end
 
-local function str(v)
-  if v == nil or v == vim.NIL then
-    return ''
-  end
-  return tostring(v)
-end
+local str = compat.str
 
 local function notify(msg, level)
   vim.schedule(function()
@@ -370,28 +365,9 @@ end
 --------------------------------------------------------------------------
 -- Diffs.
 
-local function text_lines(s)
-  s = str(s)
-  if s == '' then
-    return {}
-  end
-  local lines = compat.lines(s)
-  if lines[#lines] == '' then
-    table.remove(lines)
-  end
-  return lines
-end
+local text_lines = compat.text_lines
 
-local function set_name(buf, name)
-  if pcall(vim.api.nvim_buf_set_name, buf, name) then
-    return
-  end
-  for i = 2, 99 do
-    if pcall(vim.api.nvim_buf_set_name, buf, string.format('%s (%d)', name, i)) then
-      return
-    end
-  end
-end
+local set_name = compat.set_buf_name
 
 local function detect_filetype(buf, path)
   pcall(vim.api.nvim_buf_call, buf, function()

@@ -371,6 +371,42 @@ function M.lines(text)
   return lines
 end
 
+--- v as a string: '' for nil and vim.NIL (a JSON null).
+---@return string
+function M.str(v)
+  if v == nil or v == vim.NIL then
+    return ''
+  end
+  return tostring(v)
+end
+
+--- A file's text as buffer lines: none for '', and no empty last line for
+--- text that ends with a line break.
+---@return string[]
+function M.text_lines(s)
+  s = M.str(s)
+  if s == '' then
+    return {}
+  end
+  local lines = M.lines(s)
+  if lines[#lines] == '' then
+    table.remove(lines)
+  end
+  return lines
+end
+
+--- Names a scratch buffer, adding " (2)", " (3)" … when the name is taken.
+function M.set_buf_name(buf, name)
+  if pcall(vim.api.nvim_buf_set_name, buf, name) then
+    return
+  end
+  for i = 2, 99 do
+    if pcall(vim.api.nvim_buf_set_name, buf, string.format('%s (%d)', name, i)) then
+      return
+    end
+  end
+end
+
 --- Real path of a file or folder, or the cleaned path when it does not exist.
 ---@param path string
 ---@return string

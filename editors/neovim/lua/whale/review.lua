@@ -31,12 +31,7 @@ vim.cmd([[
   highlight default link WhaleReviewUndecided Comment
 ]])
 
-local function str(v)
-  if v == nil or v == vim.NIL then
-    return ''
-  end
-  return tostring(v)
-end
+local str = compat.str
 
 local function keys()
   local defaults = config.defaults.review.keys
@@ -101,17 +96,7 @@ local function mark_line(h, side, nlines)
   return math.max(1, math.min(first, math.max(nlines, 1)))
 end
 
-local function text_lines(s)
-  s = str(s)
-  if s == '' then
-    return {}
-  end
-  local lines = compat.lines(s)
-  if lines[#lines] == '' then
-    table.remove(lines)
-  end
-  return lines
-end
+local text_lines = compat.text_lines
 
 -- The review item made from prompt params.
 local function item_of(params, client_id)
@@ -403,16 +388,7 @@ end
 --------------------------------------------------------------------------
 -- Opening.
 
-local function set_name(buf, name)
-  if pcall(vim.api.nvim_buf_set_name, buf, name) then
-    return
-  end
-  for i = 2, 99 do
-    if pcall(vim.api.nvim_buf_set_name, buf, string.format('%s (%d)', name, i)) then
-      return
-    end
-  end
-end
+local set_name = compat.set_buf_name
 
 local function side_buffer(item, index, side, name)
   local f = item.files[index]
