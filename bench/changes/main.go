@@ -254,22 +254,10 @@ func editTool(work string, runs int) error {
 		return d, nil
 	}
 	loadBefore := loadAvg()
-	var ds [2][]time.Duration
-	for i := range runs + 1 {
-		for k := range regs {
-			d, err := edit(k)
-			if err != nil {
-				return err
-			}
-			if i > 0 { // the first round warms up
-				ds[k] = append(ds[k], d)
-			}
-		}
+	p, jd, err := alternate(runs, func() (time.Duration, error) { return edit(0) }, func() (time.Duration, error) { return edit(1) })
+	if err != nil {
+		return err
 	}
-	for k := range ds {
-		slices.Sort(ds[k])
-	}
-	p, jd := ds[0][len(ds[0])/2], ds[1][len(ds[1])/2]
 	verdict := "ok"
 	if ratio := float64(jd) / float64(p); ratio > 1.3 {
 		verdict = "OVER GOAL"
@@ -324,22 +312,10 @@ func bigEdit(work string, runs int) error {
 		return time.Since(t0), err
 	}
 	loadBefore := loadAvg()
-	var ds [2][]time.Duration
-	for i := range runs + 1 {
-		for k, fn := range []func() (time.Duration, error){bare, journaled} {
-			d, err := fn()
-			if err != nil {
-				return err
-			}
-			if i > 0 { // the first round warms up
-				ds[k] = append(ds[k], d)
-			}
-		}
+	w, jw, err := alternate(runs, bare, journaled)
+	if err != nil {
+		return err
 	}
-	for k := range ds {
-		slices.Sort(ds[k])
-	}
-	w, jw := ds[0][len(ds[0])/2], ds[1][len(ds[1])/2]
 	verdict := "ok"
 	if ratio := float64(jw) / float64(w); ratio > 1.3 {
 		verdict = "OVER GOAL"
@@ -348,6 +324,28 @@ func bigEdit(work string, runs int) error {
 	fmt.Printf("  atomicfile.WriteFile:           %8.3f ms\n", ms(w))
 	fmt.Printf("  Begin + WriteFile + Commit:     %8.3f ms  ratio %.2fx  goal <= 1.3x: %s\n", ms(jw), float64(jw)/float64(w), verdict)
 	return nil
+}
+
+// alternate runs base and with one after the other, runs+1 times (the
+// first round warms up), so that drifting load hits both alike, and
+// returns the median of each.
+func alternate(runs int, base, with func() (time.Duration, error)) (time.Duration, time.Duration, error) {
+	var ds [2][]time.Duration
+	for i := range runs + 1 {
+		for k, fn := range []func() (time.Duration, error){base, with} {
+			d, err := fn()
+			if err != nil {
+				return 0, 0, err
+			}
+			if i > 0 {
+				ds[k] = append(ds[k], d)
+			}
+		}
+	}
+	for k := range ds {
+		slices.Sort(ds[k])
+	}
+	return ds[0][len(ds[0])/2], ds[1][len(ds[1])/2], nil
 }
 
 // journaledWrite is an edit tool's commit of one file to disk: Begin, the
