@@ -30,7 +30,7 @@ type testDeps struct {
 	ExecGate  *execboundary.Gate
 	Registry  *toolbridge.Registry
 	Journal   *changes.Journal
-	language  any // a toolbridge.Language, when the test gives one
+	language  toolbridge.Language // nil: the editor offers none
 
 	cfg          settings.Settings
 	beforeCommit func() // runs as Committer.beforeCommit
@@ -54,10 +54,7 @@ func (d *testDeps) env() Env {
 		Terminals: d.Terminals, Gate: d.ExecGate, Settings: d.settings, Registry: d.Registry, Journal: d.Journal, OnClose: d.OnClose, Language: d.lang()}
 }
 
-func (d *testDeps) lang() toolbridge.Language {
-	l, _ := d.language.(toolbridge.Language)
-	return l
-}
+func (d *testDeps) lang() toolbridge.Language { return d.language }
 
 // all is the whole catalog over d, as a session builds it.
 func (d *testDeps) all() []toolbridge.Tool { return All(d.env()) }

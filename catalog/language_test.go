@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/whale-ls/whale-ls/edits"
 	"github.com/whale-ls/whale-ls/settings"
@@ -18,21 +19,26 @@ type fakeLanguage struct {
 	mu          sync.Mutex
 	calls       int
 	diagnostics func(call int) []toolbridge.Diagnostic // nil: block until ctx ends
+	published   func(call int) map[string]int64        // nil: the editor does not count
 	locations   []toolbridge.Location
 	renames     []toolbridge.FileEdits
 	asked       []edits.Pos
 }
 
-func (f *fakeLanguage) Diagnostics(ctx context.Context, paths []string) ([]toolbridge.Diagnostic, error) {
+func (f *fakeLanguage) Diagnostics(ctx context.Context, paths []string) (toolbridge.Problems, error) {
 	f.mu.Lock()
 	f.calls++
-	n, fn := f.calls, f.diagnostics
+	n, fn, pub := f.calls, f.diagnostics, f.published
 	f.mu.Unlock()
 	if fn == nil {
 		<-ctx.Done()
-		return nil, ctx.Err()
+		return toolbridge.Problems{}, ctx.Err()
 	}
-	return fn(n), nil
+	p := toolbridge.Problems{Items: fn(n)}
+	if pub != nil {
+		p.Published = pub(n)
+	}
+	return p, nil
 }
 
 func (f *fakeLanguage) at(p edits.Pos) {
@@ -125,6 +131,53 @@ func TestEditReportsOnlyNewProblems(t *testing.T) {
 	f.mu.Unlock()
 	if env := call(t, r, "edit", map[string]any{"file_path": "a.go", "search": "var z = 2", "replace": "var z = 3"}); !strings.Contains(env.Text, "they may not reflect the change yet") {
 		t.Errorf("edit whose diagnostics never changed = %q, want it to say they may be stale", env.Text)
+	}
+}
+
+// TestProblemsSettleOnAPublication: from an editor that counts the
+// publications of each file's diagnostics, a clean edit of a clean file is
+// reported as such as soon as a new publication was counted, well before
+// the bound; without a new publication the bound is waited out and the
+// note says the diagnostics may be stale.
+func TestProblemsSettleOnAPublication(t *testing.T) {
+	var root string
+	var mu sync.Mutex
+	count := int64(1)
+	f := &fakeLanguage{diagnostics: func(int) []toolbridge.Diagnostic { return nil },
+		published: func(int) map[string]int64 {
+			mu.Lock()
+			defer mu.Unlock()
+			return map[string]int64{root + "/a.go": count}
+		}}
+	d, r, dir := langWorkspace(t, map[string]string{"a.go": "package a\nvar z = 1\n"}, f, 5000)
+	root = dir
+	f.mu.Lock()
+	f.diagnostics = func(call int) []toolbridge.Diagnostic {
+		if call == 2 { // the first reading after the commit: the language server answered
+			mu.Lock()
+			count++
+			mu.Unlock()
+		}
+		return nil
+	}
+	f.mu.Unlock()
+	t0 := time.Now()
+	env := call(t, r, "edit", map[string]any{"file_path": "a.go", "search": "var z = 1", "replace": "var z = 2"})
+	if !strings.Contains(env.Text, "No new problems in the changed files.\n") {
+		t.Errorf("clean edit = %q, want no new problems", env.Text)
+	}
+	if took := time.Since(t0); took > 4*time.Second {
+		t.Errorf("the clean edit took %s: it waited for the bound although a publication was counted", took)
+	}
+	f.mu.Lock()
+	f.diagnostics = func(int) []toolbridge.Diagnostic { return nil }
+	f.mu.Unlock()
+	var cfg settings.Settings
+	short := 300
+	cfg.Edits.ProblemsWaitMs = &short
+	d.SetSettings(cfg)
+	if env := call(t, r, "edit", map[string]any{"file_path": "a.go", "search": "var z = 2", "replace": "var z = 3"}); !strings.Contains(env.Text, "they may not reflect the change yet") {
+		t.Errorf("edit with no publication counted = %q, want it to say they may be stale", env.Text)
 	}
 }
 

@@ -36,10 +36,10 @@ func Problems(l Lang) toolbridge.Tool {
 		if err != nil {
 			return toolbridge.Result{}, languageFailure(ctx, "problems", err)
 		}
-		if len(ds) == 0 {
+		if len(ds.Items) == 0 {
 			return toolbridge.Result{Text: "No problems."}, nil
 		}
-		return toolbridge.Result{Text: l.renderProblems(ds, languageResultLimit)}, nil
+		return toolbridge.Result{Text: l.renderProblems(ds.Items, languageResultLimit)}, nil
 	})
 }
 

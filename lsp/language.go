@@ -48,7 +48,7 @@ func (s *Server) bytePos(path string, p Position) edits.Pos {
 	return edits.Pos{Line: int(p.Line), Col: offsetOf(text, p, s.encoding()) - start}
 }
 
-func (l language) Diagnostics(ctx context.Context, paths []string) ([]toolbridge.Diagnostic, error) {
+func (l language) Diagnostics(ctx context.Context, paths []string) (toolbridge.Problems, error) {
 	s := l.s
 	params := diagnosticsParams{URIs: []string{}}
 	for _, p := range paths {
@@ -56,17 +56,25 @@ func (l language) Diagnostics(ctx context.Context, paths []string) ([]toolbridge
 	}
 	var res diagnosticsResult
 	if _, err := s.conn.Call(ctx, methodDiagnostics, params, &res); err != nil {
-		return nil, fmt.Errorf("%s: %w", methodDiagnostics, err)
+		return toolbridge.Problems{}, fmt.Errorf("%s: %w", methodDiagnostics, err)
 	}
-	out := make([]toolbridge.Diagnostic, 0, len(res.Items))
+	out := toolbridge.Problems{Items: make([]toolbridge.Diagnostic, 0, len(res.Items))}
 	for _, it := range res.Items {
 		path, err := uriToPath(it.URI)
 		if err != nil {
 			continue
 		}
 		path = realPath(path)
-		out = append(out, toolbridge.Diagnostic{Path: path, Start: s.bytePos(path, it.Range.Start), End: s.bytePos(path, it.Range.End),
+		out.Items = append(out.Items, toolbridge.Diagnostic{Path: path, Start: s.bytePos(path, it.Range.Start), End: s.bytePos(path, it.Range.End),
 			Severity: it.Severity, Message: it.Message, Source: it.Source, Code: codeText(it.Code)})
+	}
+	for uri, n := range res.Published {
+		if path, err := uriToPath(uri); err == nil {
+			if out.Published == nil {
+				out.Published = map[string]int64{}
+			}
+			out.Published[realPath(path)] = n
+		}
 	}
 	return out, nil
 }

@@ -48,6 +48,34 @@ func TestEditReportsTheProblemsItIntroduced(t *testing.T) {
 	}
 }
 
+// TestProblemsSettleOnThePublishedCount: an editor that counts each
+// file's publications under "published" (keyed by URI) ends the wait of a
+// clean edit as soon as the count moved, long before the bound.
+func TestProblemsSettleOnThePublishedCount(t *testing.T) {
+	var root string
+	var reads int
+	s := languageSession(t, map[string]string{"a.go": "package a\n\nvar x = 1\n"}, 20000, func(_ context.Context, method string, _ json.RawMessage) (any, error) {
+		if method != "whale/diagnostics" {
+			return nil, nil
+		}
+		reads++ // the fake editor answers in order: no lock needed
+		count := 1
+		if reads > 1 { // a language server answered after the change
+			count = 2
+		}
+		return map[string]any{"items": []any{}, "published": map[string]int{string(uri.File(root + "/a.go")): count}}, nil
+	})
+	root = s.root
+	t0 := time.Now()
+	env := s.exec(ctxT(t), "edit", map[string]any{"file_path": "a.go", "search": "var x = 1", "replace": "var x = 2"})
+	if !env.OK || !strings.Contains(env.Text, "No new problems in the changed files.\n") {
+		t.Errorf("edit = %s %q, want no new problems", env.Code, env.Text)
+	}
+	if took := time.Since(t0); took > 10*time.Second {
+		t.Errorf("the edit took %s: the published count did not end the wait", took)
+	}
+}
+
 // TestProblemsWaitWhenTheEditorNeverAnswers: diagnostics requests that
 // are never answered do not hold the edit past the bound.
 func TestProblemsWaitWhenTheEditorNeverAnswers(t *testing.T) {

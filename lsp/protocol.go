@@ -479,9 +479,14 @@ type diagnosticsParams struct {
 	URIs []string `json:"uris"`
 }
 
-// diagnosticsResult is the editor's problems.
+// diagnosticsResult is the editor's problems. Published, when the editor
+// keeps it, counts per document URI the times the editor received that
+// document's diagnostics from a language server (optional: without it the
+// server cannot tell a language server that found nothing new from one
+// that has not answered yet, and waits out edits.problemsWaitMs).
 type diagnosticsResult struct {
-	Items []diagnosticItem `json:"items"`
+	Items     []diagnosticItem `json:"items"`
+	Published map[string]int64 `json:"published,omitempty"`
 }
 
 // diagnosticItem is one problem; Code is a number or a string.

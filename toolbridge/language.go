@@ -15,7 +15,7 @@ import (
 type Language interface {
 	// Diagnostics returns the problems the editor knows of in the files
 	// (all files when paths is empty).
-	Diagnostics(ctx context.Context, paths []string) ([]Diagnostic, error)
+	Diagnostics(ctx context.Context, paths []string) (Problems, error)
 	Definition(ctx context.Context, path string, at edits.Pos) ([]Location, error)
 	References(ctx context.Context, path string, at edits.Pos) ([]Location, error)
 	// Hover is the hover text at a position, as Markdown or plain text.
@@ -34,6 +34,17 @@ const (
 	SeverityInformation = 3
 	SeverityHint        = 4
 )
+
+// Problems is what the editor reports about files: their diagnostics and,
+// when it says, how often each file's diagnostics were published.
+type Problems struct {
+	Items []Diagnostic
+	// Published counts, per file, the times the editor received that
+	// file's diagnostics from a language server; nil when the editor does
+	// not say. A count that moved since a change tells that a language
+	// server answered for the changed text, even when it found nothing new.
+	Published map[string]int64
+}
 
 // Diagnostic is one problem the editor reports in a file.
 type Diagnostic struct {
