@@ -31,10 +31,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/whale-ls/whale-ls/atomicfile"
+	"github.com/whale-ls/whale-ls/bench/internal/benchserver"
 	"github.com/whale-ls/whale-ls/catalog"
 	"github.com/whale-ls/whale-ls/changes"
 	"github.com/whale-ls/whale-ls/toolbridge"
@@ -58,7 +58,7 @@ func run(tree string, runs int) error {
 		return err
 	}
 	defer os.RemoveAll(work)
-	fmt.Printf("machine: %d CPUs, load average %s\n", runtime.NumCPU(), loadAvg())
+	fmt.Printf("machine: %d CPUs, load average %s\n", runtime.NumCPU(), benchserver.LoadAvg())
 
 	// Snapshots.
 	root, err := os.OpenRoot(tree)
@@ -253,7 +253,7 @@ func editTool(work string, runs int) error {
 		}
 		return d, nil
 	}
-	loadBefore := loadAvg()
+	loadBefore := benchserver.LoadAvg()
 	p, jd, err := alternate(runs, func() (time.Duration, error) { return edit(0) }, func() (time.Duration, error) { return edit(1) })
 	if err != nil {
 		return err
@@ -262,7 +262,7 @@ func editTool(work string, runs int) error {
 	if ratio := float64(jd) / float64(p); ratio > 1.3 {
 		verdict = "OVER GOAL"
 	}
-	fmt.Printf("the edit tool on a 2,000-line file, %d alternating calls (load %s, then %s):\n", runs, loadBefore, loadAvg())
+	fmt.Printf("the edit tool on a 2,000-line file, %d alternating calls (load %s, then %s):\n", runs, loadBefore, benchserver.LoadAvg())
 	fmt.Printf("  without the journal:            %8.3f ms\n", ms(p))
 	fmt.Printf("  with the journal:               %8.3f ms  ratio %.2fx  goal <= 1.3x: %s\n", ms(jd), float64(jd)/float64(p), verdict)
 	return nil
@@ -311,7 +311,7 @@ func bigEdit(work string, runs int) error {
 		err := journaledWrite(bj, path, before, after)
 		return time.Since(t0), err
 	}
-	loadBefore := loadAvg()
+	loadBefore := benchserver.LoadAvg()
 	w, jw, err := alternate(runs, bare, journaled)
 	if err != nil {
 		return err
@@ -320,7 +320,7 @@ func bigEdit(work string, runs int) error {
 	if ratio := float64(jw) / float64(w); ratio > 1.3 {
 		verdict = "OVER GOAL"
 	}
-	fmt.Printf("2,000-line file, one line changed, %d alternating runs (load %s, then %s):\n", runs, loadBefore, loadAvg())
+	fmt.Printf("2,000-line file, one line changed, %d alternating runs (load %s, then %s):\n", runs, loadBefore, benchserver.LoadAvg())
 	fmt.Printf("  atomicfile.WriteFile:           %8.3f ms\n", ms(w))
 	fmt.Printf("  Begin + WriteFile + Commit:     %8.3f ms  ratio %.2fx  goal <= 1.3x: %s\n", ms(jw), float64(jw)/float64(w), verdict)
 	return nil
@@ -361,13 +361,6 @@ func journaledWrite(j *changes.Journal, path string, before, after []byte) error
 	}
 	_, err = p.Commit()
 	return err
-}
-
-// loadAvg returns the machine's 1, 5 and 15 minute load averages.
-func loadAvg() string {
-	raw, _ := os.ReadFile("/proc/loadavg")
-	f := strings.Fields(string(raw))
-	return strings.Join(f[:min(3, len(f))], " ")
 }
 
 // median runs fn once to warm up, then runs times, and returns the median

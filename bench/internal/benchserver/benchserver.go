@@ -67,6 +67,23 @@ type stdio struct {
 // with ws as its root. Requests from the server are answered "method not
 // found".
 func Start(bin, ws string, args, env []string, stderr io.Writer) (*Server, error) {
+	return StartEditor(bin, ws, args, env, stderr, Editor{})
+}
+
+// Editor is the editor a bench plays: what it declares in initialize and
+// how it answers the server's requests.
+type Editor struct {
+	// Whale is capabilities.experimental.whale (nil: none declared).
+	Whale map[string]any
+	// InitOptions are the initializationOptions (whale's settings).
+	InitOptions any
+	// Handler answers requests from the server; nil answers "method not
+	// found".
+	Handler jsonrpc2.Handler
+}
+
+// StartEditor is Start for a server that talks to the editor ed.
+func StartEditor(bin, ws string, args, env []string, stderr io.Writer, ed Editor) (*Server, error) {
 	cmd := exec.Command(bin, append([]string{"serve"}, args...)...)
 	cmd.Dir = ws
 	if env != nil {
@@ -79,10 +96,22 @@ func Start(bin, ws string, args, env []string, stderr io.Writer) (*Server, error
 		return nil, err
 	}
 	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(stdio{out, in}))
-	conn.Go(context.Background(), jsonrpc2.MethodNotFoundHandler)
+	handler := ed.Handler
+	if handler == nil {
+		handler = jsonrpc2.MethodNotFoundHandler
+	}
+	conn.Go(context.Background(), handler)
 	s := &Server{Conn: conn, cmd: cmd}
+	caps := map[string]any{}
+	if ed.Whale != nil {
+		caps["experimental"] = map[string]any{"whale": ed.Whale}
+	}
 	ctx := context.Background()
-	if _, err := conn.Call(ctx, "initialize", map[string]any{"capabilities": map[string]any{}, "rootUri": "file://" + ws}, nil); err != nil {
+	params := map[string]any{"capabilities": caps, "rootUri": "file://" + ws}
+	if ed.InitOptions != nil {
+		params["initializationOptions"] = ed.InitOptions
+	}
+	if _, err := conn.Call(ctx, "initialize", params, nil); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -127,4 +156,12 @@ func (s *Server) CPU() (cpu time.Duration, ok bool) {
 	}
 	const ticksPerSecond = 100 // USER_HZ on Linux
 	return time.Duration(utime+stime) * time.Second / ticksPerSecond, true
+}
+
+// LoadAvg returns the machine's 1, 5 and 15 minute load averages, for a
+// bench to print beside its figures.
+func LoadAvg() string {
+	raw, _ := os.ReadFile("/proc/loadavg")
+	f := strings.Fields(string(raw))
+	return strings.Join(f[:min(3, len(f))], " ")
 }
