@@ -56,6 +56,24 @@ function M.start(steps, final)
   return model
 end
 
+--- todo.txt in the current folder ("alpha", "beta", "gamma" on disk), open
+--- in a buffer whale-ls is attached to, with an unsaved first line; returns
+--- the buffer, the file's path and a script step whose whale_edit
+--- capitalizes alpha across the unsaved line.
+function M.modified_todo()
+  local path = vim.fn.getcwd() .. '/todo.txt'
+  local f = assert(io.open(path, 'w'))
+  f:write('alpha\nbeta\ngamma\n')
+  f:close()
+  vim.cmd('edit ' .. vim.fn.fnameescape(path))
+  local buf = vim.api.nvim_get_current_buf()
+  H.client_for(buf)
+  vim.api.nvim_buf_set_lines(buf, 0, 0, false, { 'unsaved first line' })
+  H.ok(vim.bo[buf].modified, 'the buffer is modified')
+  local step = { tool = 'whale_edit', arguments = { file_path = 'todo.txt', search = 'unsaved first line\nalpha', replace = 'unsaved first line\nALPHA' } }
+  return buf, path, step
+end
+
 --- The functions offered in a Chat Completions request, by name.
 function M.offered(req)
   local names = {}

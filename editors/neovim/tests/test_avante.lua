@@ -2,14 +2,16 @@
 -- README says, then avante's own code builds the request a model receives
 -- and runs the model's tool calls.
 --
--- avante's sidebar turn is Sidebar:get_generate_prompts_options
--- (tools = avante.llm_tools.get_tools) → avante.llm._stream, which calls
--- avante.llm.generate_prompts, which stops without avante's native
--- avante_templates library ("Make sure to build avante"); the rest is Lua.
--- So each turn here replaces only that step, with a fixed system prompt,
--- and runs the rest as _stream does: avante.llm.curl with the openai
--- provider against the scripted model (tests/scripted_model.py; the
--- provider's parse_curl_args/transform_tool build the body), avante's
+-- avante's own turn (:AvanteAsk, the sidebar's submit) is
+-- Sidebar:get_generate_prompts_options (tools = avante.llm_tools.get_tools)
+-- → avante.llm.generate_prompts (from calculate_tokens, then from _stream),
+-- which stops at avante.path's get_templates_dir without avante's native
+-- avante_templates library: "Make sure to build avante (missing
+-- avante_templates)". That library renders the system prompt; the rest of
+-- _stream is Lua. So each turn here replaces only that step, with a fixed
+-- system prompt, and runs the rest as _stream does: avante.llm.curl with
+-- the openai provider against the scripted model (tests/scripted_model.py;
+-- the provider's parse_curl_args/transform_tool build the body), avante's
 -- stream parser turns the answer into history messages,
 -- avante.history.get_pending_tools finds the tool call and
 -- avante.llm_tools.process_tool_use runs it; the result goes back in the
@@ -137,6 +139,27 @@ local function follow_up(question, history, use, result, err)
   return messages
 end
 
+--- What a schema says about the values it accepts: types, enums,
+--- properties, items and required names (descriptions left out).
+local function shape(schema)
+  if type(schema) ~= 'table' then
+    return nil
+  end
+  local out = { type = schema.type or 'string', enum = schema.enum }
+  if type(schema.properties) == 'table' and next(schema.properties) then
+    out.properties = {}
+    for name, p in pairs(schema.properties) do
+      out.properties[name] = shape(p)
+    end
+  end
+  out.items = shape(schema.items)
+  if type(schema.required) == 'table' and #schema.required > 0 then
+    out.required = vim.deepcopy(schema.required)
+    table.sort(out.required)
+  end
+  return out
+end
+
 local tools
 
 return {
@@ -179,15 +202,7 @@ return {
         local fn = offered['whale_' .. t.name]
         H.ok(fn, 'whale_' .. t.name .. ' offered; offered: ' .. table.concat(vim.tbl_keys(offered), ' '))
         H.eq(fn.description, t.description, 'description of whale_' .. t.name)
-        H.eq(fn.parameters.type, 'object', 'schema type of whale_' .. t.name)
-        H.eq(H.sorted_keys(fn.parameters.properties), H.sorted_keys(t.inputSchema.properties), 'schema properties of whale_' .. t.name)
-        for name, p in pairs(t.inputSchema.properties or {}) do
-          H.eq(fn.parameters.properties[name].type, p.type or 'string', 'type of whale_' .. t.name .. '.' .. name)
-        end
-        local req_want, req_got = vim.deepcopy(t.inputSchema.required or {}), vim.deepcopy(fn.parameters.required or {})
-        table.sort(req_want)
-        table.sort(req_got)
-        H.eq(req_got, req_want, 'required parameters of whale_' .. t.name)
+        H.eq(shape(fn.parameters), shape(t.inputSchema), 'parameter schema of whale_' .. t.name)
       end
 
       local use, result, err = dispatch(tools, history)
@@ -206,17 +221,9 @@ return {
   {
     'avante ' .. version .. ': process_tool_use runs whale_edit through whale-ls on an open, modified buffer; the buffer and the saved file hold the edit',
     function()
-      local path = vim.fn.getcwd() .. '/todo.txt'
-      local f = assert(io.open(path, 'w'))
-      f:write('alpha\nbeta\ngamma\n')
-      f:close()
-      vim.cmd('edit ' .. vim.fn.fnameescape(path))
-      local buf = vim.api.nvim_get_current_buf()
-      H.client_for(buf)
-      vim.api.nvim_buf_set_lines(buf, 0, 0, false, { 'unsaved first line' })
-      H.ok(vim.bo[buf].modified, 'the buffer is modified')
+      local buf, path, edit = scripted.modified_todo()
       model.play({
-        { tool = 'whale_edit', arguments = { file_path = 'todo.txt', search = 'unsaved first line\nalpha', replace = 'unsaved first line\nALPHA' } },
+        edit,
       }, 'Edited.')
 
       local question = { role = 'user', content = 'Capitalize alpha in todo.txt.' }

@@ -109,17 +109,9 @@ return {
   {
     'CodeCompanion ' .. version .. ': a chat turn edits an open modified buffer and runs shell_run through whale-ls',
     function()
-      local path = vim.fn.getcwd() .. '/todo.txt'
-      local f = assert(io.open(path, 'w'))
-      f:write('alpha\nbeta\ngamma\n')
-      f:close()
-      vim.cmd('edit ' .. vim.fn.fnameescape(path))
-      local buf = vim.api.nvim_get_current_buf()
-      H.client_for(buf)
-      vim.api.nvim_buf_set_lines(buf, 0, 0, false, { 'unsaved first line' })
-      H.ok(vim.bo[buf].modified, 'the buffer is modified')
+      local buf, _, edit = scripted.modified_todo()
       model.play({
-        { tool = 'whale_edit', arguments = { file_path = 'todo.txt', search = 'unsaved first line\nalpha', replace = 'unsaved first line\nALPHA' } },
+        edit,
         { tool = 'whale_shell_run', arguments = { command = 'echo shell-from-$((40 + 2))', mode = 'pipe' } },
       }, 'Edited and ran.')
       chat = require('codecompanion').chat({})
