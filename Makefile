@@ -69,9 +69,9 @@ fuzz:
 # The Neovim plugin's tests, in headless Neovim against the real server.
 # Without nvim they are skipped, except in CI (CI=true), where .ci/run
 # installs it. With WHALE_NVIM_011 (a Neovim 0.11 bin/nvim) the suite runs
-# on it too, and with WHALE_NVIM_PLUGINS (extracted codecompanion.nvim-* and
-# plenary.nvim-* folders) the real CodeCompanion tests run there; .ci/run
-# sets both from ../shared/testbed.
+# on it too, and with WHALE_NVIM_PLUGINS (extracted codecompanion.nvim-*,
+# plenary.nvim-*, avante.nvim-* and nui.nvim-* folders) the real CodeCompanion
+# and avante tests run there; .ci/run sets both from ../shared/testbed.
 neovim: build-test
 	@if command -v nvim >/dev/null; then \
 		WHALE_NVIM_PLUGINS= WHALE_LS=$(CURDIR)/bin/whale-ls-test bash editors/neovim/tests/run.sh; \
@@ -79,7 +79,7 @@ neovim: build-test
 	else echo "nvim not installed: Neovim plugin tests skipped"; fi
 	@if [ -n "$$WHALE_NVIM_011" ]; then \
 		NVIM="$$WHALE_NVIM_011" WHALE_LS=$(CURDIR)/bin/whale-ls-test bash editors/neovim/tests/run.sh; \
-	else echo "WHALE_NVIM_011 not set: the Neovim 0.11 run and the real CodeCompanion tests skipped (install Neovim 0.11 and set WHALE_NVIM_011=<dir>/bin/nvim, WHALE_NVIM_PLUGINS=<folder of codecompanion.nvim-* and plenary.nvim-*>)"; fi
+	else echo "WHALE_NVIM_011 not set: the Neovim 0.11 run and the real CodeCompanion and avante tests skipped (install Neovim 0.11 and set WHALE_NVIM_011=<dir>/bin/nvim, WHALE_NVIM_PLUGINS=<folder of codecompanion.nvim-*, plenary.nvim-*, avante.nvim-* and nui.nvim-*>)"; fi
 
 # The VS Code extension: type check, package.json in step with the catalog,
 # unit tests (node's test runner, one against the real server).

@@ -38,6 +38,13 @@ function H.contains(haystack, needle, what)
   end
 end
 
+--- The keys of table t, sorted.
+function H.sorted_keys(t)
+  local keys = vim.tbl_keys(t or {})
+  table.sort(keys)
+  return keys
+end
+
 --- Wait for cond() up to ms (default H.timeout), failing with msg.
 function H.wait(cond, msg, ms)
   local ok = vim.wait(ms or H.timeout, function()

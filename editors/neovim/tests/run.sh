@@ -9,7 +9,8 @@
 # toolchain that builds whale-ls; WHALE_LS names an already built whale-ls
 # to test instead of building one. WHALE_NVIM_PLUGINS names a folder of
 # extracted plugin folders: test_codecompanion.lua then runs once per
-# codecompanion.nvim-* folder in it (WHALE_CODECOMPANION), else it skips.
+# codecompanion.nvim-* folder in it (WHALE_CODECOMPANION), else it skips;
+# test_avante.lua takes avante.nvim-*, nui.nvim-* and plenary.nvim-* from it.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 plugin=$(dirname "$here")

@@ -1,6 +1,8 @@
--- The chat-plugin adapters register every whale tool, against stand-ins of
--- the registration APIs they call (CodeCompanion and avante need newer
--- Neovim than CI's 0.7.2; see tests/standins), and their tools run whale.
+-- Quick unit tests of the chat-plugin adapters on any Neovim, against
+-- stand-ins of the registration APIs they call (tests/standins): every whale
+-- tool is registered and runs whale. Not the proof that the plugins take
+-- them: tests/test_codecompanion.lua and tests/test_avante.lua run the real
+-- CodeCompanion and avante in Neovim 0.11.
 local H = require('harness')
 
 local standins = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/standins'

@@ -8,8 +8,7 @@
 -- tests/run.sh runs this file once per codecompanion.nvim-* folder in
 -- WHALE_NVIM_PLUGINS (.ci/run extracts them from ../shared/testbed).
 local H = require('harness')
-
-local tests = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h')
+local scripted = require('scripted')
 
 local missing
 if vim.fn.has('nvim-0.11') == 0 then
@@ -18,8 +17,8 @@ elseif not vim.env.WHALE_CODECOMPANION or vim.env.WHALE_CODECOMPANION == '' then
   missing = 'CodeCompanion and plenary (set WHALE_NVIM_PLUGINS to a folder of extracted codecompanion.nvim-* and plenary.nvim-* folders)'
 elseif not vim.fn.glob((vim.env.WHALE_NVIM_PLUGINS or '') .. '/plenary.nvim-*', false, true)[1] then
   missing = 'plenary (extract plenary.nvim-* into WHALE_NVIM_PLUGINS)'
-elseif vim.fn.executable('python3') == 0 or vim.fn.executable('curl') == 0 then
-  missing = 'python3 and curl'
+else
+  missing = scripted.missing()
 end
 if missing then
   H.log('SKIP test_codecompanion: the real CodeCompanion test needs ' .. missing)
@@ -30,65 +29,7 @@ local cc_dir = vim.env.WHALE_CODECOMPANION
 local version = vim.fn.fnamemodify(cc_dir, ':t'):gsub('^codecompanion%.nvim%-', '')
 local plenary = vim.fn.glob((vim.env.WHALE_NVIM_PLUGINS or '') .. '/plenary.nvim-*', false, true)[1]
 
-local work = vim.fn.tempname()
-vim.fn.mkdir(work, 'p')
-local log_path = work .. '/requests.jsonl'
-
-local function requests()
-  local text = H.read(log_path) or ''
-  local list = {}
-  for _, line in ipairs(vim.split(text, '\n', { trimempty = true })) do
-    table.insert(list, vim.json.decode(line).body)
-  end
-  return list
-end
-
-local function tool_names(req)
-  local names = {}
-  for _, t in ipairs(req.tools or {}) do
-    names[t['function'] and t['function'].name or '?'] = t['function']
-  end
-  return names
-end
-
-local function sorted_keys(t)
-  local keys = vim.tbl_keys(t or {})
-  table.sort(keys)
-  return keys
-end
-
-local function tool_messages(req)
-  local out = {}
-  for _, m in ipairs(req.messages or {}) do
-    if m.role == 'tool' then
-      table.insert(out, m)
-    end
-  end
-  return out
-end
-
-local script = work .. '/script.json'
-
---- Give the scripted model a new script and forget its requests.
-local function play(steps, final)
-  local f = assert(io.open(script, 'w'))
-  f:write(vim.json.encode({ steps = steps, final = final }))
-  f:close()
-  os.remove(log_path)
-end
-
---- Start the scripted model with steps; returns its base URL.
-local function start_model(steps, final)
-  play(steps, final)
-  local port_file = work .. '/port'
-  os.remove(port_file)
-  local job = vim.fn.jobstart({ 'python3', tests .. '/scripted_model.py', script, log_path, port_file })
-  H.ok(job > 0, 'python3 scripted_model.py started')
-  H.wait(function()
-    return H.read(port_file)
-  end, 'the scripted model to listen')
-  return 'http://127.0.0.1:' .. H.read(port_file), job
-end
+local model
 
 local function chat_text(chat)
   return table.concat(vim.api.nvim_buf_get_lines(chat.bufnr, 0, -1, false), '\n')
@@ -96,7 +37,7 @@ end
 
 local function explain(chat)
   return function()
-    local reqs = requests()
+    local reqs = model.requests()
     local last = reqs[#reqs]
     return string.format('%d requests; last messages: %s\nchat buffer:\n%s', #reqs,
       last and vim.inspect(last.messages) or '-', chat and chat_text(chat) or '-')
@@ -115,7 +56,8 @@ return {
       H.setup()
       vim.opt.runtimepath:append(plenary)
       vim.opt.runtimepath:append(cc_dir)
-      local url = start_model({ { tool = 'whale_read_file', arguments = { file_path = 'notes.txt' } } }, 'The file says hello.')
+      model = scripted.start({ { tool = 'whale_read_file', arguments = { file_path = 'notes.txt' } } }, 'The file says hello.')
+      local url = model.url
       require('codecompanion').setup({
         adapters = {
           http = {
@@ -142,9 +84,9 @@ return {
         return chat_text(chat):find('The file says hello.', 1, true)
       end, 'the final answer in the chat buffer', nil, explain(chat))
 
-      local reqs = requests()
+      local reqs = model.requests()
       H.ok(#reqs >= 2, 'at least two requests, got ' .. #reqs)
-      local offered = tool_names(reqs[1])
+      local offered = scripted.offered(reqs[1])
       H.ok(offered.whale_read_file, 'whale_read_file offered; tools: ' .. vim.inspect(vim.tbl_keys(offered)))
       local catalog = assert(require('whale').tools())
       local want = 0
@@ -153,10 +95,10 @@ return {
         local fn = offered['whale_' .. t.name]
         H.ok(fn, 'whale_' .. t.name .. ' offered')
         H.eq(fn.parameters.type, 'object', 'schema type of whale_' .. t.name)
-        H.eq(sorted_keys(fn.parameters.properties), sorted_keys(t.inputSchema.properties), 'schema properties of whale_' .. t.name)
+        H.eq(H.sorted_keys(fn.parameters.properties), H.sorted_keys(t.inputSchema.properties), 'schema properties of whale_' .. t.name)
       end
       H.ok(want >= 10, 'catalog size ' .. want)
-      local results = tool_messages(reqs[#reqs])
+      local results = scripted.tool_messages(reqs[#reqs])
       H.eq(#results, 1, 'tool results in the last request')
       H.eq(results[1].tool_call_id, 'call_1', 'tool_call_id')
       H.contains(results[1].content, 'whale real codecompanion', 'the read_file result the model receives')
@@ -167,17 +109,9 @@ return {
   {
     'CodeCompanion ' .. version .. ': a chat turn edits an open modified buffer and runs shell_run through whale-ls',
     function()
-      local path = vim.fn.getcwd() .. '/todo.txt'
-      local f = assert(io.open(path, 'w'))
-      f:write('alpha\nbeta\ngamma\n')
-      f:close()
-      vim.cmd('edit ' .. vim.fn.fnameescape(path))
-      local buf = vim.api.nvim_get_current_buf()
-      H.client_for(buf)
-      vim.api.nvim_buf_set_lines(buf, 0, 0, false, { 'unsaved first line' })
-      H.ok(vim.bo[buf].modified, 'the buffer is modified')
-      play({
-        { tool = 'whale_edit', arguments = { file_path = 'todo.txt', search = 'unsaved first line\nalpha', replace = 'unsaved first line\nALPHA' } },
+      local buf, _, edit = scripted.modified_todo()
+      model.play({
+        edit,
         { tool = 'whale_shell_run', arguments = { command = 'echo shell-from-$((40 + 2))', mode = 'pipe' } },
       }, 'Edited and ran.')
       chat = require('codecompanion').chat({})
@@ -186,8 +120,8 @@ return {
       H.wait_loop(function()
         return chat_text(chat):find('Edited and ran.', 1, true)
       end, 'the final answer in the chat buffer', nil, explain(chat))
-      local reqs = requests()
-      local results = tool_messages(reqs[#reqs])
+      local reqs = model.requests()
+      local results = scripted.tool_messages(reqs[#reqs])
       H.eq(#results, 2, 'tool results in the last request')
       H.ok(not results[1].content:find('^%[') , 'the edit succeeded: ' .. results[1].content)
       H.contains(results[2].content, 'shell-from-42', 'the shell_run output the model receives')
@@ -195,6 +129,71 @@ return {
       local text = chat_text(chat)
       H.contains(text, 'whale `edit`', 'the chat buffer shows the edit output')
       H.contains(text, 'whale `shell_run`', 'the chat buffer shows the shell_run output')
+    end,
+  },
+  {
+    'CodeCompanion ' .. version .. ": an rm the exec boundary asks about shows whale's approval prompt; allow once runs it, deny in the next turn refuses it, and the model is told which",
+    function()
+      -- whale's prompt UI is vim.ui.select (lua/whale/prompts.lua); this
+      -- stand-in for the user picks `answer` and records what was shown.
+      local real_select = vim.ui.select
+      local shown, answer = {}, nil
+      vim.ui.select = function(items, opts, on_choice)
+        local ids = {}
+        for _, item in ipairs(items) do
+          table.insert(ids, item.id)
+        end
+        table.insert(shown, { prompt = opts.prompt, kind = opts.kind, ids = ids })
+        for i, item in ipairs(items) do
+          if item.id == answer then
+            return on_choice(item, i)
+          end
+        end
+        on_choice(nil)
+      end
+      --- One chat turn whose model runs `rm -rf <name>` (a default ask
+      --- rule); returns the tool result the model receives.
+      local function rm_turn(name, final)
+        vim.fn.mkdir(name .. '/sub', 'p')
+        model.play({ { tool = 'whale_shell_run', arguments = { command = 'rm -rf ' .. name, mode = 'pipe' } } }, final)
+        chat = require('codecompanion').chat({})
+        chat:add_buf_message({ role = 'user', content = '@{whale} Remove the folder ' .. name .. '.' })
+        chat:submit()
+        H.wait_loop(function()
+          return chat_text(chat):find(final, 1, true)
+        end, 'the final answer in the chat buffer', nil, explain(chat))
+        local reqs = model.requests()
+        local results = scripted.tool_messages(reqs[#reqs])
+        H.eq(#results, 1, 'tool results in the last request')
+        return results[1].content
+      end
+      local rm = vim.loop.fs_realpath(vim.fn.exepath('rm'))
+      local ok, err = pcall(function()
+        answer = 'allow_once'
+        local allowed = rm_turn('victim1', 'Removed it.')
+        H.eq(#shown, 1, 'approval prompts shown in the first turn')
+        H.eq(shown[1].kind, 'whale.approval', 'prompt kind')
+        H.eq(shown[1].ids, { 'allow_once', 'allow_session', 'deny' }, 'prompt options')
+        H.contains(shown[1].prompt, 'rm -rf victim1', 'the prompt shows the command')
+        H.contains(shown[1].prompt, 'Program: ' .. rm, 'the prompt shows the program')
+        H.eq(vim.fn.isdirectory('victim1'), 0, 'victim1 removed after allow once')
+        H.contains(allowed, 'exit code 0', 'the allowed rm as the model receives it')
+        H.ok(not allowed:find('denied', 1, true), 'the allowed rm is not reported as denied: ' .. allowed)
+
+        answer = 'deny'
+        local denied = rm_turn('victim2', 'Could not remove it.')
+        H.eq(#shown, 2, 'allow once is not remembered: the second turn asks again')
+        H.contains(shown[2].prompt, 'rm -rf victim2', 'the second prompt shows the command')
+        H.eq(vim.fn.isdirectory('victim2'), 1, 'victim2 still there after deny')
+        H.contains(denied, 'whale: policy denied ' .. rm, 'the denied rm as the model receives it')
+        H.contains(denied, 'the user said no', 'the denied rm as the model receives it')
+        H.contains(denied, 'Operation not permitted', 'the denied rm as the model receives it')
+        H.ok(not denied:find('exit code 0', 1, true), 'the denied rm does not report success: ' .. denied)
+      end)
+      vim.ui.select = real_select
+      if not ok then
+        error(err, 0)
+      end
     end,
   },
 }

@@ -6,6 +6,8 @@
 -- func(input, {on_log, on_complete, session_ctx}) (current) or
 -- func(params, on_log, on_complete) (older releases), answering through
 -- on_complete(result, err) or by returning result, err.
+-- A stand-in for quick unit tests only: tests/test_avante.lua runs the real
+-- avante.
 local M = { tools = {} }
 
 local field_types = { string = true, integer = true, number = true, boolean = true, object = true, array = true, table = true }

@@ -11,7 +11,7 @@
 --     function callback, extends or an inline table: a table callback is
 --     refused); api 18: cmds[i](self, args, input, output_handler),
 --     output.success(self, tools, cmd, stdout), a table callback accepted.
---   A stand-in for quick unit tests only: tests/test_codecompanion_real.lua
+--   A stand-in for quick unit tests only: tests/test_codecompanion.lua
 --   runs the real CodeCompanion.
 local config = require('codecompanion.config')
 
