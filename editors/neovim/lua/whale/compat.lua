@@ -56,6 +56,24 @@ function M.notify(client, method, params)
   return client.notify(method, params)
 end
 
+function M.cancel_request(client, id)
+  if M.has('nvim-0.11') then
+    return client:cancel_request(id)
+  end
+  return client.cancel_request(id)
+end
+
+--- Whether client's server offers method (false while it is starting).
+function M.supports_method(client, method, bufnr)
+  if type(client.server_capabilities) ~= 'table' then
+    return false
+  end
+  if M.has('nvim-0.11') then
+    return client:supports_method(method, bufnr)
+  end
+  return client.supports_method(method) and true or false
+end
+
 function M.stop(client, force)
   if M.has('nvim-0.11') then
     return client:stop(force)

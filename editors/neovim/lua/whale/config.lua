@@ -23,7 +23,17 @@ M.defaults = {
   -- function(client, bufnr), called when whale-ls attaches to a buffer.
   on_attach = nil,
   -- What the plugin tells the server it can do.
-  capabilities = { terminals = true, prompts = true, saveDocuments = true },
+  -- languageFeatures: answer whale's questions for the other language
+  -- servers (problems after an edit, definition, references, rename, ...).
+  capabilities = { terminals = true, prompts = true, saveDocuments = true, languageFeatures = true },
+  language = {
+    -- How long a definition, references, rename ... request waits for the
+    -- other language servers.
+    timeout_ms = 10000,
+    -- How long to wait for a language server to attach to a file loaded
+    -- for the request.
+    attach_wait_ms = 3000,
+  },
   terminal = {
     -- 'split' | 'vsplit' | 'tab' | 'none' | function(bufnr, task) -> winid|nil
     open = 'split',

@@ -5,8 +5,10 @@
 -- attaches it to every normal buffer there: with vim.lsp.start_client on
 -- Neovim 0.7 to 0.10, through vim.lsp.config/vim.lsp.enable on 0.11+.
 -- The client declares experimental.whale = {terminals, prompts,
--- saveDocuments} and carries whale's own handlers: a strict applyEdit,
--- saveDocuments, terminals, prompts, plan, todos and changes/changed.
+-- saveDocuments, languageFeatures} and carries whale's own handlers: a
+-- strict applyEdit, saveDocuments, terminals, prompts, plan, todos,
+-- changes/changed, and the other language servers' answers (diagnostics,
+-- languageFeature).
 --
 -- The Lua API for chat plugins: tools(), call(name, input, callback).
 local compat = require('whale.compat')
@@ -28,6 +30,7 @@ function M.handlers()
   local prompts = require('whale.prompts')
   local plan = require('whale.plan')
   local changes = require('whale.changes')
+  local language = require('whale.language')
   return {
     ['workspace/applyEdit'] = edits.apply_edit_handler,
     [protocol.save_documents] = edits.save_documents_handler,
@@ -39,6 +42,8 @@ function M.handlers()
     [protocol.todos] = plan.on_todos,
     [protocol.tools_changed] = M.on_tools_changed,
     [protocol.changes_changed] = changes.on_changed,
+    [protocol.diagnostics] = language.diagnostics_handler,
+    [protocol.language_feature] = language.feature_handler,
   }
 end
 
@@ -67,6 +72,7 @@ function M.capabilities()
     terminals = want.terminals ~= false,
     prompts = want.prompts ~= false,
     saveDocuments = want.saveDocuments ~= false,
+    languageFeatures = want.languageFeatures ~= false,
   }
   caps.workspace = caps.workspace or {}
   caps.workspace.applyEdit = true

@@ -51,10 +51,10 @@ return {
   -- server -> client notification {latest}
   changes_changed = 'whale/changes/changed',
 
-  -- server -> client request {uris} -> {items}; sent only to a client that declares
-  -- languageFeatures, which this plugin does not yet
+  -- server -> client request {uris} -> {items = [{uri, range, severity, message, source?,
+  -- code?}]}; sent only to a client that declares languageFeatures (lua/whale/language.lua)
   diagnostics = 'whale/diagnostics',
   -- server -> client request {kind, uri?, position?, query?, newName?} -> the LSP result
-  -- of that kind; only with languageFeatures
+  -- of that kind, in whale's position encoding; only with languageFeatures
   language_feature = 'whale/languageFeature',
 }
