@@ -72,13 +72,15 @@ fuzz:
 # on it too, and with WHALE_NVIM_PLUGINS (extracted codecompanion.nvim-*,
 # plenary.nvim-*, avante.nvim-* and nui.nvim-* folders) the real CodeCompanion
 # and avante tests run there; .ci/run sets both from ../shared/testbed.
+# WHALE_GOPLS (a gopls binary; .ci/run installs it) runs the language tools
+# test on both versions.
 neovim: build-test
 	@if command -v nvim >/dev/null; then \
-		WHALE_NVIM_PLUGINS= WHALE_LS=$(CURDIR)/bin/whale-ls-test bash editors/neovim/tests/run.sh; \
+		WHALE_GOPLS="$$WHALE_GOPLS" WHALE_NVIM_PLUGINS= WHALE_LS=$(CURDIR)/bin/whale-ls-test bash editors/neovim/tests/run.sh; \
 	elif [ "$$CI" = true ]; then echo "nvim is missing"; exit 1; \
 	else echo "nvim not installed: Neovim plugin tests skipped"; fi
 	@if [ -n "$$WHALE_NVIM_011" ]; then \
-		NVIM="$$WHALE_NVIM_011" WHALE_LS=$(CURDIR)/bin/whale-ls-test bash editors/neovim/tests/run.sh; \
+		NVIM="$$WHALE_NVIM_011" WHALE_GOPLS="$$WHALE_GOPLS" WHALE_LS=$(CURDIR)/bin/whale-ls-test bash editors/neovim/tests/run.sh; \
 	else echo "WHALE_NVIM_011 not set: the Neovim 0.11 run and the real CodeCompanion and avante tests skipped (install Neovim 0.11 and set WHALE_NVIM_011=<dir>/bin/nvim, WHALE_NVIM_PLUGINS=<folder of codecompanion.nvim-*, plenary.nvim-*, avante.nvim-* and nui.nvim-*>)"; fi
 
 # The VS Code extension: type check, package.json in step with the catalog,

@@ -92,9 +92,9 @@ return {
         ['b.go'] = b_go,
         ['notes.txt'] = 'Greet is a Go function.\n',
       })
-      -- A generous problems wait: gopls debounces its diagnostics, and this
-      -- machine may be busy.
-      H.setup({ settings = { edits = { problemsWaitMs = 10000 } } })
+      -- A generous problems wait for a busy machine (gopls usually reports
+      -- within a second); an edit whose problems do not change waits it out.
+      H.setup({ settings = { edits = { problemsWaitMs = 4000 } } })
       start_gopls()
       vim.cmd('edit a.go')
       a_buf = vim.api.nvim_get_current_buf()
@@ -181,6 +181,42 @@ return {
       H.contains(env.text, 'a.go:4:', 'the declaration')
       H.contains(env.text, 'b.go:4:', 'the call')
       H.eq(#env.data.locations, 2, 'two references')
+    end,
+  },
+  {
+    'hover, the outline of b.go and workspace symbols come from gopls',
+    function()
+      local env = call('hover', { file_path = 'b.go', line = 4, symbol = 'Greet' })
+      H.eq(env.code, 'ok', 'hover code (' .. tostring(env.text) .. ')')
+      H.contains(env.text, 'func Greet(name string) string', 'hover')
+      H.contains(env.text, 'Greet says hello.', 'hover shows the doc comment')
+      env = call('document_symbols', { file_path = 'b.go' })
+      H.eq(env.code, 'ok', 'document_symbols code (' .. tostring(env.text) .. ')')
+      H.contains(env.text, '3 function Welcome', 'outline')
+      env = call('symbols', { query = 'Welcome' })
+      H.eq(env.code, 'ok', 'symbols code (' .. tostring(env.text) .. ')')
+      H.contains(env.text, 'function Welcome  b.go:3', 'workspace symbols')
+    end,
+  },
+  {
+    'two language requests at once both answer (the second handler runs inside the wait of the first)',
+    function()
+      local results = {}
+      for i, input in ipairs({
+        { 'definition', { file_path = 'b.go', line = 4, symbol = 'Greet' } },
+        { 'references', { file_path = 'b.go', line = 4, symbol = 'Greet' } },
+      }) do
+        require('whale').call(input[1], input[2], function(err, env)
+          results[i] = err or env
+        end)
+      end
+      H.wait_loop(function()
+        return results[1] and results[2]
+      end, 'both calls')
+      H.eq(results[1].code, 'ok', 'definition (' .. vim.inspect(results[1]) .. ')')
+      H.contains(results[1].text, 'a.go:4:', 'definition')
+      H.eq(results[2].code, 'ok', 'references (' .. vim.inspect(results[2]) .. ')')
+      H.eq(#results[2].data.locations, 2, 'references')
     end,
   },
   {

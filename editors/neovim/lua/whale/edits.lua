@@ -150,14 +150,14 @@ local function doc_for(client_id, uri)
   end
 end
 
---- The buffer whale-ls knows under uri, if it is still open.
+--- The loaded buffer of uri (under that URI, or of the same real file).
 ---@return integer|nil
-function M.buffer_for(client_id, uri)
-  local doc = doc_for(client_id, uri)
-  if doc and vim.api.nvim_buf_is_valid(doc.bufnr) then
-    return doc.bufnr
+function M.loaded_buffer(uri)
+  local ok, fname = pcall(vim.uri_to_fname, uri)
+  if not ok then
+    return nil
   end
-  local fname = compat.realpath(vim.uri_to_fname(uri))
+  fname = compat.realpath(fname)
   for _, b in ipairs(vim.api.nvim_list_bufs()) do
     if vim.api.nvim_buf_is_loaded(b) then
       local name = vim.api.nvim_buf_get_name(b)
@@ -166,6 +166,16 @@ function M.buffer_for(client_id, uri)
       end
     end
   end
+end
+
+--- The buffer whale-ls knows under uri, if it is still open.
+---@return integer|nil
+function M.buffer_for(client_id, uri)
+  local doc = doc_for(client_id, uri)
+  if doc and vim.api.nvim_buf_is_valid(doc.bufnr) then
+    return doc.bufnr
+  end
+  return M.loaded_buffer(uri)
 end
 
 --- The version of the buffer whale-ls was last sent, and whether changes

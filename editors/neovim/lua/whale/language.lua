@@ -23,6 +23,7 @@
 -- further whale requests are all handled meanwhile.
 local compat = require('whale.compat')
 local config = require('whale.config')
+local loaded_buffer = require('whale.edits').loaded_buffer
 
 local M = {}
 
@@ -109,29 +110,6 @@ function M.char_index(line, col, enc)
   return units
 end
 
--- The loaded buffer of uri, if any.
-local function loaded_buffer(uri)
-  local ok, fname = pcall(vim.uri_to_fname, uri)
-  if not ok then
-    return nil
-  end
-  local real
-  for _, b in ipairs(vim.api.nvim_list_bufs()) do
-    if vim.api.nvim_buf_is_loaded(b) then
-      local name = vim.api.nvim_buf_get_name(b)
-      if name ~= '' then
-        if vim.uri_from_bufnr(b) == uri then
-          return b
-        end
-        real = real or compat.realpath(fname)
-        if compat.same_path(compat.realpath(name), real) then
-          return b
-        end
-      end
-    end
-  end
-end
-
 --- A reader of lines by (uri, 0-based row): the loaded buffer's text, else
 --- the file's on disk; each file is read once per reader.
 local function line_reader()
@@ -185,8 +163,11 @@ end
 
 -- Converts the ranges of one kind's result in place.
 local function convert_result(kind, result, uri, conv)
-  if not conv or is_nil(result) then
+  if is_nil(result) then
     return result
+  end
+  if not conv then
+    conv = { pos = function() end, range = function() end }
   end
   local function location(l)
     if type(l) ~= 'table' then
@@ -224,6 +205,10 @@ local function convert_result(kind, result, uri, conv)
   elseif kind == 'documentSymbols' or kind == 'workspaceSymbols' then
     symbols(result)
   elseif kind == 'rename' then
+    if type(result.changes) == 'table' and next(result.changes) == nil then
+      -- An empty map decodes to {}, which would go back as an array.
+      result.changes = nil
+    end
     for u, edits in pairs(is_nil(result.changes) and {} or result.changes) do
       for _, e in ipairs(edits) do
         conv.range(u, e.range)
