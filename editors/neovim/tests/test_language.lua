@@ -157,10 +157,27 @@ return {
       H.contains(env.text, 'The change introduced 1 problem:', 'result')
       H.contains(env.text, 'a.go:5: error: ', 'result names the file and line')
       H.contains(env.text, '(compiler', 'result names the source')
+      local problems = call('problems', { path = 'a.go' })
+      H.eq(problems.code, 'ok', 'problems code (' .. tostring(problems.text) .. ')')
+      H.contains(problems.text, 'a.go:5: error: ', 'problems lists it')
       env = call('edit', { file_path = 'a.go', search = '\treturn 42', replace = '\treturn "hello " + name' })
       H.eq(env.code, 'ok', 'edit code (' .. tostring(env.text) .. ')')
       H.contains(env.text, 'No new problems in the changed files.', 'result')
       H.eq(H.read(ws .. '/a.go'), a_go, 'a.go on disk')
+    end,
+  },
+  {
+    'an edit of a file nothing diagnoses does not wait for problems',
+    function()
+      local t0 = vim.loop.now()
+      local env = call('edit', { file_path = 'notes.txt', search = 'Go function', replace = 'Go function in a.go' })
+      H.eq(env.code, 'ok', 'edit code (' .. tostring(env.text) .. ')')
+      H.ok(not env.text:lower():find('problem'), 'no word on problems: ' .. env.text)
+      -- The problems wait of this workspace is 4 s; the edit did not sit it out.
+      H.ok(vim.loop.now() - t0 < 3000, 'the edit took ' .. (vim.loop.now() - t0) .. ' ms')
+      env = call('problems', { path = 'notes.txt' })
+      H.eq(env.ok, false, 'problems of notes.txt')
+      H.contains(env.text, 'no language server is attached to notes.txt in Neovim', 'problems')
     end,
   },
   {

@@ -6,7 +6,9 @@
 --     source?, code?}]}: vim.diagnostic.get() of each URI's buffer (every
 --     loaded file buffer when uris is empty). A file that is not loaded is
 --     loaded without being shown, so that its filetype is set and the
---     user's language clients attach and diagnose it.
+--     user's language clients attach and diagnose it. Files nothing
+--     diagnoses (no other client attached, no diagnostics) are answered
+--     with an error, so that an edit of them does not wait for problems.
 --   * whale/languageFeature {kind, uri?, position?, query?, newName?} -> the
 --     LSP result of that kind, asked of the buffer's other attached clients
 --     (never whale itself): the first non-empty answer, or for references
@@ -315,7 +317,23 @@ local function diagnostic_item(d, uri, bufnr, enc)
   return item
 end
 
---- whale/diagnostics {uris} -> {items}
+-- Whether something diagnoses bufnr: a client other than whale is attached
+-- to it, or it has diagnostics (from any namespace, e.g. a linter).
+local function diagnosed(bufnr)
+  if #vim.diagnostic.get(bufnr) > 0 then
+    return true
+  end
+  for _, c in ipairs(compat.get_clients({ bufnr = bufnr })) do
+    if c.name ~= require('whale').name then
+      return true
+    end
+  end
+  return false
+end
+
+--- whale/diagnostics {uris} -> {items}. When none of the named files has
+--- a language client attached or any diagnostics, the answer is an error
+--- saying so: whale-ls then does not wait for problems that cannot come.
 function M.diagnostics_handler(_, params, ctx)
   local enc = whale_encoding(ctx)
   local uris = type(params) == 'table' and type(params.uris) == 'table' and params.uris or {}
@@ -327,11 +345,17 @@ function M.diagnostics_handler(_, params, ctx)
       end
     end
   else
+    local any, names = false, {}
     for _, uri in ipairs(uris) do
       local b = M.load(uri)
       if b then
         table.insert(buffers, { bufnr = b, uri = uri })
+        any = any or diagnosed(b)
+        table.insert(names, display(b, uri))
       end
+    end
+    if not any and #names > 0 then
+      return nil, request_error(string.format('no language server is attached to %s in Neovim and there are no diagnostics for it', table.concat(names, ', ')))
     end
   end
   local items = {}
