@@ -46,6 +46,8 @@ end
 
 local chat
 
+local language_tools = { problems = true, symbols = true, document_symbols = true, definition = true, references = true, hover = true, rename = true }
+
 return {
   {
     'CodeCompanion ' .. version .. ': a chat turn offers whale\'s tools, runs read_file through whale-ls and returns its result to the model',
@@ -93,9 +95,17 @@ return {
       for _, t in ipairs(catalog) do
         want = want + 1
         local fn = offered['whale_' .. t.name]
+        -- The language tools exist only in a running server's catalog (for
+        -- a client that declares languageFeatures); this chat's first
+        -- request went out before whale-ls started. The next case checks
+        -- they are offered once it runs.
+        if language_tools[t.name] and not fn then
+          goto continue
+        end
         H.ok(fn, 'whale_' .. t.name .. ' offered')
         H.eq(fn.parameters.type, 'object', 'schema type of whale_' .. t.name)
         H.eq(H.sorted_keys(fn.parameters.properties), H.sorted_keys(t.inputSchema.properties), 'schema properties of whale_' .. t.name)
+        ::continue::
       end
       H.ok(want >= 10, 'catalog size ' .. want)
       local results = scripted.tool_messages(reqs[#reqs])
@@ -121,6 +131,10 @@ return {
         return chat_text(chat):find('Edited and ran.', 1, true)
       end, 'the final answer in the chat buffer', nil, explain(chat))
       local reqs = model.requests()
+      local offered = scripted.offered(reqs[1])
+      for name in pairs(language_tools) do
+        H.ok(offered['whale_' .. name], 'whale_' .. name .. ' offered once whale-ls runs')
+      end
       local results = scripted.tool_messages(reqs[#reqs])
       H.eq(#results, 2, 'tool results in the last request')
       H.ok(not results[1].content:find('^%[') , 'the edit succeeded: ' .. results[1].content)

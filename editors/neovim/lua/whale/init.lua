@@ -89,11 +89,32 @@ local function settings()
   return s
 end
 
+-- Gives the tools_changed listeners the running server's catalog: a
+-- catalog read before the server ran (`whale-ls tools --json`, which has no
+-- editor) lacks the language tools, which the server lists for this client
+-- because it declares languageFeatures. Listeners add what they lack.
+local function announce_catalog(client)
+  if #M.tools_changed_listeners == 0 then
+    return
+  end
+  compat.request(client, protocol.tools, vim.empty_dict(), function(err, result)
+    if err or type(result) ~= 'table' or type(result.tools) ~= 'table' then
+      return
+    end
+    vim.schedule(function()
+      for _, fn in ipairs(M.tools_changed_listeners) do
+        pcall(fn, result.tools, client.id)
+      end
+    end)
+  end)
+end
+
 local function on_init(client)
   require('whale.edits').track_client(client)
   -- Scheduled: Neovim sends didOpen for buffers attached during startup
   -- right after on_init; calls should reach the server after those.
   vim.schedule(function()
+    announce_catalog(client)
     local cbs = waiting[client.id] or {}
     waiting[client.id] = nil
     for _, cb in ipairs(cbs) do
