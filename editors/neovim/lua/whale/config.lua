@@ -31,8 +31,9 @@ M.defaults = {
     -- other language servers.
     timeout_ms = 10000,
     -- How long to wait for a language server to attach to a file loaded
-    -- for the request.
-    attach_wait_ms = 3000,
+    -- for the request (one that attached and is starting is waited for up
+    -- to timeout_ms).
+    attach_wait_ms = 1000,
   },
   terminal = {
     -- 'split' | 'vsplit' | 'tab' | 'none' | function(bufnr, task) -> winid|nil

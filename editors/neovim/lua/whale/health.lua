@@ -118,6 +118,23 @@ function M.check()
     end
     h.ok(string.format('client %d: root %s, %d buffer(s), position encoding %s', c.id, tostring(c.config.root_dir), n, tostring(c.offset_encoding)))
   end
+  if #clients > 0 then
+    -- The language tools ask the other clients (|whale-language|).
+    local others = {}
+    for _, c in ipairs(compat.get_clients()) do
+      if c.name ~= 'whale_ls' then
+        table.insert(others, c.name)
+      end
+    end
+    local caps = require('whale.config').options.capabilities or {}
+    if caps.languageFeatures == false then
+      h.info('language tools off (capabilities.languageFeatures = false)')
+    elseif #others == 0 then
+      h.info('language tools: no other language client is running, so problems, definition, references and rename have nothing to ask')
+    else
+      h.ok('language tools ask: ' .. table.concat(others, ', '))
+    end
+  end
   local tasks = require('whale').terminals()
   if #tasks > 0 then
     h.info(string.format('%d terminal task(s); :WhaleTerminals lists them', #tasks))

@@ -371,18 +371,21 @@ end
 -- whale/languageFeature
 
 -- The clients other than whale that can answer method for bufnr (every
--- buffer when bufnr is nil), and the names of every other client attached.
+-- buffer when bufnr is nil), the names of every other client attached, and
+-- whether one of those is still starting.
 local function other_clients(method, bufnr, whale_id)
-  local out, names = {}, {}
+  local out, names, starting = {}, {}, false
   for _, c in ipairs(compat.get_clients(bufnr and { bufnr = bufnr } or nil)) do
     if c.id ~= whale_id and c.name ~= require('whale').name and not compat.is_stopped(c) then
       table.insert(names, c.name)
-      if c.initialized and compat.supports_method(c, method, bufnr) then
+      if not c.initialized then
+        starting = true
+      elseif compat.supports_method(c, method, bufnr) then
         table.insert(out, c)
       end
     end
   end
-  return out, names
+  return out, names, starting
 end
 
 local function with_position(params, uri, position, conv)
@@ -469,13 +472,14 @@ function M.feature_handler(_, params, ctx)
     end
     where = display(bufnr, params.uri)
   end
-  local clients, names = other_clients(method, bufnr, ctx and ctx.client_id)
-  if #clients == 0 and (loaded_now or #names > 0) then
-    -- A buffer loaded just now, or a client still starting: give the
-    -- user's language clients a moment to attach and initialize.
-    vim.wait(option('attach_wait_ms', 3000), function()
-      clients, names = other_clients(method, bufnr, ctx and ctx.client_id)
-      return #clients > 0
+  local clients, names, starting = other_clients(method, bufnr, ctx and ctx.client_id)
+  if #clients == 0 and (loaded_now or starting) then
+    -- A client still starting: wait for it (up to the request's timeout).
+    -- A buffer loaded just now: give the user's language clients a moment
+    -- to attach.
+    vim.wait(starting and timeout or option('attach_wait_ms', 1000), function()
+      clients, names, starting = other_clients(method, bufnr, ctx and ctx.client_id)
+      return #clients > 0 or (#names > 0 and not starting)
     end, 20)
   end
   if #clients == 0 then
