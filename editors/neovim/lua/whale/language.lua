@@ -3,7 +3,8 @@
 -- symbols, hover, rename edits), and this module answers from Neovim.
 --
 --   * whale/diagnostics {uris} -> {items = [{uri, range, severity, message,
---     source?, code?}]}: vim.diagnostic.get() of each URI's buffer (every
+--     source?, code?}], published = {uri = count}}: vim.diagnostic.get() of
+--     each URI's buffer and how often its diagnostics were set (every
 --     loaded file buffer when uris is empty). A file that is not loaded is
 --     loaded without being shown, so that its filetype is set and the
 --     user's language clients attach and diagnose it. Files nothing
@@ -280,6 +281,21 @@ end
 --------------------------------------------------------------------------
 -- whale/diagnostics
 
+-- published[bufnr]: how many times the buffer's diagnostics were set (a
+-- language server's publication or pull answer, a linter's run), counted
+-- from DiagnosticChanged. whale-ls compares the counts before and after an
+-- edit: a count that moved means a server answered for the new text, even
+-- when it found nothing, so the edit need not wait out problemsWaitMs.
+local published = {}
+vim.api.nvim_create_autocmd('DiagnosticChanged', {
+  group = vim.api.nvim_create_augroup('whale_language', { clear = true }),
+  callback = function(args)
+    if args.buf and args.buf > 0 then
+      published[args.buf] = (published[args.buf] or 0) + 1
+    end
+  end,
+})
+
 local function whale_encoding(ctx)
   local client = ctx and vim.lsp.get_client_by_id(ctx.client_id)
   return client and client.offset_encoding or 'utf-16'
@@ -358,13 +374,15 @@ function M.diagnostics_handler(_, params, ctx)
       return nil, request_error(string.format('no language server is attached to %s in Neovim and there are no diagnostics for it', table.concat(names, ', ')))
     end
   end
-  local items = {}
+  local items, counts = {}, {}
   for _, buf in ipairs(buffers) do
     for _, d in ipairs(vim.diagnostic.get(buf.bufnr)) do
       table.insert(items, diagnostic_item(d, buf.uri, buf.bufnr, enc))
     end
+    counts[buf.uri] = published[buf.bufnr] or 0
   end
-  return { items = items }
+  -- An empty table would go out as [], not as a map.
+  return { items = items, published = next(counts) and counts or nil }
 end
 
 --------------------------------------------------------------------------

@@ -52,7 +52,8 @@ return {
   changes_changed = 'whale/changes/changed',
 
   -- server -> client request {uris} -> {items = [{uri, range, severity, message, source?,
-  -- code?}]}; sent only to a client that declares languageFeatures (lua/whale/language.lua)
+  -- code?}], published? = {uri = count}}; sent only to a client that declares
+  -- languageFeatures (lua/whale/language.lua)
   diagnostics = 'whale/diagnostics',
   -- server -> client request {kind, uri?, position?, query?, newName?} -> the LSP result
   -- of that kind, in whale's position encoding; only with languageFeatures
