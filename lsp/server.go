@@ -202,8 +202,10 @@ func (s *Server) handle(reqCtx context.Context, req *jsonrpc2.Request) (result a
 	}()
 	params := json.RawMessage(req.Params())
 	switch method {
-	case protocol.MethodInitialize, protocol.MethodShutdown, methodTerminalInput:
-		// Handled on the read loop, in wire order (input only enqueues).
+	case protocol.MethodInitialize, protocol.MethodShutdown, methodTerminalInput, methodTerminalResize:
+		// Handled on the read loop, in wire order (input only enqueues; a
+		// resize is one ioctl), so that an editor's resize and the keys
+		// typed after it reach the task in the order they were sent.
 	default:
 		jsonrpc2.Async(reqCtx) // clones params; the read loop goes on
 	}

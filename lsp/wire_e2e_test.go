@@ -241,3 +241,35 @@ func TestTerminalInputKeepsWireOrder(t *testing.T) {
 		t.Fatalf("the task received its input out of order:\n%s", wait.Text)
 	}
 }
+
+// TestTerminalResizeKeepsWireOrder pipelines whale/terminal/resize requests
+// and then input without waiting for answers: the PTY must have the last
+// size by the time the input arrives (an editor resizes and types at once).
+func TestTerminalResizeKeepsWireOrder(t *testing.T) {
+	c := startRaw(t, writeFiles(t, nil))
+	c.initialize()
+	c.send(`{"jsonrpc":"2.0","id":2,"method":"workspace/executeCommand","params":{"command":"whale.shell_run","arguments":[{"command":"read x; stty size","mode":"pty","background":true}]}}`)
+	m := c.response("2")
+	var env struct {
+		OK   bool `json:"ok"`
+		Data struct {
+			TaskID string `json:"task_id"`
+		} `json:"data"`
+	}
+	if json.Unmarshal(m.Result, &env); !env.OK || env.Data.TaskID == "" {
+		t.Fatalf("shell_run = %s", m.Result)
+	}
+	for i := range 40 {
+		c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"whale/terminal/resize","params":{"taskId":%q,"cols":80,"rows":%d}}`, 100+i, env.Data.TaskID, 47-i))
+	}
+	c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"whale/terminal/input","params":{"taskId":%q,"data":"\r"}}`, env.Data.TaskID))
+	c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":4,"method":"workspace/executeCommand","params":{"command":"whale.shell_wait","arguments":[{"task_id":%q,"timeout_ms":30000}]}}`, env.Data.TaskID))
+	m = c.response("4")
+	var wait struct {
+		Text string `json:"text"`
+	}
+	json.Unmarshal(m.Result, &wait)
+	if !strings.Contains(wait.Text, "8 80") {
+		t.Fatalf("the PTY's size after 40 resizes ending at 8 rows:\n%s", wait.Text)
+	}
+}
