@@ -1,7 +1,8 @@
 // Package scriptedmodel is a model server for tests: an HTTP server on
 // 127.0.0.1 that speaks enough of the OpenAI Chat Completions, OpenAI
-// Responses and Anthropic Messages APIs to play a fixed script of tool calls
-// and a final answer to a real host (an agent CLI, an editor's chat).
+// Responses, Anthropic Messages and Gemini generateContent APIs to play a
+// fixed script of tool calls and a final answer to a real host (an agent
+// CLI, an editor's chat).
 //
 // It is test code, shipped in no binary: hosts need a model, and a model
 // cannot run here, so this is the one stand-in the host tests use. It lives
@@ -33,6 +34,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Step is one tool call of a script: Tool is whale's tool name (matched
@@ -57,6 +59,7 @@ const (
 	ChatCompletions   API = "chat.completions"
 	Responses         API = "responses"
 	AnthropicMessages API = "anthropic.messages"
+	GeminiGenerate    API = "gemini.generateContent"
 	Other             API = "other"
 )
 
@@ -85,12 +88,15 @@ type Request struct {
 	Played int
 	// Problem says why the server could not play the script, or is empty.
 	Problem string
+	// At is when the request arrived, counted from Start.
+	At time.Duration
 }
 
 // Server is a running scripted model. Its methods are safe for concurrent
 // use.
 type Server struct {
 	script   Script
+	started  time.Time
 	listener net.Listener
 	http     *http.Server
 
@@ -104,7 +110,7 @@ func Start(script Script) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scripted model: %w", err)
 	}
-	s := &Server{script: script, listener: l}
+	s := &Server{script: script, started: time.Now(), listener: l}
 	s.http = &http.Server{Handler: http.HandlerFunc(s.serve)}
 	go s.http.Serve(l)
 	return s, nil
@@ -146,7 +152,7 @@ func (s *Server) ToolResults() []ToolResult {
 func (s *Server) Log(limit int) string {
 	var b strings.Builder
 	for i, r := range s.Requests() {
-		fmt.Fprintf(&b, "#%d %s %s api=%s played=%d tools=%d", i, r.Method, r.Path, r.API, r.Played, len(r.Tools))
+		fmt.Fprintf(&b, "#%d %.1fs %s %s api=%s played=%d tools=%d", i, r.At.Seconds(), r.Method, r.Path, r.API, r.Played, len(r.Tools))
 		if r.Problem != "" {
 			fmt.Fprintf(&b, " problem=%q", r.Problem)
 		}
@@ -181,7 +187,7 @@ type reply struct {
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(io.LimitReader(r.Body, 64<<20))
-	rec := Request{Method: r.Method, Path: r.URL.Path, API: Other, Played: -2}
+	rec := Request{Method: r.Method, Path: r.URL.Path, API: Other, Played: -2, At: time.Since(s.started)}
 	if json.Valid(body) {
 		rec.Body = body
 	} else if len(body) > 0 {
@@ -206,6 +212,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case strings.HasSuffix(path, "/messages/count_tokens"):
 		writeJSON(w, map[string]any{"input_tokens": 1 + len(body)/4})
 		return
+	case strings.HasSuffix(path, ":countTokens"):
+		writeJSON(w, map[string]any{"totalTokens": 1 + len(body)/4})
+		return
 	}
 
 	var t turn
@@ -220,6 +229,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case strings.HasSuffix(path, "/messages"):
 		rec.API = AnthropicMessages
 		t, err = parseAnthropic(body)
+	case strings.HasSuffix(path, ":generateContent"), strings.HasSuffix(path, ":streamGenerateContent"):
+		rec.API = GeminiGenerate
+		t, err = parseGemini(body)
+		t.stream = strings.HasSuffix(path, ":streamGenerateContent")
 	default:
 		http.NotFound(w, r)
 		return
@@ -240,6 +253,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeResponses(w, rp, t.stream)
 	case AnthropicMessages:
 		writeAnthropic(w, rp, t.stream)
+	case GeminiGenerate:
+		writeGemini(w, rp, t.stream)
 	}
 }
 
@@ -597,6 +612,90 @@ func writeAnthropic(w http.ResponseWriter, rp reply, stream bool) {
 	sse.event("message_delta", map[string]any{"type": "message_delta",
 		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": 5}})
 	sse.event("message_stop", map[string]any{"type": "message_stop"})
+}
+
+// --- Gemini generateContent ---
+
+func parseGemini(body []byte) (turn, error) {
+	var req struct {
+		Tools []struct {
+			FunctionDeclarations []struct {
+				Name string `json:"name"`
+			} `json:"functionDeclarations"`
+		} `json:"tools"`
+		Contents []struct {
+			Role  string `json:"role"`
+			Parts []struct {
+				FunctionCall *struct {
+					ID   string `json:"id"`
+					Name string `json:"name"`
+				} `json:"functionCall"`
+				FunctionResponse *struct {
+					ID       string          `json:"id"`
+					Name     string          `json:"name"`
+					Response json.RawMessage `json:"response"`
+				} `json:"functionResponse"`
+			} `json:"parts"`
+		} `json:"contents"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		return turn{}, fmt.Errorf("gemini generateContent request: %w", err)
+	}
+	var t turn
+	for _, tool := range req.Tools {
+		for _, fd := range tool.FunctionDeclarations {
+			t.tools = append(t.tools, fd.Name)
+		}
+	}
+	for _, c := range req.Contents {
+		for _, p := range c.Parts {
+			if p.FunctionCall != nil {
+				t.calls++
+			}
+			if fr := p.FunctionResponse; fr != nil {
+				t.results = append(t.results, ToolResult{CallID: fr.ID, Tool: fr.Name, Text: geminiResponseText(fr.Response)})
+			}
+		}
+	}
+	return t, nil
+}
+
+// geminiResponseText reads a functionResponse's response object: its
+// "output" string or "content" parts when it has them, else its JSON.
+func geminiResponseText(raw json.RawMessage) string {
+	var resp struct {
+		Output  *string         `json:"output"`
+		Content json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(raw, &resp) == nil {
+		if resp.Output != nil {
+			return *resp.Output
+		}
+		if len(resp.Content) > 0 {
+			return textOf(resp.Content)
+		}
+	}
+	return string(raw)
+}
+
+func writeGemini(w http.ResponseWriter, rp reply, stream bool) {
+	part := map[string]any{"text": rp.text}
+	if rp.tool != "" {
+		var args any = map[string]any{}
+		_ = json.Unmarshal([]byte(rp.arguments), &args)
+		part = map[string]any{"functionCall": map[string]any{"id": rp.callID, "name": rp.tool, "args": args}}
+	}
+	resp := map[string]any{
+		"candidates": []any{map[string]any{"index": 0, "finishReason": "STOP",
+			"content": map[string]any{"role": "model", "parts": []any{part}}}},
+		"usageMetadata": map[string]any{"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15},
+		"modelVersion":  "scripted",
+	}
+	if !stream {
+		writeJSON(w, resp)
+		return
+	}
+	newSSE(w).data(resp)
 }
 
 // --- wire helpers ---

