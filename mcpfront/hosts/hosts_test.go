@@ -169,7 +169,11 @@ var (
 	}
 	codexHost  = npmHost{key: "codex-" + codexVersion, packages: []string{"@openai/codex@" + codexVersion}}
 	geminiHost = npmHost{key: "gemini-cli-" + geminiVersion, packages: []string{"@google/gemini-cli@" + geminiVersion}}
-	npmHosts   = []npmHost{claudeHost, codexHost, geminiHost}
+	// opencode's and Copilot CLI's commands are their platform packages'
+	// native binaries, which need no install script.
+	opencodeHost = npmHost{key: "opencode-" + opencodeVersion, packages: []string{"opencode-ai@" + opencodeVersion}}
+	copilotHost  = npmHost{key: "copilot-" + copilotVersion, packages: []string{"@github/copilot@" + copilotVersion}}
+	npmHosts     = []npmHost{claudeHost, codexHost, geminiHost, opencodeHost, copilotHost}
 )
 
 // cacheRoot is where hosts are installed, one folder per cache key, so
@@ -296,8 +300,31 @@ var wantResults = [][]string{
 	{"hello whale\n[t1 finished: exit code 0"},
 }
 
-// wantOffered are whale tools every host must offer the model.
-var wantOffered = []string{"list_dir", "read_file", "edit", "shell_run", "grep", "write"}
+// catalog lists whale's tools (`whale-ls tools --json`): every host must
+// offer the model all of them.
+func catalog(t *testing.T) []string {
+	t.Helper()
+	out, err := exec.Command(env.WhaleLS, "tools", "--json").Output()
+	if err != nil {
+		t.Fatalf("whale-ls tools --json: %v", err)
+	}
+	var catalog struct {
+		Tools []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(out, &catalog); err != nil {
+		t.Fatalf("whale-ls tools --json: %v", err)
+	}
+	var names []string
+	for _, tool := range catalog.Tools {
+		names = append(names, tool.Name)
+	}
+	if len(names) < 4 {
+		t.Fatalf("whale-ls tools --json lists %v, want the catalog", names)
+	}
+	return names
+}
 
 // turn is one host's run: a workspace, a scripted model, and the wrapper
 // script through which the host starts whale-ls (it records each pid).
@@ -308,12 +335,13 @@ type turn struct {
 	model   *scriptedmodel.Server
 	server  string
 	pidFile string
+	catalog []string
 }
 
 func newTurn(t *testing.T) *turn {
 	t.Helper()
 	base := t.TempDir()
-	r := &turn{t: t, ws: filepath.Join(base, "ws"), home: filepath.Join(base, "home"), pidFile: filepath.Join(base, "whale-ls.pids")}
+	r := &turn{t: t, ws: filepath.Join(base, "ws"), home: filepath.Join(base, "home"), pidFile: filepath.Join(base, "whale-ls.pids"), catalog: catalog(t)}
 	for _, d := range []string{r.ws, r.home} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
@@ -383,11 +411,10 @@ func (r *turn) play(cmd *exec.Cmd) {
 		t.Fatalf("%s did not finish its turn in %s.\nstderr (tail):\n%s\nstdout (tail):\n%s\nmodel requests:\n%s",
 			filepath.Base(cmd.Path), agentTimeout, tail(stderr.String(), 3000), tail(stdout.String(), 1500), r.model.Log(300))
 	}
-	report := func(format string, args ...any) {
-		t.Helper()
-		t.Errorf(format+"\nexit: %v\nstderr (tail):\n%s\nstdout (tail):\n%s\nmodel requests:\n%s", append(args, err,
-			tail(stderr.String(), 3000), tail(stdout.String(), 1500), r.model.Log(300))...)
-	}
+	// Every problem of the turn is collected and shown once, with the
+	// host's output and what the model received.
+	var problems []string
+	report := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 	t.Logf("%s finished its turn in %.1fs; the model got:\n%s", filepath.Base(cmd.Path), time.Since(start).Seconds(), r.model.Log(120))
 	if dump := os.Getenv("WHALE_HOSTS_DUMP"); dump != "" {
 		data, _ := json.MarshalIndent(r.model.Requests(), "", " ")
@@ -399,29 +426,38 @@ func (r *turn) play(cmd *exec.Cmd) {
 	}
 	r.checkServersGone(report)
 	r.checkTurn(report, stdout.String())
+	if len(problems) > 0 {
+		t.Errorf("%s's turn went wrong:\n- %s\nstderr (tail):\n%s\nstdout (tail):\n%s\nmodel requests:\n%s", filepath.Base(cmd.Path),
+			strings.Join(problems, "\n- "), tail(stderr.String(), 3000), tail(stdout.String(), 1500), r.model.Log(300))
+	}
 }
 
 // checkTurn checks what the model saw and what the workspace holds.
 func (r *turn) checkTurn(report func(string, ...any), stdout string) {
-	r.t.Helper()
-	reqs := r.model.Requests()
-	offered := false
-	for _, req := range reqs {
+	// The request that offered the most of whale's tools must offer all.
+	var missing []string
+	tried := false
+	for _, req := range r.model.Requests() {
 		if req.Problem != "" {
 			report("the scripted model could not play a request to %s: %s", req.Path, req.Problem)
 		}
-		missing := 0
-		for _, name := range wantOffered {
+		if len(req.Tools) == 0 {
+			continue
+		}
+		var lack []string
+		for _, name := range r.catalog {
 			if _, ok := scriptedmodel.MatchTool(req.Tools, name); !ok {
-				missing++
+				lack = append(lack, name)
 			}
 		}
-		if missing == 0 {
-			offered = true
+		if !tried || len(lack) < len(missing) {
+			missing, tried = lack, true
 		}
 	}
-	if !offered {
-		report("no request offered all of whale's tools %v", wantOffered)
+	if !tried {
+		report("no request to the model offered any tool")
+	} else if len(missing) > 0 {
+		report("no request offered all %d of whale's tools; missing: %s", len(r.catalog), strings.Join(missing, ", "))
 	}
 	results := r.model.ToolResults()
 	for i, step := range turnScript.Steps {
@@ -454,7 +490,6 @@ func (r *turn) checkTurn(report func(string, ...any), stdout string) {
 // once the host has: a process still alive a few seconds later is
 // reported and killed.
 func (r *turn) checkServersGone(report func(string, ...any)) {
-	r.t.Helper()
 	pids := r.serverPIDs()
 	if len(pids) == 0 {
 		report("the host never started whale-ls (no pid in %s)", r.pidFile)
@@ -587,6 +622,43 @@ func TestGeminiCLI(t *testing.T) {
 	cmd := exec.Command("node", filepath.Join(dir, "node_modules", "@google", "gemini-cli", "bundle", "gemini.js"),
 		"-p", "Greet the whale in notes.txt.", "--approval-mode", "yolo", "--model", "gemini-2.5-flash")
 	cmd.Env = append(r.baseEnv(), "GEMINI_API_KEY=dummy", "GOOGLE_GEMINI_BASE_URL="+r.model.URL())
+	r.play(cmd)
+}
+
+func TestOpencode(t *testing.T) {
+	dir := hostDir(t, opencodeHost.key)
+	r := newTurn(t)
+	config := filepath.Join(r.home, "opencode.json")
+	writeJSONFile(t, config, map[string]any{
+		"model":      "scripted/scripted",
+		"autoupdate": false,
+		"share":      "disabled",
+		"provider": map[string]any{"scripted": map[string]any{
+			"npm":     "@ai-sdk/openai-compatible",
+			"name":    "scripted",
+			"options": map[string]any{"baseURL": r.model.URL() + "/v1", "apiKey": "dummy"},
+			"models":  map[string]any{"scripted": map[string]any{"name": "scripted", "tool_call": true}},
+		}},
+		"mcp":        map[string]any{"whale": map[string]any{"type": "local", "command": []string{r.server}, "enabled": true}},
+		"permission": map[string]any{"edit": "allow", "bash": "allow"},
+	})
+	cmd := exec.Command(filepath.Join(dir, "node_modules", "opencode-linux-x64", "bin", "opencode"), "run", "Greet the whale in notes.txt.")
+	cmd.Env = append(r.baseEnv(), "OPENCODE_CONFIG="+config,
+		"OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_DEFAULT_PLUGINS=1",
+		"OPENCODE_DISABLE_LSP_DOWNLOAD=1", "OPENCODE_DISABLE_SHARE=1")
+	r.play(cmd)
+}
+
+func TestCopilotCLI(t *testing.T) {
+	dir := hostDir(t, copilotHost.key)
+	r := newTurn(t)
+	mcpConfig, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"whale": map[string]any{"type": "local", "command": r.server, "args": []string{}, "tools": []string{"*"}}}})
+	cmd := exec.Command(filepath.Join(dir, "node_modules", "@github", "copilot-linux-x64", "copilot"),
+		"-p", "Greet the whale in notes.txt.", "--allow-all-tools", "--no-auto-update", "--disable-client-telemetry",
+		"--disable-builtin-mcps", "--additional-mcp-config", string(mcpConfig))
+	cmd.Env = append(r.baseEnv(), "COPILOT_OFFLINE=true", "COPILOT_PROVIDER_BASE_URL="+r.model.URL()+"/v1",
+		"COPILOT_PROVIDER_TYPE=openai", "COPILOT_PROVIDER_API_KEY=dummy", "COPILOT_MODEL=scripted")
 	r.play(cmd)
 }
 
