@@ -365,8 +365,13 @@ func newTurn(t *testing.T) *turn {
 }
 
 // baseEnv is the environment every host starts with: no variable of the
-// user's (no API key, no config folder), a fresh HOME.
+// user's (no API key, no config folder), a fresh HOME, and a PATH of
+// pathFirst, the folder of the node found on the test's PATH, and the
+// system's folders.
 func (r *turn) baseEnv(pathFirst ...string) []string {
+	if node, err := exec.LookPath("node"); err == nil {
+		pathFirst = append(pathFirst, filepath.Dir(node))
+	}
 	path := strings.Join(append(pathFirst, "/usr/local/bin", "/usr/bin", "/bin"), ":")
 	return []string{
 		"PATH=" + path,
