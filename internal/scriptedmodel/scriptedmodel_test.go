@@ -276,3 +276,48 @@ func TestMissingToolIsReported(t *testing.T) {
 		t.Errorf("Problem = %q, want the missing tool and the offered ones", p)
 	}
 }
+
+func TestGeminiGenerateContent(t *testing.T) {
+	s := start(t)
+	tools := []any{map[string]any{"functionDeclarations": []any{
+		map[string]any{"name": "mcp_whale_read_file"}, map[string]any{"name": "mcp_whale_edit"}}}}
+	contents := []any{
+		map[string]any{"role": "user", "parts": []any{map[string]any{"text": "go"}}},
+		map[string]any{"role": "model", "parts": []any{map[string]any{"functionCall": map[string]any{"id": "call_1", "name": "mcp_whale_read_file", "args": map[string]any{}}}}},
+		map[string]any{"role": "user", "parts": []any{map[string]any{"functionResponse": map[string]any{"id": "call_1", "name": "mcp_whale_read_file",
+			"response": map[string]any{"output": "1\tx"}}}}},
+	}
+	_, body := post(t, s.URL()+"/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse", map[string]any{"tools": tools, "contents": contents})
+	_, events := sseData(t, body)
+	if len(events) != 1 {
+		t.Fatalf("stream = %s, want one event", body)
+	}
+	call := get(events[0], "candidates", 0, "content", "parts", 0, "functionCall")
+	if get(call, "name") != "mcp_whale_edit" || get(call, "args", "search") != "x" || get(call, "id") != "call_2" {
+		t.Errorf("functionCall = %v, want mcp_whale_edit with the step's args", call)
+	}
+	if get(events[0], "usageMetadata", "totalTokenCount") == nil {
+		t.Errorf("no usageMetadata: %s", body)
+	}
+
+	// Every step played: the final text, not streamed; and token counting.
+	contents = append(contents,
+		map[string]any{"role": "model", "parts": []any{map[string]any{"functionCall": map[string]any{"name": "mcp_whale_edit", "args": map[string]any{}}}}},
+		map[string]any{"role": "user", "parts": []any{map[string]any{"functionResponse": map[string]any{"name": "mcp_whale_edit",
+			"response": map[string]any{"content": []any{map[string]any{"type": "text", "text": "Edited"}}}}}}})
+	_, body = post(t, s.URL()+"/v1beta/models/gemini-2.5-flash:generateContent", map[string]any{"tools": tools, "contents": contents})
+	var resp map[string]any
+	json.Unmarshal(body, &resp)
+	if got := get(resp, "candidates", 0, "content", "parts", 0, "text"); got != "all done" {
+		t.Errorf("final text = %v: %s", got, body)
+	}
+	_, body = post(t, s.URL()+"/v1beta/models/gemini-2.5-flash:countTokens", map[string]any{"contents": contents})
+	json.Unmarshal(body, &resp)
+	if n, _ := resp["totalTokens"].(float64); n <= 0 {
+		t.Errorf("countTokens = %s, want totalTokens > 0", body)
+	}
+	want := []ToolResult{{CallID: "call_1", Tool: "mcp_whale_read_file", Text: "1\tx"}, {Tool: "mcp_whale_edit", Text: "Edited"}}
+	if diff := cmp.Diff(want, s.ToolResults()); diff != "" {
+		t.Errorf("ToolResults() mismatch (-want +got):\n%s", diff)
+	}
+}

@@ -238,6 +238,10 @@ func installHost(h npmHost) (string, error) {
 		}
 	}
 	if err := os.Rename(tmp, dir); err != nil {
+		// Another run installed the same key meanwhile: use its folder.
+		if _, statErr := os.Stat(filepath.Join(dir, "node_modules")); statErr == nil {
+			return dir, nil
+		}
 		return "", err
 	}
 	return dir, nil
