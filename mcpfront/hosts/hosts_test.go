@@ -225,7 +225,10 @@ func installHost(h npmHost) (string, error) {
 	defer os.RemoveAll(tmp)
 	ctx, cancel := context.WithTimeout(context.Background(), installTimeout)
 	defer cancel()
-	args := append([]string{"install", "--prefix", tmp, "--no-audit", "--no-fund", "--loglevel=error", "--no-update-notifier"}, h.packages...)
+	// No install scripts: whether npm runs them differs between versions,
+	// and some download from elsewhere than the registry (Gemini CLI's
+	// keytar from GitHub). What a host needs of one is done by its fixup.
+	args := append([]string{"install", "--prefix", tmp, "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error", "--no-update-notifier"}, h.packages...)
 	cmd := exec.CommandContext(ctx, "npm", args...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -249,8 +252,9 @@ func installHost(h npmHost) (string, error) {
 
 // claudeInstallScript puts Claude Code's native binary in place. The npm
 // package's bin/claude.exe is a placeholder that its postinstall script
-// replaces with the platform package's binary; npm 11 may skip that script,
-// so it is run here again under Node 24 when the placeholder is still there.
+// replaces with the platform package's binary; npm 11 may skip that script
+// (and installHost skips all), so it is run here under Node 24 (the package
+// wants Node ≥ 22) when the placeholder is still there.
 func claudeInstallScript(ctx context.Context, dir string) error {
 	pkg := filepath.Join(dir, "node_modules", "@anthropic-ai", "claude-code")
 	if st, err := os.Stat(filepath.Join(pkg, "bin", "claude.exe")); err == nil && st.Size() > 1<<20 {
