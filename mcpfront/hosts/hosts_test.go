@@ -397,8 +397,9 @@ func (r *turn) baseEnv(pathFirst ...string) []string {
 }
 
 // play runs the host's command line to the end of its turn and checks
-// everything a turn must show.
-func (r *turn) play(cmd *exec.Cmd) {
+// everything a turn must show; prefix is what the host puts before a
+// whale tool's name in what it offers the model.
+func (r *turn) play(cmd *exec.Cmd, prefix string) {
 	t := r.t
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), agentTimeout)
@@ -438,7 +439,7 @@ func (r *turn) play(cmd *exec.Cmd) {
 		report("%s exited with %v, want status 0", filepath.Base(cmd.Path), err)
 	}
 	r.checkServersGone(report)
-	r.checkTurn(report, stdout.String())
+	r.checkTurn(report, stdout.String(), prefix)
 	if len(problems) > 0 {
 		t.Errorf("%s's turn went wrong:\n- %s\nstderr (tail):\n%s\nstdout (tail):\n%s\nmodel requests:\n%s", filepath.Base(cmd.Path),
 			strings.Join(problems, "\n- "), tail(stderr.String(), 3000), tail(stdout.String(), 1500), r.model.Log(300))
@@ -446,7 +447,7 @@ func (r *turn) play(cmd *exec.Cmd) {
 }
 
 // checkTurn checks what the model saw and what the workspace holds.
-func (r *turn) checkTurn(report func(string, ...any), stdout string) {
+func (r *turn) checkTurn(report func(string, ...any), stdout, prefix string) {
 	// The request that offered the most of whale's tools must offer all.
 	var missing []string
 	tried := false
@@ -471,6 +472,12 @@ func (r *turn) checkTurn(report func(string, ...any), stdout string) {
 		report("no request to the model offered any tool")
 	} else if len(missing) > 0 {
 		report("no request offered all %d of whale's tools; missing: %s", len(r.catalog), strings.Join(missing, ", "))
+	}
+	for _, req := range r.model.Requests() {
+		if name, ok := scriptedmodel.MatchTool(req.Tools, "read_file"); ok && name != prefix+"read_file" {
+			report("the model was offered read_file as %q, want %q", name, prefix+"read_file")
+			break
+		}
 	}
 	results := r.model.ToolResults()
 	for i, step := range turnScript.Steps {
@@ -579,9 +586,11 @@ func TestClaudeCode(t *testing.T) {
 		// MCP tools are deferred behind a tool search otherwise.
 		"ENABLE_TOOL_SEARCH=false",
 	)
-	r.play(cmd)
+	r.play(cmd, "mcp__whale__")
 }
 
+// TestCodex: Codex sends an MCP server's tools as a namespace (mcp__whale)
+// of plain names, which the scripted model reads as "mcp__whale.read_file".
 func TestCodex(t *testing.T) {
 	dir := hostDir(t, codexHost.key)
 	r := newTurn(t)
@@ -616,7 +625,7 @@ apps = false
 	cmd := exec.Command("node", filepath.Join(dir, "node_modules", "@openai", "codex", "bin", "codex.js"),
 		"exec", "--skip-git-repo-check", "Greet the whale in notes.txt.")
 	cmd.Env = append(r.baseEnv(), "CODEX_HOME="+codexHome)
-	r.play(cmd)
+	r.play(cmd, "mcp__whale.")
 }
 
 func TestGeminiCLI(t *testing.T) {
@@ -635,7 +644,7 @@ func TestGeminiCLI(t *testing.T) {
 	cmd := exec.Command("node", filepath.Join(dir, "node_modules", "@google", "gemini-cli", "bundle", "gemini.js"),
 		"-p", "Greet the whale in notes.txt.", "--approval-mode", "yolo", "--model", "gemini-2.5-flash")
 	cmd.Env = append(r.baseEnv(), "GEMINI_API_KEY=dummy", "GOOGLE_GEMINI_BASE_URL="+r.model.URL())
-	r.play(cmd)
+	r.play(cmd, "mcp_whale_")
 }
 
 func TestOpencode(t *testing.T) {
@@ -659,7 +668,7 @@ func TestOpencode(t *testing.T) {
 	cmd.Env = append(r.baseEnv(), "OPENCODE_CONFIG="+config,
 		"OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_DEFAULT_PLUGINS=1",
 		"OPENCODE_DISABLE_LSP_DOWNLOAD=1", "OPENCODE_DISABLE_SHARE=1")
-	r.play(cmd)
+	r.play(cmd, "whale_")
 }
 
 func TestCopilotCLI(t *testing.T) {
@@ -672,7 +681,7 @@ func TestCopilotCLI(t *testing.T) {
 		"--disable-builtin-mcps", "--additional-mcp-config", string(mcpConfig))
 	cmd.Env = append(r.baseEnv(), "COPILOT_OFFLINE=true", "COPILOT_PROVIDER_BASE_URL="+r.model.URL()+"/v1",
 		"COPILOT_PROVIDER_TYPE=openai", "COPILOT_PROVIDER_API_KEY=dummy", "COPILOT_MODEL=scripted")
-	r.play(cmd)
+	r.play(cmd, "whale-")
 }
 
 func writeJSONFile(t *testing.T, path string, v any) {
