@@ -113,7 +113,7 @@ mcp-conformance: build
 # registry a host is skipped, except in CI (CI=true).
 hosts: build
 	$(GO) vet -tags hosts ./mcpfront/hosts
-	WHALE_LS=$(CURDIR)/bin/whale-ls $(GO) test -tags hosts -count=1 -timeout 10m -v ./mcpfront/hosts
+	WHALE_LS=$(CURDIR)/bin/whale-ls $(GO) test -tags hosts -count=1 -timeout 30m -v ./mcpfront/hosts
 
 bench-rpc:
 	$(GO) run ./bench/rpc

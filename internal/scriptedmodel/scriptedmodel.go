@@ -698,7 +698,7 @@ func writeGemini(w http.ResponseWriter, rp reply, stream bool) {
 	newSSE(w).data(resp)
 }
 
-// --- wire helpers ---
+// --- writing answers ---
 
 func writeJSON(w http.ResponseWriter, v any) {
 	body, _ := json.Marshal(v)

@@ -1,4 +1,4 @@
-//go:build hosts
+//go:build hosts && linux
 
 package hosts_test
 
@@ -38,7 +38,7 @@ const (
 const agentTimeout = 120 * time.Second
 
 // installTimeout bounds one host's npm install on a cold cache.
-const installTimeout = 4 * time.Minute
+const installTimeout = 3 * time.Minute
 
 // state is what the parent test process hands to the child that runs the
 // tests inside a network namespace.
