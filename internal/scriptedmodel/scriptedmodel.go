@@ -79,8 +79,10 @@ type Request struct {
 	API    API
 	// Body is the raw request body.
 	Body json.RawMessage
-	// Tools are the names of the tools the request offered.
-	Tools []string
+	// Tools are the names of the tools the request offered, and Schemas
+	// their input schemas by name, as the host wrote them.
+	Tools   []string
+	Schemas map[string]json.RawMessage
 	// Results are the tool results the request carried.
 	Results []ToolResult
 	// Played is the step index answered (-1 for the final text, -2 when the
@@ -174,9 +176,22 @@ func cut(s string, n int) string {
 // turn is what a request asks of the model, in API-neutral form.
 type turn struct {
 	tools   []string
+	schemas map[string]json.RawMessage
 	calls   int // tool calls the assistant already made in the conversation
 	results []ToolResult
 	stream  bool
+}
+
+// offer records a tool the request offers.
+func (t *turn) offer(name string, schema json.RawMessage) {
+	if name == "" {
+		return
+	}
+	if t.schemas == nil {
+		t.schemas = map[string]json.RawMessage{}
+	}
+	t.tools = append(t.tools, name)
+	t.schemas[name] = schema
 }
 
 // reply is the model's answer: one tool call or a final text.
@@ -242,7 +257,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "scripted model: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	rec.Tools, rec.Results = t.tools, t.results
+	rec.Tools, rec.Schemas, rec.Results = t.tools, t.schemas, t.results
 	rp, played, problem := s.decide(t)
 	rec.Played, rec.Problem = played, problem
 
@@ -343,7 +358,8 @@ func parseChat(body []byte) (turn, error) {
 		Tools  []struct {
 			Type     string `json:"type"`
 			Function struct {
-				Name string `json:"name"`
+				Name       string          `json:"name"`
+				Parameters json.RawMessage `json:"parameters"`
 			} `json:"function"`
 		} `json:"tools"`
 		Messages []struct {
@@ -363,7 +379,7 @@ func parseChat(body []byte) (turn, error) {
 	}
 	t := turn{stream: req.Stream}
 	for _, tool := range req.Tools {
-		t.tools = append(t.tools, tool.Function.Name)
+		t.offer(tool.Function.Name, tool.Function.Parameters)
 	}
 	names := map[string]string{}
 	for _, m := range req.Messages {
@@ -425,7 +441,7 @@ func parseResponses(body []byte) (turn, error) {
 	}
 	t := turn{stream: req.Stream}
 	for _, raw := range req.Tools {
-		t.tools = append(t.tools, responsesToolNames(raw, "")...)
+		offerResponsesTool(&t, raw, "")
 	}
 	var items []struct {
 		Type      string          `json:"type"`
@@ -448,29 +464,28 @@ func parseResponses(body []byte) (turn, error) {
 	return t, nil
 }
 
-// responsesToolNames lists a Responses tool's callable names: a function's
-// name, or for a namespace (a group of tools, as Codex sends MCP servers)
-// each member as "namespace.name".
-func responsesToolNames(raw json.RawMessage, namespace string) []string {
+// offerResponsesTool records a Responses tool: a function by its name, or
+// for a namespace (a group of tools, as Codex sends an MCP server's) each
+// member as "namespace.name".
+func offerResponsesTool(t *turn, raw json.RawMessage, namespace string) {
 	var tool struct {
-		Type  string            `json:"type"`
-		Name  string            `json:"name"`
-		Tools []json.RawMessage `json:"tools"`
+		Type       string            `json:"type"`
+		Name       string            `json:"name"`
+		Parameters json.RawMessage   `json:"parameters"`
+		Tools      []json.RawMessage `json:"tools"`
 	}
 	if json.Unmarshal(raw, &tool) != nil {
-		return nil
+		return
 	}
 	if tool.Type == "namespace" || len(tool.Tools) > 0 {
-		var out []string
 		for _, member := range tool.Tools {
-			out = append(out, responsesToolNames(member, joinNamespace(namespace, tool.Name))...)
+			offerResponsesTool(t, member, joinNamespace(namespace, tool.Name))
 		}
-		return out
+		return
 	}
-	if tool.Name == "" {
-		return nil
+	if tool.Name != "" {
+		t.offer(joinNamespace(namespace, tool.Name), tool.Parameters)
 	}
-	return []string{joinNamespace(namespace, tool.Name)}
 }
 
 func joinNamespace(namespace, name string) string {
@@ -535,7 +550,8 @@ func parseAnthropic(body []byte) (turn, error) {
 	var req struct {
 		Stream bool `json:"stream"`
 		Tools  []struct {
-			Name string `json:"name"`
+			Name        string          `json:"name"`
+			InputSchema json.RawMessage `json:"input_schema"`
 		} `json:"tools"`
 		Messages []struct {
 			Role    string          `json:"role"`
@@ -547,7 +563,7 @@ func parseAnthropic(body []byte) (turn, error) {
 	}
 	t := turn{stream: req.Stream}
 	for _, tool := range req.Tools {
-		t.tools = append(t.tools, tool.Name)
+		t.offer(tool.Name, tool.InputSchema)
 	}
 	names := map[string]string{}
 	for _, m := range req.Messages {
@@ -620,7 +636,9 @@ func parseGemini(body []byte) (turn, error) {
 	var req struct {
 		Tools []struct {
 			FunctionDeclarations []struct {
-				Name string `json:"name"`
+				Name                 string          `json:"name"`
+				Parameters           json.RawMessage `json:"parameters"`
+				ParametersJSONSchema json.RawMessage `json:"parametersJsonSchema"`
 			} `json:"functionDeclarations"`
 		} `json:"tools"`
 		Contents []struct {
@@ -644,7 +662,11 @@ func parseGemini(body []byte) (turn, error) {
 	var t turn
 	for _, tool := range req.Tools {
 		for _, fd := range tool.FunctionDeclarations {
-			t.tools = append(t.tools, fd.Name)
+			schema := fd.ParametersJSONSchema
+			if len(schema) == 0 {
+				schema = fd.Parameters
+			}
+			t.offer(fd.Name, schema)
 		}
 	}
 	for _, c := range req.Contents {

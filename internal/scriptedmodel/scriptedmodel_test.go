@@ -108,7 +108,7 @@ func TestMatchTool(t *testing.T) {
 func TestChatCompletions(t *testing.T) {
 	s := start(t)
 	tools := []any{
-		map[string]any{"type": "function", "function": map[string]any{"name": "whale_read_file"}},
+		map[string]any{"type": "function", "function": map[string]any{"name": "whale_read_file", "parameters": map[string]any{"type": "object"}}},
 		map[string]any{"type": "function", "function": map[string]any{"name": "whale_edit"}},
 	}
 	// First turn, streaming: step 1.
@@ -155,6 +155,9 @@ func TestChatCompletions(t *testing.T) {
 		t.Errorf("request without tools answered %v, want the final text", got)
 	}
 
+	if got := string(s.Requests()[0].Schemas["whale_read_file"]); got != `{"type":"object"}` {
+		t.Errorf("Schemas[whale_read_file] = %s, want the parameters sent", got)
+	}
 	want := []ToolResult{{CallID: "call_1", Tool: "whale_read_file", Text: "1\tx"}}
 	if diff := cmp.Diff(want, s.ToolResults()); diff != "" {
 		t.Errorf("ToolResults() mismatch (-want +got):\n%s", diff)
@@ -171,7 +174,7 @@ func TestResponses(t *testing.T) {
 	tools := []any{
 		map[string]any{"type": "function", "name": "shell"},
 		map[string]any{"type": "namespace", "name": "mcp__whale", "tools": []any{
-			map[string]any{"type": "function", "name": "read_file"},
+			map[string]any{"type": "function", "name": "read_file", "parameters": map[string]any{"required": []any{"file_path"}}},
 			map[string]any{"type": "function", "name": "edit"},
 		}},
 	}
@@ -214,6 +217,9 @@ func TestResponses(t *testing.T) {
 	if diff := cmp.Diff(want, s.ToolResults()); diff != "" {
 		t.Errorf("ToolResults() mismatch (-want +got):\n%s", diff)
 	}
+	if got := string(s.Requests()[0].Schemas["mcp__whale.read_file"]); got != `{"required":["file_path"]}` {
+		t.Errorf("Schemas[mcp__whale.read_file] = %s, want the namespace member's parameters", got)
+	}
 	if got := s.Requests()[0].Tools; !cmp.Equal(got, []string{"shell", "mcp__whale.read_file", "mcp__whale.edit"}) {
 		t.Errorf("tools found = %v", got)
 	}
@@ -221,7 +227,7 @@ func TestResponses(t *testing.T) {
 
 func TestAnthropicMessages(t *testing.T) {
 	s := start(t)
-	tools := []any{map[string]any{"name": "Read"}, map[string]any{"name": "mcp__whale__read_file"}, map[string]any{"name": "mcp__whale__edit"}}
+	tools := []any{map[string]any{"name": "Read"}, map[string]any{"name": "mcp__whale__read_file", "input_schema": map[string]any{"type": "object"}}, map[string]any{"name": "mcp__whale__edit"}}
 	messages := []any{
 		map[string]any{"role": "user", "content": "go"},
 		map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "tool_use", "id": "toolu_1", "name": "mcp__whale__read_file", "input": map[string]any{}}}},
@@ -258,6 +264,9 @@ func TestAnthropicMessages(t *testing.T) {
 	if n, _ := resp["input_tokens"].(float64); n <= 0 {
 		t.Errorf("count_tokens = %s, want input_tokens > 0", body)
 	}
+	if got := string(s.Requests()[0].Schemas["mcp__whale__read_file"]); got != `{"type":"object"}` {
+		t.Errorf("Schemas[mcp__whale__read_file] = %s, want the input_schema sent", got)
+	}
 	want := []ToolResult{{CallID: "toolu_1", Tool: "mcp__whale__read_file", Text: "1\tx"}}
 	if diff := cmp.Diff(want, s.ToolResults()); diff != "" {
 		t.Errorf("ToolResults() mismatch (-want +got):\n%s", diff)
@@ -280,7 +289,7 @@ func TestMissingToolIsReported(t *testing.T) {
 func TestGeminiGenerateContent(t *testing.T) {
 	s := start(t)
 	tools := []any{map[string]any{"functionDeclarations": []any{
-		map[string]any{"name": "mcp_whale_read_file"}, map[string]any{"name": "mcp_whale_edit"}}}}
+		map[string]any{"name": "mcp_whale_read_file", "parametersJsonSchema": map[string]any{"type": "object"}}, map[string]any{"name": "mcp_whale_edit"}}}}
 	contents := []any{
 		map[string]any{"role": "user", "parts": []any{map[string]any{"text": "go"}}},
 		map[string]any{"role": "model", "parts": []any{map[string]any{"functionCall": map[string]any{"id": "call_1", "name": "mcp_whale_read_file", "args": map[string]any{}}}}},
@@ -315,6 +324,9 @@ func TestGeminiGenerateContent(t *testing.T) {
 	json.Unmarshal(body, &resp)
 	if n, _ := resp["totalTokens"].(float64); n <= 0 {
 		t.Errorf("countTokens = %s, want totalTokens > 0", body)
+	}
+	if got := string(s.Requests()[0].Schemas["mcp_whale_read_file"]); got != `{"type":"object"}` {
+		t.Errorf("Schemas[mcp_whale_read_file] = %s, want the parametersJsonSchema sent", got)
 	}
 	want := []ToolResult{{CallID: "call_1", Tool: "mcp_whale_read_file", Text: "1\tx"}, {Tool: "mcp_whale_edit", Text: "Edited"}}
 	if diff := cmp.Diff(want, s.ToolResults()); diff != "" {

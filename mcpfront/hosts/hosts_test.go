@@ -485,6 +485,28 @@ func (r *turn) checkTurn(report func(string, ...any), stdout, prefix string) {
 			break
 		}
 	}
+	// Each tool comes with whale's input schema (a host may add fields).
+	for _, req := range r.model.Requests() {
+		if len(req.Tools) == 0 {
+			continue
+		}
+		for tool, props := range map[string][]string{"read_file": {"file_path", "offset", "limit"}, "edit": {"file_path", "search", "replace", "all"}} {
+			name, ok := scriptedmodel.MatchTool(req.Tools, tool)
+			if !ok {
+				continue
+			}
+			var schema struct {
+				Properties map[string]json.RawMessage `json:"properties"`
+			}
+			json.Unmarshal(req.Schemas[name], &schema)
+			for _, p := range props {
+				if _, ok := schema.Properties[p]; !ok {
+					report("the model was offered %s without its field %s; its schema: %s", name, p, tail(string(req.Schemas[name]), 600))
+				}
+			}
+		}
+		break
+	}
 	results := r.model.ToolResults()
 	for i, step := range turnScript.Steps {
 		var got *scriptedmodel.ToolResult
