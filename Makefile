@@ -20,9 +20,9 @@ FUZZ_TARGETS := \
 	./execboundary:FuzzParseCommandLine \
 	./changes:FuzzMerge3
 
-.PHONY: test fmt-check vet race fuzz neovim vscode vscode-e2e vscode-package mcp-conformance build build-test bench-rpc cross wine
+.PHONY: test fmt-check vet race fuzz neovim vscode vscode-e2e vscode-package mcp-conformance hosts build build-test bench-rpc cross wine
 
-test: fmt-check vet cross wine race fuzz neovim vscode vscode-package vscode-e2e mcp-conformance
+test: fmt-check vet cross wine race fuzz neovim vscode vscode-package vscode-e2e mcp-conformance hosts
 
 build:
 	$(GO) build -o bin/whale-ls ./cmd/whale-ls
@@ -106,6 +106,16 @@ vscode-e2e:
 # and raw lines; node's test runner prints the summary.
 mcp-conformance: build
 	cd mcpfront/conformance && npm ci --no-audit --no-fund --loglevel=error && WHALE_LS=$(CURDIR)/bin/whale-ls npm test
+
+# Real agent CLIs as MCP hosts of the real `whale-ls mcp` (mcpfront/hosts,
+# build tag "hosts"): Claude Code, Codex CLI, Gemini CLI, opencode,
+# Copilot CLI and Qwen Code from npm, cached under ${XDG_CACHE_HOME:-~/.cache}/whale-ls/hosts,
+# each driven through a turn by a scripted model on 127.0.0.1, in a
+# loopback-only network namespace when run as root. Without npm or the
+# registry a host is skipped, except in CI (CI=true).
+hosts: build
+	$(GO) vet -tags hosts ./mcpfront/hosts
+	WHALE_LS=$(CURDIR)/bin/whale-ls $(GO) test -tags hosts -count=1 -timeout 30m -v ./mcpfront/hosts
 
 bench-rpc:
 	$(GO) run ./bench/rpc
