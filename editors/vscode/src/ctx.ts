@@ -306,6 +306,12 @@ export class Ctx implements vscode.Disposable {
         }
     }
 
+    /** The catalog of the running server (whale/tools). */
+    async catalog(): Promise<req.ToolInfo[]> {
+        await this.ready();
+        return (await this.client!.sendRequest(req.tools)).tools;
+    }
+
     private closed() {
         if (this.stopping) {
             return { action: CloseAction.DoNotRestart, handled: true };

@@ -21,7 +21,7 @@ export class LanguageFeatures {
     register(): vscode.Disposable[] {
         return [
             this.client.onRequest(req.diagnostics, (p, token) => this.answer('diagnostics', () => this.diagnostics(p, token))),
-            this.client.onRequest(req.languageFeature, (p) => this.answer(p?.kind ?? 'a language feature', () => this.feature(p))),
+            this.client.onRequest(req.languageFeature, (p) => this.answer(`${p?.kind ?? 'language feature'} provider`, () => this.feature(p))),
         ];
     }
 
@@ -55,8 +55,11 @@ export class LanguageFeatures {
             }
             try {
                 // Opened, never shown: the language servers diagnose open documents.
-                await vscode.workspace.openTextDocument(uri);
-                opened.push(uri);
+                const doc = await vscode.workspace.openTextDocument(uri);
+                // Plain text (a file of no known language) has no language server to wait for.
+                if (doc.languageId !== 'plaintext') {
+                    opened.push(uri);
+                }
             } catch (err) {
                 this.log.info(`${uri.toString()} cannot be opened for its diagnostics: ${err instanceof Error ? err.message : String(err)}`);
             }

@@ -126,7 +126,8 @@ function hoverPartText(part: CodeHoverPart): string {
 
 /** The hovers of every provider as one Hover with one MarkupContent; null when they say nothing. */
 export function hover(hovers: readonly CodeHover[] | undefined): { contents: { kind: 'markdown'; value: string }; range?: LspRange } | null {
-    const parts = (hovers ?? []).flatMap((h) => h.contents.map(hoverPartText)).filter((t) => t.trim() !== '');
+    // Trimmed: MarkdownString.appendCodeblock starts its block with a line break.
+    const parts = (hovers ?? []).flatMap((h) => h.contents.map((c) => hoverPartText(c).trim())).filter((t) => t !== '');
     if (parts.length === 0) {
         return null;
     }

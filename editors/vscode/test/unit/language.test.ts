@@ -60,7 +60,7 @@ test('locations: Location stays, LocationLink keeps its target (a missing select
 
 test('hover: the contents of every provider become one markdown MarkupContent; nothing said is null', () => {
     const got = map.hover([
-        { contents: [{ value: '```typescript\nfunction greet(name: string): string\n```' }, 'Says hello.'], range: r(1, 9, 1, 14) },
+        { contents: [{ value: '\n```typescript\nfunction greet(name: string): string\n```\n' }, 'Says hello.'], range: r(1, 9, 1, 14) },
         { contents: [{ language: 'ts', value: 'let x: number' }, ''] },
     ]);
     assert.deepEqual(got, {
