@@ -18,8 +18,12 @@ export class LanguageFeatures {
         private readonly log: vscode.LogOutputChannel,
     ) {}
 
+    /** How often each document's diagnostics changed since the client started. */
+    private readonly published = new map.PublicationCounts();
+
     register(): vscode.Disposable[] {
         return [
+            vscode.languages.onDidChangeDiagnostics((e) => this.published.changed(e.uris.map(this.asUri))),
             this.client.onRequest(req.diagnostics, (p, token) => this.answer('diagnostics', () => this.diagnostics(p, token))),
             this.client.onRequest(req.languageFeature, (p) => this.answer(`${p?.kind ?? 'language feature'} provider`, () => this.feature(p))),
         ];
@@ -67,7 +71,12 @@ export class LanguageFeatures {
         if (opened.length > 0) {
             await diagnosticsOf(opened, openedDiagnosticsMs, token);
         }
-        return { items: map.diagnosticItems(uris.map((u) => [u, vscode.languages.getDiagnostics(u)] as const), this.asUri) };
+        const result: req.DiagnosticsResult = { items: map.diagnosticItems(uris.map((u) => [u, vscode.languages.getDiagnostics(u)] as const), this.asUri) };
+        const published = this.published.of(uris.map(this.asUri));
+        if (published) {
+            result.published = published;
+        }
+        return result;
     }
 
     private async feature(p: req.LanguageFeatureParams): Promise<unknown> {

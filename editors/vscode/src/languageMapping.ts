@@ -99,6 +99,35 @@ export function diagnosticItems<U>(entries: ReadonlyArray<readonly [U, readonly 
     });
 }
 
+/**
+ * Counts, per document URI, the times VS Code's diagnostics of it changed
+ * (every time a language server sets them, also to the same ones).
+ */
+export class PublicationCounts {
+    private readonly counts = new Map<string, number>();
+
+    /** One onDidChangeDiagnostics event for these URIs. */
+    changed(uris: readonly string[]): void {
+        for (const u of uris) {
+            this.counts.set(u, (this.counts.get(u) ?? 0) + 1);
+        }
+    }
+
+    /** whale/diagnostics' `published` for these URIs: only those counted; undefined when none is. */
+    of(uris: readonly string[]): Record<string, number> | undefined {
+        const out: Record<string, number> = {};
+        let any = false;
+        for (const u of uris) {
+            const n = this.counts.get(u);
+            if (n !== undefined) {
+                out[u] = n;
+                any = true;
+            }
+        }
+        return any ? out : undefined;
+    }
+}
+
 /** Location[] or LocationLink[] (each as VS Code returned it). */
 export function locations<U>(results: ReadonlyArray<CodeLocation<U> | CodeLocationLink<U>> | undefined, asUri: AsUri<U>): unknown[] {
     return (results ?? []).map((r) => {

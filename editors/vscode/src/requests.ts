@@ -341,6 +341,12 @@ export interface DiagnosticItem {
 
 export interface DiagnosticsResult {
     items: DiagnosticItem[];
+    /**
+     * Per document URI, how many times the editor received that document's
+     * diagnostics (absent: not yet); a count that moved since an edit tells
+     * the server a language server answered, even with nothing new.
+     */
+    published?: Record<string, number>;
 }
 
 /**

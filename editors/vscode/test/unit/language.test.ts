@@ -133,3 +133,11 @@ test('fileOperations reads the file operations of a WorkspaceEdit from the exten
     assert.deepEqual(map.fileOperations({}), []);
     assert.deepEqual(map.fileOperations(undefined), []);
 });
+
+test('PublicationCounts: per URI the diagnostics changes seen; URIs never diagnosed are left out', () => {
+    const counts = new map.PublicationCounts();
+    assert.equal(counts.of(['file:///w/a.ts']), undefined);
+    counts.changed(['file:///w/a.ts', 'file:///w/b.ts']);
+    counts.changed(['file:///w/a.ts']);
+    assert.deepEqual(counts.of(['file:///w/a.ts', 'file:///w/b.ts', 'file:///w/c.ts']), { 'file:///w/a.ts': 2, 'file:///w/b.ts': 1 });
+});

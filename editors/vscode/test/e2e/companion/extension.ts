@@ -464,6 +464,15 @@ async function languageSteps(api: WhaleApi, root: string): Promise<void> {
         check(out.includes('No new problems in the changed files.'), `expected "No new problems in the changed files.": ${out}`);
         return out.split('\n').filter((l) => /problem/i.test(l)).join(' / ');
     });
+    await step('edit: a clean edit of the clean a.ts says there are no new problems', async () => {
+        const t0 = Date.now();
+        const out = await invoke('whale_edit', { file_path: aPath, search: 'export const count: number = 2;', replace: 'export const count: number = 3;' });
+        const ms = Date.now() - t0;
+        check(out.startsWith('Edited'), `edit failed: ${out}`);
+        check(/No new problems in the changed files[. ]/.test(out) && !/introduced/.test(out), `expected "No new problems in the changed files": ${out}`);
+        // Settled by a counted publication, or (a language server that does not publish unchanged diagnostics again) the bound waited out.
+        return `${out.split('\n').filter((l) => /problem/i.test(l)).join(' / ')} (${ms} ms with the confirmation)`;
+    });
     await setProblemsWait(undefined);
     await step('rename greet → welcome from the open a.ts, b.ts not open: both files renamed on disk, a.ts saved, b.ts not left dirty', async () => {
         check(!isOpen(bPath), 'b.ts is open before the rename; the step needs it closed');
@@ -473,10 +482,15 @@ async function languageSteps(api: WhaleApi, root: string): Promise<void> {
         const b = fs.readFileSync(bPath, 'utf8');
         check(a.includes('export function welcome(name: string)') && !a.includes('greet'), `a.ts on disk: ${JSON.stringify(a)}`);
         check(b === "import { welcome } from './a';\n\nexport const message: string = welcome('whale');\n", `b.ts on disk: ${JSON.stringify(b)}`);
-        await waitFor(() => !aDoc!.isDirty, 5000, 'a.ts to be saved');
+        await waitFor(() => !aDoc!.isDirty, 5000, 'a.ts to be saved').catch((err) => {
+            throw new Error(`${err instanceof Error ? err.message : err}; rename: ${out}`);
+        });
         check(aDoc!.getText() === a, 'the a.ts buffer differs from the file');
         const bDoc = isOpen(bPath);
-        check(!bDoc?.isDirty, 'b.ts is open and dirty after the rename');
+        await waitFor(() => !bDoc?.isDirty, 5000, 'b.ts not to be dirty').catch((err) => {
+            throw new Error(`${err instanceof Error ? err.message : err}: b.ts is open and dirty after the rename, its buffer ${JSON.stringify(bDoc?.getText())} (version ${bDoc?.version}); rename: ${out}`);
+        });
+        check(!bDoc || bDoc.getText() === b, `the b.ts buffer differs from the file: ${JSON.stringify(bDoc?.getText())}`);
         return `${out.split('\n')[0]} b.ts ${bDoc ? 'open in the background (opened for its diagnostics), not dirty' : 'not open'}`;
     });
     await step('definition and references of welcome at its use in b.ts', async () => {
