@@ -241,13 +241,11 @@ test('languageFeatures: a clean edit of a clean file whose diagnostics are publi
     writeFileSync(file, 'export const a = 1;\n');
     // Published before the edit (the baseline) and once after it, always with no problems.
     republishing.set(file, 2);
-    const t0 = Date.now();
     const env = await run('edit', { file_path: file, search: 'a = 1', replace: 'a = 2' });
-    const ms = Date.now() - t0;
     republishing.delete(file);
     assert.equal(env.ok, true, env.text);
+    // Not "No new problems in the changed files (the editor's diagnostics did not change within 1.5s; …)": the bound was not waited out.
     assert.match(env.text, /No new problems in the changed files\.(\n|$)/, 'the counted publication settles it');
-    assert.ok(ms < 1500, `the edit took ${ms} ms: the published count did not settle it before edits.problemsWaitMs (1.5 s)`);
 });
 
 test('languageFeatures: definition and references from LocationLink/Location, rename applied from `changes`, a file operation refused', { skip }, async () => {
