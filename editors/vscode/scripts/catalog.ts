@@ -1,19 +1,61 @@
 // Reading the catalog and the settings from whale-ls and putting the
 // generated contributions into package.json; used by sync-package.ts and the
 // unit tests.
-import { execFileSync } from 'child_process';
+import { execFileSync, spawn } from 'child_process';
+import { mkdtempSync, rmSync } from 'fs';
+import { tmpdir } from 'os';
+import * as path from 'path';
+import { pathToFileURL } from 'url';
+import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
 import { clientSettings, generatedContributes, type SettingsResult } from '../src/contributions';
-import type { ToolsResult } from '../src/requests';
+import { extensionCapabilities, tools, type ToolsResult } from '../src/requests';
 
-function whaleJSON(server: string, args: string[]): unknown {
+function serverEnv(): NodeJS.ProcessEnv {
     const env = { ...process.env };
     delete env.WHALE_LS_TEST_TOOLS; // the test tools are never contributed
-    return JSON.parse(execFileSync(server, args, { encoding: 'utf8', env }));
+    return env;
 }
 
-/** `whale-ls tools --json`. */
-export function readCatalog(server: string): ToolsResult {
-    return whaleJSON(server, ['tools', '--json']) as ToolsResult;
+function whaleJSON(server: string, args: string[]): unknown {
+    return JSON.parse(execFileSync(server, args, { encoding: 'utf8', env: serverEnv() }));
+}
+
+/**
+ * The catalog of a session of this extension: `whale/tools` of a
+ * `whale-ls serve` whose client declares the extension's capabilities
+ * (`whale-ls tools --json` lists a session without an editor, which lacks
+ * the tools that need one, such as the language tools), in an empty folder.
+ */
+export async function readCatalog(server: string): Promise<ToolsResult> {
+    const ws = mkdtempSync(path.join(tmpdir(), 'whale-catalog-'));
+    const child = spawn(server, ['serve', '--log-level', 'error'], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...serverEnv(), XDG_STATE_HOME: path.join(ws, '.state') } });
+    let stderr = '';
+    child.stderr.on('data', (b) => (stderr += String(b)));
+    const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
+    const failed = new Promise<never>((_, reject) => child.on('error', (err) => reject(new Error(`cannot start ${server}: ${err.message}`))));
+    const conn = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
+    conn.listen();
+    try {
+        const talk = async () => {
+            const uri = pathToFileURL(ws).href;
+            await conn.sendRequest('initialize', { processId: process.pid, rootUri: uri, workspaceFolders: [{ uri, name: 'catalog' }], capabilities: { experimental: { whale: extensionCapabilities } } });
+            await conn.sendNotification('initialized', {});
+            const catalog = await conn.sendRequest(tools);
+            await conn.sendRequest('shutdown');
+            await conn.sendNotification('exit');
+            return catalog;
+        };
+        return await Promise.race([talk(), failed]);
+    } catch (err) {
+        throw new Error(`reading the catalog from \`${server} serve\` failed: ${err instanceof Error ? err.message : String(err)}${stderr ? `\n${stderr.trim()}` : ''}`);
+    } finally {
+        const killer = setTimeout(() => child.kill(), 5000);
+        child.stdin.end();
+        await exited;
+        clearTimeout(killer);
+        conn.dispose();
+        rmSync(ws, { recursive: true, force: true });
+    }
 }
 
 /** `whale-ls settings --json`. */
@@ -89,7 +131,7 @@ export function packageDrift(text: string, want: string): string[] {
     const wanted = JSON.parse(want);
     const lines = [
         ...differing(have.contributes?.configuration?.properties ?? {}, wanted.contributes.configuration.properties, 'setting', settingSource),
-        ...differing(byName(have.contributes?.languageModelTools), byName(wanted.contributes.languageModelTools), 'language-model tool', () => '`whale-ls tools --json`'),
+        ...differing(byName(have.contributes?.languageModelTools), byName(wanted.contributes.languageModelTools), 'language-model tool', () => "the catalog of a `whale-ls serve` session with the extension's capabilities"),
     ];
     if (lines.length === 0) {
         lines.push('package.json differs from the generated text elsewhere than in one setting or tool (formatting, order or the configuration title)');

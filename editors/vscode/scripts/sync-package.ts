@@ -1,5 +1,5 @@
-// Writes the generated contributions (language-model tools from
-// `whale-ls tools --json`, the server's settings from
+// Writes the generated contributions (language-model tools from the
+// catalog of a `whale-ls serve` session with the extension's capabilities, the server's settings from
 // `whale-ls settings --json`, the extension's own settings from
 // src/contributions.ts) into package.json, or with --check fails, naming
 // each setting and tool that is out of date.
@@ -9,7 +9,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { packageDrift, readCatalog, readSettings, syncedPackageJson } from './catalog';
 
-function main(): void {
+async function main(): Promise<void> {
     const args = process.argv.slice(2);
     const check = args.includes('--check');
     const i = args.indexOf('--server');
@@ -17,7 +17,7 @@ function main(): void {
     const server = i >= 0 ? args[i + 1] : path.join(root, 'bin', 'whale-ls');
     const file = path.join(root, 'package.json');
     const text = fs.readFileSync(file, 'utf8');
-    const want = syncedPackageJson(text, readCatalog(server), readSettings(server));
+    const want = syncedPackageJson(text, await readCatalog(server), readSettings(server));
     if (want === text) {
         console.log('package.json is in sync with the whale-ls catalog and settings');
         return;
@@ -34,4 +34,7 @@ function main(): void {
     console.log('package.json updated from the whale-ls catalog and settings');
 }
 
-main();
+main().catch((err) => {
+    console.error(err instanceof Error ? err.message : String(err));
+    process.exit(1);
+});

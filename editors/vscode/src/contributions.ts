@@ -1,6 +1,6 @@
 // The package.json contributions that come from the server: the catalog
-// (`whale-ls tools --json`) and the settings (`whale-ls settings --json`),
-// plus the extension's own settings. Pure: used by scripts/sync-package.ts,
+// (whale/tools of a session with the extension's capabilities) and the
+// settings (`whale-ls settings --json`), plus the extension's own settings. Pure: used by scripts/sync-package.ts,
 // by the unit tests and by the extension itself.
 import type { ToolInfo } from './requests';
 import { languageModelToolsWhen, mcpServerSetting } from './toolSurface';

@@ -24,6 +24,7 @@ import {
 import { failureReason } from './applyEditReason';
 import { Changes } from './changesView';
 import { serverSettingKeys, serverSettingsObject } from './contributions';
+import { LanguageFeatures } from './language';
 import { hasMcpApi, registerMcpProvider } from './mcp';
 import { Prompts } from './prompts';
 import * as req from './requests';
@@ -53,12 +54,10 @@ export interface CtxOptions {
 
 const neverCanceled = new vscode.CancellationTokenSource().token;
 
-const capabilities: req.WhaleClientCapabilities = { terminals: true, prompts: true, saveDocuments: true };
-
 /** Declares capabilities.experimental.whale. */
 class WhaleCapabilities implements StaticFeature {
     fillClientCapabilities(caps: ClientCapabilities): void {
-        caps.experimental = { ...(caps.experimental as object | undefined), whale: capabilities };
+        caps.experimental = { ...(caps.experimental as object | undefined), whale: req.extensionCapabilities };
     }
     initialize(): void {}
     getState() {
@@ -260,6 +259,7 @@ export class Ctx implements vscode.Disposable {
             terminals,
             ...terminals.register(),
             ...new Prompts(client, this.log).register(),
+            ...new LanguageFeatures(client, this.log).register(),
             client.onNotification(req.plan, (p) => this.view.setPlan(p)),
             client.onNotification(req.todos, (p) => this.view.setTodos(p)),
             client.onNotification(req.changesChanged, () => this.changes.refresh()),
@@ -304,6 +304,12 @@ export class Ctx implements vscode.Disposable {
                 this.changes.refresh();
             }
         }
+    }
+
+    /** The catalog of the running server (whale/tools). */
+    async catalog(): Promise<req.ToolInfo[]> {
+        await this.ready();
+        return (await this.client!.sendRequest(req.tools)).tools;
     }
 
     private closed() {

@@ -88,6 +88,21 @@ export function invocationMessage(tool: string, input: Input, rel: (p: string) =
             return str(input.to) ? `Reverting change ${str(input.to)} and every later one` : str(input.id) ? `Reverting change ${str(input.id)}` : 'Reverting a change';
         case 'load_skill':
             return str(input.name) ? `Loading skill ${str(input.name)}` : 'Loading a skill';
+        case 'problems':
+            return where ? `Reading the problems of ${where}` : 'Reading the problems of the workspace';
+        case 'symbols':
+            return str(input.query) ? `Finding symbols matching ${code(str(input.query)!)}` : 'Finding symbols';
+        case 'document_symbols':
+            return where ? `Outlining ${where}` : 'Outlining a file';
+        case 'definition':
+        case 'references':
+        case 'hover': {
+            const what = { definition: 'the definition of', references: 'the references to', hover: 'the hover of' }[tool];
+            const sym = str(input.symbol);
+            return sym ? `Finding ${what} ${code(sym, 60)}${where ? ` in ${where}${typeof input.line === 'number' ? `:${input.line}` : ''}` : ''}` : `Finding ${what} a symbol`;
+        }
+        case 'rename':
+            return str(input.symbol) && str(input.new_name) ? `Renaming ${code(str(input.symbol)!, 60)} to ${code(str(input.new_name)!, 60)}${where ? ` (from ${where})` : ''}` : 'Renaming a symbol';
         default:
             return `Running whale ${tool}`;
     }

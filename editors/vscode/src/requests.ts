@@ -302,23 +302,72 @@ export interface WhaleClientCapabilities {
     terminals: boolean;
     prompts: boolean;
     saveDocuments: boolean;
+    /** The client answers `whale/diagnostics` and `whale/languageFeature`. */
+    languageFeatures: boolean;
 }
 
 /**
- * server → client (only to a client that declares `languageFeatures`, which this extension does
- * not yet): the editor's diagnostics of some documents.
+ * What this extension declares; package.json's tools are the catalog of a
+ * session with exactly these (scripts/catalog.ts).
  */
-export const diagnostics = new RequestType<{ uris: string[] }, { items: unknown[] }, void>('whale/diagnostics');
+export const extensionCapabilities: WhaleClientCapabilities = { terminals: true, prompts: true, saveDocuments: true, languageFeatures: true };
+
+// Language features ----------------------------------------------------------
+
+export interface LspPosition {
+    line: number;
+    character: number;
+}
+
+export interface LspRange {
+    start: LspPosition;
+    end: LspPosition;
+}
+
+export interface DiagnosticsParams {
+    /** Empty: every document the editor has diagnostics for. */
+    uris: string[];
+}
+
+/** One problem; severity 1 = Error … 4 = Hint, range in UTF-16. */
+export interface DiagnosticItem {
+    uri: string;
+    range: LspRange;
+    severity: number;
+    message: string;
+    source?: string;
+    code?: number | string;
+}
+
+export interface DiagnosticsResult {
+    items: DiagnosticItem[];
+    /**
+     * Per document URI, how many times the editor received that document's
+     * diagnostics (absent: not yet); a count that moved since an edit tells
+     * the server a language server answered, even with nothing new.
+     */
+    published?: Record<string, number>;
+}
+
+/**
+ * server → client (only to a client that declares `languageFeatures`): the
+ * editor's diagnostics of some documents.
+ */
+export const diagnostics = new RequestType<DiagnosticsParams, DiagnosticsResult, void>('whale/diagnostics');
+
+export type LanguageFeatureKind = 'definition' | 'references' | 'hover' | 'documentSymbols' | 'workspaceSymbols' | 'rename';
+
 export interface LanguageFeatureParams {
-    kind: string;
+    kind: LanguageFeatureKind;
     uri?: string;
-    position?: { line: number; character: number };
+    position?: LspPosition;
     query?: string;
     newName?: string;
 }
 
 /**
  * server → client (only with `languageFeatures`): one language feature from the editor's language
- * servers ({kind, uri?, position?, query?, newName?} → the standard LSP result of that kind).
+ * servers ({kind, uri?, position?, query?, newName?} → the standard LSP result of that kind:
+ * Location[] or LocationLink[], Hover, DocumentSymbol[] or SymbolInformation[], WorkspaceEdit, or null).
  */
 export const languageFeature = new RequestType<LanguageFeatureParams, unknown, void>('whale/languageFeature');

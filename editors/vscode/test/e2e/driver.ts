@@ -84,6 +84,11 @@ function prepare(base: string): { ws: string; userData: string; exts: string; re
     fs.writeFileSync(path.join(ws, 'hello.txt'), 'hello from the workspace\nsecond line\n');
     fs.writeFileSync(path.join(ws, 'changes.txt'), 'first line\nsecond line\nthird line\n');
     fs.writeFileSync(path.join(ws, 'src', 'app.ts'), 'export const greeting = "hello";\n\nexport function greet(name: string): string {\n    return `${greeting}, ${name}`;\n}\n'.replace('export const greeting', 'const greeting'));
+    // A TypeScript project for the language tools (VS Code's built-in TypeScript support answers them).
+    fs.mkdirSync(path.join(ws, 'lang'), { recursive: true });
+    fs.writeFileSync(path.join(ws, 'lang', 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, target: 'es2020', module: 'commonjs', noEmit: true }, include: ['*.ts'] }, null, 2));
+    fs.writeFileSync(path.join(ws, 'lang', 'a.ts'), 'export function greet(name: string): string {\n    return `hello, ${name}`;\n}\n\nexport const count: number = 1;\n');
+    fs.writeFileSync(path.join(ws, 'lang', 'b.ts'), "import { greet } from './a';\n\nexport const message: string = greet('whale');\n");
     // A repository's own settings that would turn the exec boundary off:
     // the approval checks below fail if VS Code let a workspace set them.
     fs.mkdirSync(path.join(ws, '.vscode'), { recursive: true });
@@ -105,6 +110,8 @@ function prepare(base: string): { ws: string; userData: string; exts: string; re
                 'extensions.autoUpdate': false,
                 'update.mode': 'none',
                 'chat.disableAIFeatures': false,
+                // No typings download from npm: the language tools' project needs none.
+                'typescript.disableAutomaticTypeAcquisition': true,
                 'whale.terminals.reveal': true,
                 'whale.trace.server': 'messages',
                 'whale.execBoundary.rules': [{ program: 'touch', decision: 'ask' }],

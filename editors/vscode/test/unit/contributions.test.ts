@@ -66,7 +66,7 @@ test('syncedPackageJson puts tools and settings into contributes and keeps the r
     assert.deepEqual(pkg.contributes.configuration.properties['whale.shell.yieldTimeMs'], settings.settings[0].schema);
 });
 
-test('package.json is in sync with `whale-ls tools --json` and `whale-ls settings --json`', (t) => {
+test("package.json is in sync with the catalog of a session with the extension's capabilities and `whale-ls settings --json`", async (t) => {
     const server = process.env.WHALE_LS_PATH || path.join(root, 'bin', 'whale-ls');
     if (!existsSync(server)) {
         if (process.env.WHALE_SKIP_CATALOG === '1') {
@@ -77,5 +77,5 @@ test('package.json is in sync with `whale-ls tools --json` and `whale-ls setting
     }
     const file = path.join(root, 'package.json');
     const text = readFileSync(file, 'utf8');
-    assert.equal(syncedPackageJson(text, readCatalog(server), readSettings(server)), text, 'package.json is out of date; run `npm run sync`');
+    assert.equal(syncedPackageJson(text, await readCatalog(server), readSettings(server)), text, 'package.json is out of date; run `npm run sync`');
 });

@@ -23,6 +23,11 @@ test('invocation messages', () => {
         { tool: 'changes_list', input: {}, want: "Listing whale's changes" },
         { tool: 'changes_revert', input: { id: '01J7' }, want: 'Reverting change 01J7' },
         { tool: 'changes_revert', input: { to: '01J7' }, want: 'Reverting change 01J7 and every later one' },
+        { tool: 'problems', input: { path: '/w/a.ts' }, want: 'Reading the problems of a.ts' },
+        { tool: 'problems', input: {}, want: 'Reading the problems of the workspace' },
+        { tool: 'definition', input: { file_path: '/w/b.ts', line: 3, symbol: 'greet' }, want: 'Finding the definition of `greet` in b.ts:3' },
+        { tool: 'references', input: { file_path: '/w/b.ts', line: 3, symbol: 'greet' }, want: 'Finding the references to `greet` in b.ts:3' },
+        { tool: 'rename', input: { file_path: '/w/a.ts', line: 1, symbol: 'greet', new_name: 'welcome' }, want: 'Renaming `greet` to `welcome` (from a.ts)' },
         { tool: 'future_tool', input: {}, want: 'Running whale future_tool' },
     ]) {
         assert.equal(invocationMessage(tc.tool, tc.input, rel), tc.want, `invocationMessage(${tc.tool})`);
@@ -39,6 +44,7 @@ test('confirmation only for tools that change something', () => {
     assert.equal(confirmation('read_file', { file_path: 'a' }, true), undefined);
     assert.deepEqual(confirmation('shell_run', { command: 'make' }, false), { title: 'Run a command in a whale terminal?', message: '`make`' });
     assert.equal(confirmation('edit', { file_path: 'a.ts' }, false)?.message, 'Editing a.ts');
+    assert.equal(confirmation('rename', { file_path: 'a.ts', symbol: 'f', new_name: 'g' }, false)?.message, 'Renaming `f` to `g` (from a.ts)');
 });
 
 test('failureReason names stale documents', () => {

@@ -6,9 +6,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
 import { languageModelTools } from '../../src/contributions';
+import * as map from '../../src/languageMapping';
 import * as req from '../../src/requests';
 
 const root = path.resolve(__dirname, '../../..');
@@ -19,6 +20,17 @@ let conn: MessageConnection;
 let ws: string;
 const events: { method: string; params: any }[] = [];
 let stop: () => void = () => undefined;
+
+// The editor side of the language features, answered in the shapes VS Code's
+// API returns and converted by src/languageMapping.ts as the extension does.
+const asUri = (p: string) => pathToFileURL(p).href;
+/** Per file: the diagnostics of each successive whale/diagnostics (the last one repeats). */
+const diagnosticReadings = new Map<string, map.CodeDiagnostic[][]>();
+/** Per file, how many of the next whale/diagnostics find its diagnostics published once more. */
+const republishing = new Map<string, number>();
+const publications = new map.PublicationCounts();
+const featureAnswers: Array<(p: req.LanguageFeatureParams) => unknown> = [];
+const featureRequests: req.LanguageFeatureParams[] = [];
 
 function waitFor<T>(find: () => T | undefined, ms: number, what: string): Promise<T> {
     return new Promise((resolve, reject) => {
@@ -52,13 +64,34 @@ before(async () => {
             events.push({ method: t.method, params });
         });
     }
+    conn.onRequest(req.diagnostics, (p) => {
+        const entries: Array<[string, map.CodeDiagnostic[]]> = p.uris.map((u) => {
+            const file = fileURLToPath(u);
+            const readings = diagnosticReadings.get(file) ?? [[]];
+            return [file, readings.length > 1 ? readings.shift()! : readings[0]];
+        });
+        publications.changed(
+            p.uris.filter((u) => {
+                const left = republishing.get(fileURLToPath(u)) ?? 0;
+                republishing.set(fileURLToPath(u), left - 1);
+                return left > 0;
+            }),
+        );
+        const published = publications.of(p.uris);
+        return { items: map.diagnosticItems(entries, asUri), ...(published ? { published } : {}) };
+    });
+    conn.onRequest(req.languageFeature, (p) => {
+        featureRequests.push(p);
+        const answer = featureAnswers.shift();
+        return answer ? answer(p) : null;
+    });
     conn.listen();
     stop = () => {
         conn.dispose();
         child.kill();
         rmSync(ws, { recursive: true, force: true });
     };
-    const caps: req.WhaleClientCapabilities = { terminals: true, prompts: true, saveDocuments: true };
+    const caps = req.extensionCapabilities;
     const init: any = await conn.sendRequest('initialize', {
         processId: process.pid,
         rootUri: pathToFileURL(ws).href,
@@ -178,4 +211,74 @@ test('whale/changes: an edit is listed, diffed and reverted; a conflicting rever
     const missing = await conn.sendRequest(req.changesRevert, { id: 'no-such-entry' });
     assert.equal(missing.ok, false);
     assert.equal(missing.code, 'not_found');
+});
+
+const rng = (l1: number, c1: number, l2: number, c2: number) => ({ start: { line: l1, character: c1 }, end: { line: l2, character: c2 } });
+
+test('languageFeatures: the language tools are listed, and an edit reports the problem the editor\'s whale/diagnostics add', { skip }, async () => {
+    const { tools } = await conn.sendRequest(req.tools);
+    for (const name of ['problems', 'symbols', 'document_symbols', 'definition', 'references', 'hover', 'rename']) {
+        assert.ok(tools.some((t) => t.name === name), `${name} is not in whale/tools`);
+    }
+    const file = path.join(ws, 'lang.ts');
+    writeFileSync(file, 'export const n: number = 1;\n');
+    // Before the edit no problem; after it VS Code's diagnostic (severity 0 = Error, a code with a target).
+    const error: map.CodeDiagnostic = { range: rng(0, 13, 0, 14), message: "Type 'string' is not assignable to type 'number'.", severity: 0, source: 'ts', code: { value: 2322, target: {} } };
+    diagnosticReadings.set(file, [[], [error]]);
+    const env = await run('edit', { file_path: file, search: '= 1;', replace: '= "one";' });
+    assert.equal(env.ok, true, env.text);
+    assert.match(env.text, /The change introduced 1 problem:\n {2}lang\.ts:1: error: Type 'string' is not assignable to type 'number'\. \(ts 2322\)/);
+    // An edit that removes it: no new problems.
+    diagnosticReadings.set(file, [[error], []]);
+    const fixed = await run('edit', { file_path: file, search: '= "one";', replace: '= 1;' });
+    assert.equal(fixed.ok, true, fixed.text);
+    assert.match(fixed.text, /No new problems in the changed files\./);
+    diagnosticReadings.delete(file);
+});
+
+test('languageFeatures: a clean edit of a clean file whose diagnostics are published again says "No new problems" without waiting out the bound', { skip }, async () => {
+    const file = path.join(ws, 'clean.ts');
+    writeFileSync(file, 'export const a = 1;\n');
+    // Published before the edit (the baseline) and once after it, always with no problems.
+    republishing.set(file, 2);
+    const env = await run('edit', { file_path: file, search: 'a = 1', replace: 'a = 2' });
+    republishing.delete(file);
+    assert.equal(env.ok, true, env.text);
+    // Not "No new problems in the changed files (the editor's diagnostics did not change within 1.5s; …)": the bound was not waited out.
+    assert.match(env.text, /No new problems in the changed files\.(\n|$)/, 'the counted publication settles it');
+});
+
+test('languageFeatures: definition and references from LocationLink/Location, rename applied from `changes`, a file operation refused', { skip }, async () => {
+    const a = path.join(ws, 'greet.ts');
+    const b = path.join(ws, 'use.ts');
+    writeFileSync(a, 'export function greet(): string {\n    return "hi";\n}\n');
+    writeFileSync(b, 'import { greet } from "./greet";\nconsole.log(greet());\n');
+    featureAnswers.push(() => map.locations([{ targetUri: a, targetRange: rng(0, 0, 2, 1), targetSelectionRange: rng(0, 16, 0, 21), originSelectionRange: rng(1, 12, 1, 17) }], asUri));
+    const def = await run('definition', { file_path: b, line: 2, symbol: 'greet' });
+    assert.equal(def.ok, true, def.text);
+    assert.match(def.text, /greet\.ts:1: export function greet\(\): string \{/);
+    assert.deepEqual(featureRequests.at(-1), { kind: 'definition', uri: asUri(b), position: { line: 1, character: 12 } });
+
+    featureAnswers.push(() => map.locations([{ uri: a, range: rng(0, 16, 0, 21) }, { uri: b, range: rng(0, 9, 0, 14) }, { uri: b, range: rng(1, 12, 1, 17) }], asUri));
+    const refs = await run('references', { file_path: a, line: 1, symbol: 'greet' });
+    assert.equal(refs.ok, true, refs.text);
+    assert.match(refs.text, /^3 references to greet:\ngreet\.ts:1: .*\nuse\.ts:1: .*\nuse\.ts:2: /);
+
+    const renameEdits = (): Array<[string, map.CodeTextEdit[]]> => [
+        [a, [{ range: rng(0, 16, 0, 21), newText: 'welcome' }]],
+        [b, [{ range: rng(0, 9, 0, 14), newText: 'welcome' }, { range: rng(1, 12, 1, 17), newText: 'welcome' }]],
+    ];
+    featureAnswers.push(() => map.workspaceEdit(renameEdits(), [{ from: a, to: path.join(ws, 'welcome.ts') }], asUri));
+    const refused = await run('rename', { file_path: a, line: 1, symbol: 'greet', new_name: 'welcome' });
+    assert.equal(refused.ok, false);
+    assert.equal(refused.code, 'edit_rejected', refused.text);
+    assert.match(refused.text, /would also rename a file/);
+    assert.match(readFileSync(a, 'utf8'), /function greet/, 'a refused rename changed nothing');
+
+    featureAnswers.push(() => map.workspaceEdit(renameEdits(), [], asUri));
+    const renamed = await run('rename', { file_path: a, line: 1, symbol: 'greet', new_name: 'welcome' });
+    assert.equal(renamed.ok, true, renamed.text);
+    assert.equal(featureRequests.at(-1)?.newName, 'welcome');
+    assert.equal(readFileSync(a, 'utf8'), 'export function welcome(): string {\n    return "hi";\n}\n');
+    assert.equal(readFileSync(b, 'utf8'), 'import { welcome } from "./greet";\nconsole.log(welcome());\n');
 });

@@ -27,6 +27,8 @@ interface WhaleApi {
     execute(tool: string, input: unknown): Promise<{ ok: boolean; code: string; text: string }>;
     /** Only in the e2e build; the shipped extension exports no test seam. */
     beforeApplyEdit?: (params: unknown) => Promise<void>;
+    /** Only in the e2e build: the running server's catalog (whale/tools). */
+    tools(): Promise<Array<{ name: string }>>;
 }
 
 const report: Report = { started: new Date().toISOString(), steps: [], phase: 'starting', done: false };
@@ -370,6 +372,8 @@ async function run(): Promise<void> {
         return 'ok';
     });
 
+    await languageSteps(api!, root);
+
     // Last, because it enables the bundled Copilot Chat and switches the
     // extension between its two ways of offering the tools. vscode.lm.tools
     // cannot tell: it lists contributed tools whatever their `when` clause,
@@ -395,6 +399,124 @@ async function run(): Promise<void> {
     await step('chat: whale.mcpServer.enabled turned off again: each whale tool once, as whale_<tool>', async () =>
         exactlyOnce(await chatTurn('chat-turn-off'), catalog, 'languageModelTools'),
     );
+}
+
+/** The catalog tools that need the editor's language features (experimental.whale.languageFeatures). */
+const languageTools = ['problems', 'symbols', 'document_symbols', 'definition', 'references', 'hover', 'rename'];
+
+/**
+ * The language tools against VS Code's built-in TypeScript support on the
+ * project lang/ (a.ts exports greet, b.ts uses it). The rename runs while
+ * b.ts is not open, then definition and references ask about its use in b.ts.
+ */
+async function languageSteps(api: WhaleApi, root: string): Promise<void> {
+    const aPath = path.join(root, 'lang', 'a.ts');
+    const bPath = path.join(root, 'lang', 'b.ts');
+    const isOpen = (p: string) => vscode.workspace.textDocuments.find((d) => d.uri.fsPath === p);
+    await step('language tools: listed by whale/tools and contributed as whale_<tool>', async () => {
+        const names = (await api.tools()).map((t) => t.name);
+        const missing = languageTools.filter((t) => !names.includes(t));
+        check(missing.length === 0, `whale/tools lacks ${missing.join(', ')} (the extension declares languageFeatures): ${names.join(', ')}`);
+        const contributed = vscode.lm.tools.map((t) => t.name);
+        const notContributed = languageTools.filter((t) => !contributed.includes(`whale_${t}`));
+        check(notContributed.length === 0, `not contributed: ${notContributed.join(', ')}`);
+        return `whale/tools has ${languageTools.join(', ')} (${names.length} tools)`;
+    });
+    let aDoc: vscode.TextDocument | undefined;
+    const ready = await step("VS Code's TypeScript support answers on lang/a.ts (built in, enabled on a fresh profile)", async () => {
+        check(!isOpen(bPath), 'b.ts is open before the scenario opened it');
+        aDoc = await vscode.workspace.openTextDocument(aPath);
+        await vscode.window.showTextDocument(aDoc);
+        const ts = vscode.extensions.getExtension('vscode.typescript-language-features');
+        check(ts, 'the built-in extension vscode.typescript-language-features is not there');
+        const until = Date.now() + 60_000;
+        for (;;) {
+            const syms = await vscode.commands.executeCommand<vscode.DocumentSymbol[] | undefined>('vscode.executeDocumentSymbolProvider', aDoc.uri);
+            if (syms && syms.some((s) => s.name === 'greet')) {
+                return `typescript-language-features ${ts!.isActive ? 'active' : 'inactive'}; outline: ${syms.map((s) => s.name).join(', ')}`;
+            }
+            check(Date.now() < until, `no outline of a.ts from the TypeScript support after 60 s (extension ${ts!.isActive ? 'active' : 'inactive'})`);
+            await new Promise((r) => setTimeout(r, 1000));
+        }
+    });
+    if (!ready || !aDoc) {
+        return;
+    }
+    // A loaded machine may need more than the default 1.5 s for tsserver's diagnostics; the wait ends when they settle.
+    await setProblemsWait(8000);
+    const typeError = /lang\/a\.ts:5: error: Type 'string' is not assignable to type 'number'\. \(ts 2322\)/;
+    await step('edit: a type error the edit introduced in the open a.ts is listed in the result', async () => {
+        const out = await invoke('whale_edit', { file_path: aPath, search: 'export const count: number = 1;', replace: 'export const count: number = "one";' });
+        check(out.startsWith('Edited'), `edit failed: ${out}`);
+        check(/The change introduced 1 problem:/.test(out) && typeError.test(out), `the type error is not reported: ${out}`);
+        return out.split('\n').filter((l) => /problem|error:/.test(l)).join(' / ');
+    });
+    await step('problems: the workspace and a.ts list the type error', async () => {
+        const all = await invoke('whale_problems', {});
+        check(typeError.test(all), `problems {}: ${all}`);
+        const one = await invoke('whale_problems', { path: aPath });
+        check(typeError.test(one), `problems {path: a.ts}: ${one}`);
+        return one.replace(/\s+/g, ' ').slice(0, 200);
+    });
+    await step('edit: an edit that fixes it says there are no new problems', async () => {
+        const out = await invoke('whale_edit', { file_path: aPath, search: 'export const count: number = "one";', replace: 'export const count: number = 2;' });
+        check(out.startsWith('Edited'), `edit failed: ${out}`);
+        check(out.includes('No new problems in the changed files.'), `expected "No new problems in the changed files.": ${out}`);
+        return out.split('\n').filter((l) => /problem/i.test(l)).join(' / ');
+    });
+    await step('edit: a clean edit of the clean a.ts says there are no new problems', async () => {
+        const t0 = Date.now();
+        const out = await invoke('whale_edit', { file_path: aPath, search: 'export const count: number = 2;', replace: 'export const count: number = 3;' });
+        const ms = Date.now() - t0;
+        check(out.startsWith('Edited'), `edit failed: ${out}`);
+        check(/No new problems in the changed files[. ]/.test(out) && !/introduced/.test(out), `expected "No new problems in the changed files": ${out}`);
+        // Settled by a counted publication, or (a language server that does not publish unchanged diagnostics again) the bound waited out.
+        return `${out.split('\n').filter((l) => /problem/i.test(l)).join(' / ')} (${ms} ms with the confirmation)`;
+    });
+    await setProblemsWait(undefined);
+    await step('rename greet → welcome from the open a.ts, b.ts not open: both files renamed on disk, a.ts saved, b.ts not left dirty', async () => {
+        check(!isOpen(bPath), 'b.ts is open before the rename; the step needs it closed');
+        const out = await invoke('whale_rename', { file_path: aPath, line: 1, symbol: 'greet', new_name: 'welcome' });
+        check(out.startsWith('Renamed greet to welcome in 2 files.'), `rename: ${out}`);
+        const a = fs.readFileSync(aPath, 'utf8');
+        const b = fs.readFileSync(bPath, 'utf8');
+        check(a.includes('export function welcome(name: string)') && !a.includes('greet'), `a.ts on disk: ${JSON.stringify(a)}`);
+        check(b === "import { welcome } from './a';\n\nexport const message: string = welcome('whale');\n", `b.ts on disk: ${JSON.stringify(b)}`);
+        await waitFor(() => !aDoc!.isDirty, 5000, 'a.ts to be saved').catch((err) => {
+            throw new Error(`${err instanceof Error ? err.message : err}; rename: ${out}`);
+        });
+        check(aDoc!.getText() === a, 'the a.ts buffer differs from the file');
+        const bDoc = isOpen(bPath);
+        await waitFor(() => !bDoc?.isDirty, 5000, 'b.ts not to be dirty').catch((err) => {
+            throw new Error(`${err instanceof Error ? err.message : err}: b.ts is open and dirty after the rename, its buffer ${JSON.stringify(bDoc?.getText())} (version ${bDoc?.version}); rename: ${out}`);
+        });
+        check(!bDoc || bDoc.getText() === b, `the b.ts buffer differs from the file: ${JSON.stringify(bDoc?.getText())}`);
+        return `${out.split('\n')[0]} b.ts ${bDoc ? 'open in the background (opened for its diagnostics), not dirty' : 'not open'}`;
+    });
+    await step('definition and references of welcome at its use in b.ts', async () => {
+        const def = await invoke('whale_definition', { file_path: bPath, line: 3, symbol: 'welcome' });
+        check(/lang\/a\.ts:1: export function welcome\(name: string\): string \{/.test(def), `definition: ${def}`);
+        const refs = await invoke('whale_references', { file_path: bPath, line: 3, symbol: 'welcome' });
+        check(/lang\/a\.ts:1: /.test(refs) && /lang\/b\.ts:1: /.test(refs) && /lang\/b\.ts:3: /.test(refs), `references: ${refs}`);
+        return `${def.replace(/\s+/g, ' ').slice(0, 120)} | ${refs.split('\n')[0]}`;
+    });
+    await step('hover, document_symbols and symbols on the project', async () => {
+        const hover = await invoke('whale_hover', { file_path: aPath, line: 1, symbol: 'welcome' });
+        check(/^```typescript\nfunction welcome\(name: string\): string\n```/.test(hover), `hover: ${JSON.stringify(hover)}`);
+        const outline = await invoke('whale_document_symbols', { file_path: aPath });
+        check(/welcome/.test(outline) && /count/.test(outline), `document_symbols: ${outline}`);
+        const syms = await invoke('whale_symbols', { query: 'welcome' });
+        check(/welcome/.test(syms) && /a\.ts/.test(syms), `symbols: ${syms}`);
+        return [hover, outline, syms].map((t) => t.replace(/\s+/g, ' ').slice(0, 80)).join(' | ');
+    });
+}
+
+/** Sets the user's whale.edits.problemsWaitMs (undefined: the default) and waits until this extension host sees it. */
+async function setProblemsWait(ms: number | undefined): Promise<void> {
+    const cfg = () => vscode.workspace.getConfiguration('whale');
+    await cfg().update('edits.problemsWaitMs', ms, vscode.ConfigurationTarget.Global);
+    await waitFor(() => cfg().inspect('edits.problemsWaitMs')?.globalValue === ms, 5000, `whale.edits.problemsWaitMs = ${ms}`);
+    await new Promise((r) => setTimeout(r, 300));
 }
 
 /** The catalog tools (`read_file`, …) the Whale extension contributes as `whale_<tool>`. */
