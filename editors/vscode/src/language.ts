@@ -51,22 +51,31 @@ export class LanguageFeatures {
             const all = vscode.languages.getDiagnostics().filter(([, ds]) => ds.length > 0);
             return { items: map.diagnosticItems(all, this.asUri) };
         }
-        const open = new Set(vscode.workspace.textDocuments.map((d) => d.uri.toString()));
+        const open = new Map(vscode.workspace.textDocuments.map((d) => [d.uri.toString(), d] as const));
         const opened: vscode.Uri[] = [];
+        let plain = 0;
         for (const uri of uris) {
-            if (open.has(uri.toString())) {
-                continue;
-            }
-            try {
-                // Opened, never shown: the language servers diagnose open documents.
-                const doc = await vscode.workspace.openTextDocument(uri);
-                // Plain text (a file of no known language) has no language server to wait for.
+            let doc = open.get(uri.toString());
+            if (!doc) {
+                try {
+                    // Opened, never shown: the language servers diagnose open documents.
+                    doc = await vscode.workspace.openTextDocument(uri);
+                } catch (err) {
+                    this.log.info(`${uri.toString()} cannot be opened for its diagnostics: ${err instanceof Error ? err.message : String(err)}`);
+                    continue;
+                }
                 if (doc.languageId !== 'plaintext') {
                     opened.push(uri);
                 }
-            } catch (err) {
-                this.log.info(`${uri.toString()} cannot be opened for its diagnostics: ${err instanceof Error ? err.message : String(err)}`);
             }
+            // Plain text (a file of no known language) has no language server to wait for.
+            if (doc.languageId === 'plaintext' && vscode.languages.getDiagnostics(uri).length === 0) {
+                plain++;
+            }
+        }
+        if (plain === uris.length) {
+            // An error, not an empty answer: the server then does not wait for problems that cannot come.
+            throw new ResponseError(LSPErrorCodes.RequestFailed, 'nothing in VS Code diagnoses these files (plain text, no diagnostics)');
         }
         if (opened.length > 0) {
             await diagnosticsOf(opened, openedDiagnosticsMs, token);

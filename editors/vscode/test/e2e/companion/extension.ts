@@ -473,6 +473,16 @@ async function languageSteps(api: WhaleApi, root: string): Promise<void> {
         // Settled by a counted publication, or (a language server that does not publish unchanged diagnostics again) the bound waited out.
         return `${out.split('\n').filter((l) => /problem/i.test(l)).join(' / ')} (${ms} ms with the confirmation)`;
     });
+    await step('edit: a plain-text file nothing diagnoses does not wait for problems', async () => {
+        const notes = path.join(root, 'lang', 'notes.txt');
+        fs.writeFileSync(notes, 'first\n');
+        const t0 = Date.now();
+        const out = await invoke('whale_edit', { file_path: notes, search: 'first', replace: 'second' });
+        const ms = Date.now() - t0;
+        check(out.startsWith('Edited'), `edit failed: ${out}`);
+        check(!/problem/i.test(out), `a plain-text edit reports on problems: ${out}`);
+        return `no problems note (${ms} ms with the confirmation)`;
+    });
     await setProblemsWait(undefined);
     await step('rename greet → welcome from the open a.ts, b.ts not open: both files renamed on disk, a.ts saved, b.ts not left dirty', async () => {
         check(!isOpen(bPath), 'b.ts is open before the rename; the step needs it closed');
