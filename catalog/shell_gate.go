@@ -8,6 +8,7 @@ import (
 	"weak"
 
 	"github.com/whale-ls/whale-ls/execboundary"
+	"github.com/whale-ls/whale-ls/sandbox"
 	"github.com/whale-ls/whale-ls/terminal"
 )
 
@@ -48,6 +49,12 @@ type gateEvents struct {
 	denied    []string
 	killed    string
 	unchecked string
+	// The sandbox: the policy the task runs under (nil: none), the note of
+	// an unconfined run, and the policy's description until a result
+	// showed it.
+	policy     *sandbox.Policy
+	unconfined string
+	describe   string
 }
 
 func (g *gateEvents) add(ev execboundary.Event) {

@@ -433,3 +433,78 @@ v = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); v.sendto(b"y", u.getsockna
 		}
 	}
 }
+
+// TestControlsWorkSandboxed: what a normal build does works under
+// workspace-write with the toolchains' caches: go build and go test of a
+// small module, npm pack and npm install of the tarball into the
+// workspace, git init/add/commit, mktemp, make.
+func TestControlsWorkSandboxed(t *testing.T) {
+	need(t, "go", "npm", "node", "git", "make")
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, tmp := filepath.Join(base, "ws"), filepath.Join(base, "tmp")
+	for _, d := range []string{ws, tmp} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	policy, err := sandbox.Plan(sandbox.Options{Mode: string(sandbox.WorkspaceWrite), Workspace: []string{ws}, Temp: []string{tmp}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	needSandbox(t, policy)
+	t.Log(policy.Describe())
+	gate := execboundary.NewGate(execboundary.Options{Helper: []string{os.Args[0], gateArg}, Audit: execboundary.NewAuditLog(t.TempDir())})
+	if err := gate.Configure("enforce", json.RawMessage(`[]`), 0); err != nil {
+		t.Fatal(err)
+	}
+	table := terminal.NewTable(terminal.Options{Supervisor: []string{os.Args[0], supervisorArg}})
+	t.Cleanup(func() { _ = table.Close() })
+	files := map[string]string{
+		"mod/go.mod":       "module example.com/control\n\ngo 1.22\n",
+		"mod/main.go":      "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(Answer()) }\n\nfunc Answer() int { return 42 }\n",
+		"mod/main_test.go": "package main\n\nimport \"testing\"\n\nfunc TestAnswer(t *testing.T) {\n\tif Answer() != 42 {\n\t\tt.Fatal(Answer())\n\t}\n}\n",
+		"dep/package.json": `{"name": "local-dep", "version": "1.0.0", "main": "index.js"}`,
+		"dep/index.js":     "module.exports = () => 'from the tarball';\n",
+		"Makefile":         "out.txt: in.txt\n\tcp in.txt out.txt\n\techo made >> out.txt\n",
+		"in.txt":           "input\n",
+	}
+	for name, text := range files {
+		path := filepath.Join(ws, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := []string{"TMPDIR=" + tmp, "GOFLAGS=-count=1", "npm_config_update_notifier=false"}
+	for _, tc := range []struct {
+		name, command, want string
+		modes              []terminal.Mode
+	}{
+		{"go build and go test", `cd mod && go build -o control . && ./control && go test ./...`, "ok  \texample.com/control", []terminal.Mode{terminal.ModePipe}},
+		{"npm pack and install", `cd dep && npm pack --silent && mkdir -p ../app && cd ../app && npm init -y >/dev/null && npm install --no-audit --no-fund ../dep/local-dep-1.0.0.tgz >/dev/null && node -e "console.log(require('local-dep')())"`, "from the tarball", []terminal.Mode{terminal.ModePipe}},
+		{"git", `rm -rf repo && mkdir repo && cd repo && git init -q && echo hi > f && git add f && git -c user.name=T -c user.email=t@example.com commit -qm first && git log --oneline | wc -l`, "1", []terminal.Mode{terminal.ModePipe, terminal.ModePTY}},
+		{"mktemp", `f=$(mktemp) && d=$(mktemp -d) && echo x > "$f" && echo y > "$d/y" && cat "$f" "$d/y" && echo temp-ok`, "temp-ok", []terminal.Mode{terminal.ModePipe, terminal.ModePTY}},
+		{"make", `rm -f out.txt && make -s && cat out.txt`, "made", []terminal.Mode{terminal.ModePipe, terminal.ModePTY}},
+	} {
+		for _, mode := range tc.modes {
+			t.Run(string(mode)+"/"+tc.name, func(t *testing.T) {
+				task, err := table.Start(terminal.StartOptions{Command: tc.command, Dir: ws, Mode: mode, Env: env, Gate: gateAdapter{gate}, Sandbox: &policy})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !task.Wait(context.Background(), 5*time.Minute) {
+					t.Fatalf("%q did not finish", tc.command)
+				}
+				out := task.ReadOutput()
+				if st := task.Status(); st.ExitCode != 0 || !strings.Contains(out, tc.want) {
+					t.Errorf("%q: exit %d, want 0 and %q in the output:\n%s", tc.command, st.ExitCode, tc.want, out)
+				}
+			})
+		}
+	}
+}

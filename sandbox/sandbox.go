@@ -83,6 +83,9 @@ type Options struct {
 	Temp []string
 	// NoCaches leaves out the toolchains' caches (tests).
 	NoCaches bool
+	// DryRun creates no missing cache folder and lists it anyway (for
+	// `whale-ls settings`).
+	DryRun bool
 }
 
 // Active reports whether p confines anything.
@@ -140,7 +143,7 @@ func Plan(o Options) (Policy, error) {
 		if seen[path] {
 			return
 		}
-		if _, err := os.Stat(path); err != nil {
+		if _, err := os.Stat(path); err != nil && !o.DryRun {
 			return
 		}
 		seen[path] = true
@@ -160,7 +163,7 @@ func Plan(o Options) (Policy, error) {
 	}
 	if mode == WorkspaceWrite && !o.NoCaches {
 		for _, c := range toolCaches(env, home) {
-			if _, err := os.Stat(c.Path); err != nil {
+			if _, err := os.Stat(c.Path); err != nil && !o.DryRun {
 				// 0700 as the XDG base directories ask; a toolchain that
 				// wants other modes sets them on what it creates inside.
 				if os.MkdirAll(c.Path, 0o700) != nil {

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/whale-ls/whale-ls/execboundary"
 	"github.com/whale-ls/whale-ls/sandbox"
 )
@@ -20,4 +23,24 @@ func gateStateLine(g *execboundary.Gate, tool string) string {
 		return ""
 	}
 	return "[" + g.State().Text() + "]"
+}
+
+// sandboxSummary says, for `whale-ls settings`, what shell.sandbox
+// workspace-write lets a task write on this machine (besides the workspace
+// folders), and whether the sandbox works here.
+func sandboxSummary() string {
+	p, err := sandbox.Plan(sandbox.Options{Mode: string(sandbox.WorkspaceWrite), DryRun: true})
+	if err != nil {
+		return "shell.sandbox: " + err.Error()
+	}
+	var where []string
+	for _, r := range p.Writable {
+		where = append(where, fmt.Sprintf("  %s (%s)", r.Path, r.Why))
+	}
+	text := "With shell.sandbox workspace-write, shell tasks here may write in the workspace folders (.git included) and:\n" + strings.Join(where, "\n") +
+		"\nplus shell.writableRoots; read-only keeps the temp folders and shell.writableRoots only."
+	if err := sandbox.Check(p); err != nil {
+		text += "\nThe sandbox cannot be applied on this machine: " + err.Error() + "."
+	}
+	return text
 }
