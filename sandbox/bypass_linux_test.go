@@ -483,7 +483,7 @@ func TestControlsWorkSandboxed(t *testing.T) {
 	env := []string{"TMPDIR=" + tmp, "GOFLAGS=-count=1", "npm_config_update_notifier=false"}
 	for _, tc := range []struct {
 		name, command, want string
-		modes              []terminal.Mode
+		modes               []terminal.Mode
 	}{
 		{"go build and go test", `cd mod && go build -o control . && ./control && go test ./...`, "ok  \texample.com/control", []terminal.Mode{terminal.ModePipe}},
 		{"npm pack and install", `cd dep && npm pack --silent && mkdir -p ../app && cd ../app && npm init -y >/dev/null && npm install --no-audit --no-fund ../dep/local-dep-1.0.0.tgz >/dev/null && node -e "console.log(require('local-dep')())"`, "from the tarball", []terminal.Mode{terminal.ModePipe}},
