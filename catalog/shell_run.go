@@ -59,6 +59,9 @@ type Shell struct {
 	// described; nil: probed at every start, described in every first
 	// result.
 	SandboxState *SandboxState
+	// sandboxTemp, set by tests only, replaces the sandbox's temp folders
+	// (so that a test's folders under /tmp can be outside the allowed ones).
+	sandboxTemp []string
 }
 
 // ShellRun is shell_run: a command in a pipe or a PTY, shown as an editor

@@ -417,7 +417,10 @@ v = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); v.sendto(b"y", u.getsockna
 		targets, counts = append(targets, other), append(counts, otherCount)
 	}
 	for _, mode := range []terminal.Mode{terminal.ModePipe, terminal.ModePTY} {
-		out, _ := b.run(t, mode, "python3 own.py; python3 probe.py "+strings.Join(targets, " "))
+		out, _ := b.run(t, mode, "python3 own.py; python3 probe.py "+strings.Join(targets, " ")+"; grep CapEff /proc/self/status")
+		if os.Geteuid() != 0 && !strings.Contains(out, "CapEff:\t0000000000000000") {
+			t.Errorf("mode %s: the task kept capabilities from its user namespace:\n%s", mode, out)
+		}
 		if !strings.Contains(out, "OWN-TCP b'x'") || !strings.Contains(out, "OWN-UDP b'y'") {
 			t.Errorf("mode %s: the task's own loopback server did not work:\n%s", mode, out)
 		}
