@@ -55,10 +55,11 @@ func (s *SandboxState) firstTime(text string) bool {
 	return true
 }
 
-// sandboxFor returns the policy a task in dir runs under (nil: none), and
-// the note every result of the task carries when the sandbox cannot apply
-// here and the task runs unconfined. It fails when the sandbox is asked for,
-// cannot apply, and execBoundary.mode is enforce.
+// sandboxFor returns the policy a task runs under (nil: none), and the note
+// every result of the task carries when the sandbox cannot apply here and
+// the task runs unconfined (with shell.sandbox and shell.network unset, only
+// the session's first such task carries it). It fails when the settings ask
+// for the sandbox, it cannot apply, and execBoundary.mode is enforce.
 func (sh Shell) sandboxFor(cfg settings.Settings, env []string) (*sandbox.Policy, string, error) {
 	var ws []string
 	if sh.Workspace != nil {
@@ -99,11 +100,16 @@ func (sh Shell) sandboxFor(cfg settings.Settings, env []string) (*sandbox.Policy
 	if explicit && mode == execboundary.ModeEnforce {
 		return nil, "", toolbridge.Fail(toolbridge.CodeDenied, "the sandbox (%s) cannot be applied here (%v) and execBoundary.mode is enforce, so the command was not run; ask the user to set shell.sandbox to off and shell.network to on, or execBoundary.mode to best-effort, in their user settings", what, why)
 	}
-	because := "execBoundary.mode is " + string(mode)
 	if !explicit {
-		because = "shell.sandbox and shell.network are not set"
+		// Nobody asked for the sandbox: say it in the first result, not in
+		// every one (on macOS and Windows that would be every result).
+		note := fmt.Sprintf("The sandbox (%s) cannot be applied here (%v); shell.sandbox and shell.network are not set, so commands run unconfined.", what, why)
+		if sh.SandboxState != nil && !sh.SandboxState.firstTime(note) {
+			return nil, "", nil
+		}
+		return nil, note, nil
 	}
-	return nil, fmt.Sprintf("The sandbox (%s) cannot be applied here (%v); %s, so this command ran unconfined.", what, why, because), nil
+	return nil, fmt.Sprintf("The sandbox (%s) cannot be applied here (%v); execBoundary.mode is %s, so this command ran unconfined.", what, why, mode), nil
 }
 
 // noteSandbox records for task's results the policy it runs under, whether

@@ -219,7 +219,7 @@ var Table = []Spec{
 				"inherits it). The folders allowed are listed by `whale-ls settings` and in the first result that runs confined; a refused write " +
 				"is named in the task's result. Where Landlock is missing (Linux before 6.2, other systems) `execBoundary.mode` decides: " +
 				"`enforce` refuses commands, `best-effort` runs them unconfined and says so; while this setting is not set, commands run " +
-				"unconfined there and the result says so. Reading is not restricted.",
+				"unconfined there and the session's first result says so. Reading is not restricted.",
 		},
 	},
 	{
