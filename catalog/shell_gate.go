@@ -94,11 +94,10 @@ const ReasonPolicyDenied = "policy_denied"
 // way), a kill after a failed image check and a best-effort run without the
 // gate are said in the head of every result.
 func gateReport(task *terminal.Task, head string, diag terminal.Diagnosis) (string, terminal.Diagnosis) {
-	v, ok := taskEvents.Load(weak.Make(task))
-	if !ok {
+	ev := loadEvents(task)
+	if ev == nil {
 		return head, diag
 	}
-	ev := v.(*gateEvents)
 	ev.mu.Lock()
 	defer ev.mu.Unlock()
 	var notes []string
@@ -111,11 +110,25 @@ func gateReport(task *terminal.Task, head string, diag terminal.Diagnosis) (stri
 	if len(ev.denied) > 0 {
 		diag = terminal.Diagnosis{Reason: ReasonPolicyDenied, Hint: execboundary.DeniedHint}
 	}
-	if len(notes) > 0 {
-		if head != "" {
-			notes = append(notes, head)
-		}
-		head = strings.Join(notes, "\n")
+	return withNotes(head, notes), diag
+}
+
+// loadEvents returns task's events; nil when nothing was reported.
+func loadEvents(task *terminal.Task) *gateEvents {
+	v, ok := taskEvents.Load(weak.Make(task))
+	if !ok {
+		return nil
 	}
-	return head, diag
+	return v.(*gateEvents)
+}
+
+// withNotes puts notes, one a line, before head.
+func withNotes(head string, notes []string) string {
+	if len(notes) == 0 {
+		return head
+	}
+	if head != "" {
+		notes = append(notes, head)
+	}
+	return strings.Join(notes, "\n")
 }

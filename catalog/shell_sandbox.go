@@ -3,9 +3,7 @@ package catalog
 import (
 	"fmt"
 	"os"
-	"strings"
 	"sync"
-	"weak"
 
 	"github.com/whale-ls/whale-ls/execboundary"
 	"github.com/whale-ls/whale-ls/sandbox"
@@ -132,11 +130,10 @@ func (sh Shell) noteSandbox(task *terminal.Task, p *sandbox.Policy, unconfined s
 // an unconfined run and, once, the policy go into the head; refused writes
 // and connections found in out become the diagnosis.
 func sandboxReport(task *terminal.Task, out, head string, diag terminal.Diagnosis) (string, terminal.Diagnosis) {
-	v, ok := taskEvents.Load(weak.Make(task))
-	if !ok {
+	ev := loadEvents(task)
+	if ev == nil {
 		return head, diag
 	}
-	ev := v.(*gateEvents)
 	ev.mu.Lock()
 	defer ev.mu.Unlock()
 	var notes []string
@@ -152,11 +149,5 @@ func sandboxReport(task *terminal.Task, out, head string, diag terminal.Diagnosi
 			diag = terminal.Diagnosis{Reason: ReasonSandboxRefused, Hint: ev.policy.Hint(refused)}
 		}
 	}
-	if len(notes) > 0 {
-		if head != "" {
-			notes = append(notes, head)
-		}
-		head = strings.Join(notes, "\n")
-	}
-	return head, diag
+	return withNotes(head, notes), diag
 }

@@ -288,16 +288,7 @@ func hostListeners(t *testing.T, ip string) (string, func() int) {
 	}
 	t.Cleanup(func() { pc.Close() })
 	got := make(chan struct{}, 16)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			got <- struct{}{}
-			c.Close()
-		}
-	}()
+	go countAccepts(ln, got)
 	go func() {
 		buf := make([]byte, 64)
 		for {
@@ -332,19 +323,24 @@ func unixEcho(t *testing.T, path string) func() int {
 	}
 	t.Cleanup(func() { ln.Close() })
 	got := make(chan struct{}, 16)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			got <- struct{}{}
-			buf := make([]byte, 2)
-			_, _ = c.Read(buf)
-			c.Close()
-		}
-	}()
+	go countAccepts(ln, got)
 	return func() int { return len(got) }
+}
+
+// countAccepts sends on got for every connection ln accepts, reads what
+// the client sends first (so that its write does not fail) and closes it.
+func countAccepts(ln net.Listener, got chan<- struct{}) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		got <- struct{}{}
+		_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		buf := make([]byte, 8)
+		_, _ = c.Read(buf)
+		c.Close()
+	}
 }
 
 const unixProbe = `python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b"hi"); print("UNIX-OK")' `
