@@ -89,17 +89,25 @@ func eventsFor(task *terminal.Task) *gateEvents {
 // refused.
 const ReasonPolicyDenied = "policy_denied"
 
-// gateReport adds what the exec boundary did to a task's result: a denial
-// becomes the diagnosis (the model must ask the user, not retry another
-// way), a kill after a failed image check and a best-effort run without the
-// gate are said in the head of every result.
-func gateReport(task *terminal.Task, head string, diag terminal.Diagnosis) (string, terminal.Diagnosis) {
+// taskReport adds what the exec boundary and the sandbox did to a task's
+// result, out being the output it shows.
+func taskReport(task *terminal.Task, out, head string, diag terminal.Diagnosis) (string, terminal.Diagnosis) {
 	ev := loadEvents(task)
 	if ev == nil {
 		return head, diag
 	}
 	ev.mu.Lock()
 	defer ev.mu.Unlock()
+	notes, diag := ev.gateNotes(diag)
+	more, diag := ev.sandboxNotes(out, task.Status().Dir, diag)
+	return withNotes(head, append(notes, more...)), diag
+}
+
+// gateNotes is what the exec boundary did: a denial becomes the diagnosis
+// (the model must ask the user, not retry another way), a kill after a
+// failed image check and a best-effort run without the gate are said in the
+// head of every result. ev.mu is held.
+func (ev *gateEvents) gateNotes(diag terminal.Diagnosis) ([]string, terminal.Diagnosis) {
 	var notes []string
 	if ev.unchecked != "" {
 		notes = append(notes, ev.unchecked)
@@ -110,7 +118,7 @@ func gateReport(task *terminal.Task, head string, diag terminal.Diagnosis) (stri
 	if len(ev.denied) > 0 {
 		diag = terminal.Diagnosis{Reason: ReasonPolicyDenied, Hint: execboundary.DeniedHint}
 	}
-	return withNotes(head, notes), diag
+	return notes, diag
 }
 
 // loadEvents returns task's events; nil when nothing was reported.

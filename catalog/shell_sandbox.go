@@ -126,16 +126,10 @@ func (sh Shell) noteSandbox(task *terminal.Task, p *sandbox.Policy, unconfined s
 	}
 }
 
-// sandboxReport adds what the sandbox did to a task's result: the note of
-// an unconfined run and, once, the policy go into the head; refused writes
-// and connections found in out become the diagnosis.
-func sandboxReport(task *terminal.Task, out, head string, diag terminal.Diagnosis) (string, terminal.Diagnosis) {
-	ev := loadEvents(task)
-	if ev == nil {
-		return head, diag
-	}
-	ev.mu.Lock()
-	defer ev.mu.Unlock()
+// sandboxNotes is what the sandbox did: the note of an unconfined run and,
+// once, the policy go into the head; refused writes and connections found
+// in out (run in dir) become the diagnosis. ev.mu is held.
+func (ev *gateEvents) sandboxNotes(out, dir string, diag terminal.Diagnosis) ([]string, terminal.Diagnosis) {
 	var notes []string
 	if ev.unconfined != "" {
 		notes = append(notes, ev.unconfined)
@@ -145,9 +139,9 @@ func sandboxReport(task *terminal.Task, out, head string, diag terminal.Diagnosi
 		ev.describe = ""
 	}
 	if ev.policy != nil && diag.Reason != ReasonPolicyDenied {
-		if refused := ev.policy.Explain(out, task.Status().Dir); len(refused) > 0 {
+		if refused := ev.policy.Explain(out, dir); len(refused) > 0 {
 			diag = terminal.Diagnosis{Reason: ReasonSandboxRefused, Hint: ev.policy.Hint(refused)}
 		}
 	}
-	return withNotes(head, notes), diag
+	return notes, diag
 }
