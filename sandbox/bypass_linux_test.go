@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -505,5 +506,38 @@ func TestControlsWorkSandboxed(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestNetworkAsUnprivilegedUser runs the network tests again as the user
+// nobody, where the namespace comes with a user namespace of its own (and
+// the capability it needs must not reach the task). It needs root to
+// switch users.
+func TestNetworkAsUnprivilegedUser(t *testing.T) {
+	if os.Geteuid() != 0 || os.Getenv("WHALE_SANDBOX_CHILD") != "" {
+		t.Skip("runs as root only: it re-runs the network tests as nobody")
+	}
+	need(t, "python3")
+	dir := t.TempDir()
+	for d := dir; d != os.TempDir() && d != "/"; d = filepath.Dir(d) {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bin := filepath.Join(dir, "sandbox.test")
+	data, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-test.run", "^TestNetwork(Off|Loopback)$", "-test.count=1", "-test.v")
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + dir, "TMPDIR=" + os.TempDir(), "CI=" + os.Getenv("CI"), "WHALE_SANDBOX_CHILD=1"}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.CombinedOutput()
+	if err != nil || strings.Contains(string(out), "--- SKIP") || !strings.Contains(string(out), "--- PASS: TestNetworkLoopback") || !strings.Contains(string(out), "--- PASS: TestNetworkOff") {
+		t.Fatalf("the network tests as nobody: %v\n%s", err, out)
 	}
 }
