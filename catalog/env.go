@@ -60,7 +60,7 @@ func All(env Env) []toolbridge.Tool {
 	if commits == nil {
 		commits = NewCommitter(CommitOptions{Workspace: env.Workspace, Editor: env.Editor, Reads: env.Reads, Settings: env.Settings, Journal: env.Journal, Notifier: env.Notifier, Prompter: env.Prompter, Language: env.Language, Log: env.Log})
 	}
-	shell := Shell{Terminals: env.Terminals, Workspace: env.Workspace, Gate: env.Gate, Settings: env.Settings, Journal: env.Journal, Notifier: env.Notifier}
+	shell := Shell{Terminals: env.Terminals, Workspace: env.Workspace, Gate: env.Gate, Settings: env.Settings, Journal: env.Journal, Notifier: env.Notifier, SandboxState: &SandboxState{}}
 	store := todos.NewStore(realRoots(env.Workspace), env.Log)
 	tools := []toolbridge.Tool{
 		ReadFile(env.Workspace, env.Editor, env.Reads),

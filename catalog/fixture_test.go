@@ -11,6 +11,7 @@ import (
 	"github.com/whale-ls/whale-ls/changes"
 	"github.com/whale-ls/whale-ls/execboundary"
 	"github.com/whale-ls/whale-ls/mcphost/mcptest"
+	"github.com/whale-ls/whale-ls/sandbox"
 	"github.com/whale-ls/whale-ls/settings"
 	"github.com/whale-ls/whale-ls/terminal"
 	"github.com/whale-ls/whale-ls/todos"
@@ -169,6 +170,10 @@ func call(t *testing.T, r *toolbridge.Registry, name string, input any) toolbrid
 }
 
 func TestMain(m *testing.M) {
+	// The test binary is also the exec gate's helper, with the sandbox.
+	if len(os.Args) > 1 && os.Args[1] == execboundary.HelperCommand {
+		os.Exit(execboundary.RunHelper(os.Args[2:], sandbox.Apply))
+	}
 	code := m.Run()
 	mcptest.Cleanup() // the test MCP server, if a test built it
 	os.Exit(code)

@@ -8,6 +8,7 @@ import (
 	"weak"
 
 	"github.com/whale-ls/whale-ls/execboundary"
+	"github.com/whale-ls/whale-ls/sandbox"
 	"github.com/whale-ls/whale-ls/terminal"
 )
 
@@ -48,6 +49,12 @@ type gateEvents struct {
 	denied    []string
 	killed    string
 	unchecked string
+	// The sandbox: the policy the task runs under (nil: none), the note of
+	// an unconfined run, and the policy's description until a result
+	// showed it.
+	policy     *sandbox.Policy
+	unconfined string
+	describe   string
 }
 
 func (g *gateEvents) add(ev execboundary.Event) {
@@ -82,18 +89,25 @@ func eventsFor(task *terminal.Task) *gateEvents {
 // refused.
 const ReasonPolicyDenied = "policy_denied"
 
-// gateReport adds what the exec boundary did to a task's result: a denial
-// becomes the diagnosis (the model must ask the user, not retry another
-// way), a kill after a failed image check and a best-effort run without the
-// gate are said in the head of every result.
-func gateReport(task *terminal.Task, head string, diag terminal.Diagnosis) (string, terminal.Diagnosis) {
-	v, ok := taskEvents.Load(weak.Make(task))
-	if !ok {
+// taskReport adds what the exec boundary and the sandbox did to a task's
+// result, out being the output it shows.
+func taskReport(task *terminal.Task, out, head string, diag terminal.Diagnosis) (string, terminal.Diagnosis) {
+	ev := loadEvents(task)
+	if ev == nil {
 		return head, diag
 	}
-	ev := v.(*gateEvents)
 	ev.mu.Lock()
 	defer ev.mu.Unlock()
+	notes, diag := ev.gateNotes(diag)
+	more, diag := ev.sandboxNotes(out, task.Status().Dir, diag)
+	return withNotes(head, append(notes, more...)), diag
+}
+
+// gateNotes is what the exec boundary did: a denial becomes the diagnosis
+// (the model must ask the user, not retry another way), a kill after a
+// failed image check and a best-effort run without the gate are said in the
+// head of every result. ev.mu is held.
+func (ev *gateEvents) gateNotes(diag terminal.Diagnosis) ([]string, terminal.Diagnosis) {
 	var notes []string
 	if ev.unchecked != "" {
 		notes = append(notes, ev.unchecked)
@@ -104,11 +118,25 @@ func gateReport(task *terminal.Task, head string, diag terminal.Diagnosis) (stri
 	if len(ev.denied) > 0 {
 		diag = terminal.Diagnosis{Reason: ReasonPolicyDenied, Hint: execboundary.DeniedHint}
 	}
-	if len(notes) > 0 {
-		if head != "" {
-			notes = append(notes, head)
-		}
-		head = strings.Join(notes, "\n")
+	return notes, diag
+}
+
+// loadEvents returns task's events; nil when nothing was reported.
+func loadEvents(task *terminal.Task) *gateEvents {
+	v, ok := taskEvents.Load(weak.Make(task))
+	if !ok {
+		return nil
 	}
-	return head, diag
+	return v.(*gateEvents)
+}
+
+// withNotes puts notes, one a line, before head.
+func withNotes(head string, notes []string) string {
+	if len(notes) == 0 {
+		return head
+	}
+	if head != "" {
+		notes = append(notes, head)
+	}
+	return strings.Join(notes, "\n")
 }

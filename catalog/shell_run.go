@@ -55,6 +55,13 @@ type Shell struct {
 	Journal *changes.Journal
 	// Notifier, when set, is told of every journaled task.
 	Notifier toolbridge.Notifier
+	// SandboxState remembers the sandbox's probe and the policy results
+	// described; nil: probed at every start, described in every first
+	// result.
+	SandboxState *SandboxState
+	// sandboxTemp, set by tests only, replaces the sandbox's temp folders
+	// (so that a test's folders under /tmp can be outside the allowed ones).
+	sandboxTemp []string
 }
 
 // ShellRun is shell_run: a command in a pipe or a PTY, shown as an editor
@@ -88,7 +95,8 @@ func ShellRun(sh Shell) toolbridge.Tool {
 		if err != nil {
 			return toolbridge.Result{}, err
 		}
-		s := sh.Settings().Shell
+		cfg := sh.Settings()
+		s := cfg.Shell
 		table.SetSettings(terminal.Settings{Shell: s.Program, YieldTimeMs: s.YieldTimeMs, OutputLimitBytes: s.OutputLimitBytes})
 		env := make([]string, 0, len(in.Env))
 		for _, kv := range in.Env {
@@ -99,6 +107,10 @@ func ShellRun(sh Shell) toolbridge.Tool {
 				return toolbridge.Result{}, toolbridge.Fail(toolbridge.CodeInvalidInput, "env %s is %d bytes with its value; the kernel passes at most %d bytes per variable to a program — put the value in a file and pass its path instead", excerpt.Quote(kv.Name), n, limit)
 			}
 			env = append(env, kv.Name+"="+kv.Value)
+		}
+		box, unconfined, err := sh.sandboxFor(cfg, env)
+		if err != nil {
+			return toolbridge.Result{}, err
 		}
 		mode := terminal.Mode(in.Mode)
 		if mode == "" {
@@ -113,10 +125,11 @@ func ShellRun(sh Shell) toolbridge.Tool {
 		if ctx.Err() != nil {
 			return toolbridge.Result{}, toolbridge.Fail(toolbridge.CodeCanceled, "the call was canceled before the command started; nothing ran")
 		}
-		task, err := table.Start(terminal.StartOptions{Command: command, Dir: dir, Mode: mode, Env: env, Cols: in.Cols, Rows: in.Rows, Gate: shellGate(sh.Gate)})
+		task, err := table.Start(terminal.StartOptions{Command: command, Dir: dir, Mode: mode, Env: env, Cols: in.Cols, Rows: in.Rows, Gate: shellGate(sh.Gate), Sandbox: box})
 		if err != nil {
 			return toolbridge.Result{}, startFailure(table, err)
 		}
+		sh.noteSandbox(task, box, unconfined)
 		sh.journalTask(task, snaps, toolbridge.CallID(ctx), snapNote)
 		if in.Background {
 			return shellResult(table, task, &readOnly, fmt.Sprintf("Started %s in the background.", task.ID())), nil

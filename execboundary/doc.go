@@ -13,7 +13,10 @@
 // socket pair and then executes the shell. The filter is inherited by every
 // descendant and cannot be removed, so $(…), pipes, sh -c, env, xargs,
 // find -exec, make recipes, interpreters and background jobs all stop at
-// the gate before the new program runs.
+// the gate before the new program runs. A task that is also confined (a
+// ConfinedTask, the sandbox package's policy) has the helper apply that
+// confinement first, through the Confiner its program passes to RunHelper;
+// with mode off the helper still runs, for the confinement alone.
 //
 // What it guarantees: no program image is loaded in a gated task without a
 // decision, except paths the kernel is going to refuse anyway (they are let

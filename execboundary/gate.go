@@ -85,6 +85,27 @@ type Task interface {
 	Hold() (release func())
 }
 
+// ConfinedTask is a Task whose processes the helper confines (the
+// sandbox) before its program runs.
+type ConfinedTask interface {
+	Task
+	// Confinement is the helper's --confine argument; empty confines
+	// nothing.
+	Confinement() string
+}
+
+// Confiner applies a confinement given as the helper's --confine argument
+// (the sandbox) to the calling thread, which then executes the task. The
+// program that routes the exec-gate subcommand to RunHelper passes it.
+type Confiner func(spec string) error
+
+func confinementOf(task Task) string {
+	if ct, ok := task.(ConfinedTask); ok {
+		return ct.Confinement()
+	}
+	return ""
+}
+
 // Event is something the gate reports about a task besides its output line.
 type Event struct {
 	// Kind is "denied" (an exec was refused), "killed" (the image check
@@ -143,6 +164,10 @@ type Options struct {
 	Helper []string
 	Log    *slog.Logger
 }
+
+// HelperArgv is the argv that runs the helper; nil when this executable
+// was not found.
+func (g *Gate) HelperArgv() []string { return append([]string(nil), g.helper...) }
 
 // HelperCommand is the subcommand name a program must route to RunHelper
 // when Options.Helper is left nil.

@@ -49,8 +49,12 @@ const handshakeTimeout = 15 * time.Second
 // output. Mode off starts cmd directly.
 func (g *Gate) Start(cmd *exec.Cmd, task Task) (stop func(), err error) {
 	mode := g.Mode()
+	spec := confinementOf(task)
 	if mode == ModeOff {
-		return nil, cmd.Start()
+		if spec == "" {
+			return nil, cmd.Start()
+		}
+		return nil, g.startConfined(cmd, spec)
 	}
 	unchecked := func(reason string) (func(), error) {
 		if mode == ModeBestEffort {
@@ -68,6 +72,9 @@ func (g *Gate) Start(cmd *exec.Cmd, task Task) (stop func(), err error) {
 		}
 		if _, err := unchecked(reason); err != nil {
 			return nil, err
+		}
+		if spec != "" {
+			return nil, g.startConfined(cmd, spec)
 		}
 		return nil, cmd.Start()
 	}
@@ -89,7 +96,11 @@ func (g *Gate) Start(cmd *exec.Cmd, task Task) (stop func(), err error) {
 	origPath, origArgs := cmd.Path, cmd.Args
 	fd := 3 + len(cmd.ExtraFiles)
 	cmd.ExtraFiles = append(cmd.ExtraFiles, childEnd)
-	args := append(append([]string(nil), g.helper...), "--fd", strconv.Itoa(fd), "--", origPath)
+	args := append([]string(nil), g.helper...)
+	if spec != "" {
+		args = append(args, "--confine", spec)
+	}
+	args = append(args, "--fd", strconv.Itoa(fd), "--", origPath)
 	cmd.Path = g.helper[0]
 	cmd.Args = append(args, origArgs...)
 	err = cmd.Start()
@@ -110,6 +121,10 @@ func (g *Gate) Start(cmd *exec.Cmd, task Task) (stop func(), err error) {
 		return nil, fmt.Errorf("the exec gate helper did not report (%v); check that the whale-ls executable still exists, then retry", err)
 	}
 	msg := string(buf[:n])
+	if reason, failed := strings.CutPrefix(msg, msgConfine+" "); failed {
+		abort()
+		return nil, fmt.Errorf("%s, so the command was not run; ask the user to check the sandbox settings (shell.sandbox, shell.network, shell.writableRoots) or to set shell.sandbox to off", reason)
+	}
 	if reason, failed := strings.CutPrefix(msg, msgFailed+" "); failed {
 		g.setProbe(errors.New(reason))
 		if mode == ModeBestEffort {
@@ -142,6 +157,20 @@ func (g *Gate) Start(cmd *exec.Cmd, task Task) (stop func(), err error) {
 		return nil, fmt.Errorf("start the gated command: %w", err)
 	}
 	return tg.stop, nil
+}
+
+// startConfined starts cmd through the helper without the exec filter:
+// the helper applies the confinement spec and executes cmd's program. A
+// confinement that fails leaves its reason in the task's output and the
+// exit code 126.
+func (g *Gate) startConfined(cmd *exec.Cmd, spec string) error {
+	if len(g.helper) == 0 {
+		return errors.New("cannot find the whale-ls executable to apply the sandbox, so the command was not run; ask the user to set shell.sandbox to off")
+	}
+	args := append(append([]string(nil), g.helper...), "--confine", spec, "--no-filter", "--", cmd.Path)
+	cmd.Path = g.helper[0]
+	cmd.Args = append(args, cmd.Args...)
+	return cmd.Start()
 }
 
 func (g *Gate) setProbe(err error) {

@@ -33,7 +33,7 @@ const (
 
 func TestMain(m *testing.M) {
 	if os.Getenv(helperEnv) == "1" && len(os.Args) > 1 && (os.Args[1] == "--fd" || os.Args[1] == "--probe") {
-		os.Exit(RunHelper(os.Args[1:]))
+		os.Exit(RunHelper(os.Args[1:], nil))
 	}
 	os.Setenv(helperEnv, "1") // children that run the helper find it
 	os.Exit(m.Run())

@@ -29,7 +29,7 @@ func (g *Gate) Start(cmd *exec.Cmd, task Task) (stop func(), err error) {
 }
 
 // RunHelper is the body of the exec-gate subcommand; it only works on Linux.
-func RunHelper(args []string) int {
+func RunHelper(args []string, confine Confiner) int {
 	fmt.Println("whale-ls exec-gate:", errUnsupported)
 	return 126
 }

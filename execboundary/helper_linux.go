@@ -21,6 +21,7 @@ const (
 	msgGo       = "go"  // server → helper: exec the program
 	msgRun      = "run" // server → helper: exec it without the gate (best-effort)
 	msgStop     = "no"  // server → helper: do not run anything
+	msgConfine  = "sbx" // helper → server: "sbx REASON", the sandbox failed
 )
 
 // Exit codes of the helper when it does not exec the program.
@@ -30,14 +31,18 @@ const (
 )
 
 // RunHelper is the body of the hidden exec-gate subcommand. Its arguments
-// are "--fd N -- PATH ARGV…": it asks for SIGKILL when its parent dies, sets
-// no_new_privs, installs the exec filter on all its threads with a new
-// listener, sends the listener over the socket on fd N (SCM_RIGHTS), waits
-// for the server's answer and then executes PATH with ARGV (argv[0]
-// included) and the inherited environment. With "--probe" it only tries to
+// are "[--confine SPEC] [--no-filter] --fd N -- PATH ARGV…": it asks for
+// SIGKILL when its parent dies, calls confine with SPEC (the sandbox, on
+// this thread, before anything else), sets no_new_privs, installs the exec
+// filter on all its threads with a new listener, sends the listener over
+// the socket on fd N (SCM_RIGHTS), waits for the server's answer and then
+// executes PATH with ARGV (argv[0] included) and the inherited environment.
+// With --no-filter (the gate is off but the task is confined) there is no
+// socket: it confines and executes PATH. With "--probe" it only tries to
 // install the filter and reports the outcome in its exit code and output.
-// It returns an exit code when it does not exec.
-func RunHelper(args []string) int {
+// A nil confine refuses --confine. It returns an exit code when it does not
+// exec.
+func RunHelper(args []string, confine Confiner) int {
 	runtime.LockOSThread()
 	if len(args) == 1 && args[0] == "--probe" {
 		fd, err := installFilter()
@@ -49,15 +54,31 @@ func RunHelper(args []string) int {
 		return 0
 	}
 	sock := -1
+	spec, confined, noFilter := "", false, false
 	for len(args) > 0 && args[0] != "--" {
-		if args[0] == "--fd" && len(args) > 1 {
+		switch {
+		case args[0] == "--fd" && len(args) > 1:
 			n, err := strconv.Atoi(args[1])
 			if err == nil {
 				sock = n
 			}
 			args = args[1:]
+		case args[0] == "--confine" && len(args) > 1:
+			spec, confined = args[1], true
+			args = args[1:]
+		case args[0] == "--no-filter":
+			noFilter = true
 		}
 		args = args[1:]
+	}
+	if noFilter && len(args) >= 3 {
+		if confined {
+			if err := runConfine(confine, spec); err != nil {
+				fmt.Fprintf(os.Stderr, "whale-ls: %v\n", err)
+				return helperRefused
+			}
+		}
+		return execProgram(args[1], args[2:], -1)
 	}
 	if sock < 3 || len(args) < 3 {
 		fmt.Fprintln(os.Stderr, "whale-ls exec-gate: expected --fd N -- PATH ARGV0 [ARGS…]; this subcommand is run by the server")
@@ -71,6 +92,12 @@ func RunHelper(args []string) int {
 	}
 	if os.Getppid() == 1 {
 		return helperFailed // the server is already gone
+	}
+	if confined {
+		if err := runConfine(confine, spec); err != nil {
+			_ = send(sock, msgConfine+" "+err.Error(), -1)
+			return helperRefused
+		}
 	}
 	listener, err := installFilter()
 	if err != nil {
@@ -94,8 +121,20 @@ func RunHelper(args []string) int {
 	return execProgram(path, argv, sock)
 }
 
+func runConfine(confine Confiner, spec string) error {
+	if confine == nil {
+		return errors.New("this helper cannot apply a sandbox")
+	}
+	if err := confine(spec); err != nil {
+		return fmt.Errorf("the sandbox could not be applied: %w", err)
+	}
+	return nil
+}
+
 func execProgram(path string, argv []string, sock int) int {
-	unix.Close(sock)
+	if sock >= 0 {
+		unix.Close(sock)
+	}
 	err := syscall.Exec(path, argv, os.Environ())
 	fmt.Fprintf(os.Stderr, "whale-ls exec-gate: cannot run %s: %v\n", path, err)
 	if errors.Is(err, syscall.EPERM) {

@@ -25,6 +25,7 @@ import (
 
 	"github.com/whale-ls/whale-ls/execboundary"
 	"github.com/whale-ls/whale-ls/mcphost/mcptest"
+	"github.com/whale-ls/whale-ls/sandbox"
 	"github.com/whale-ls/whale-ls/toolbridge"
 )
 
@@ -59,7 +60,7 @@ func TestMain(m *testing.M) {
 	// as this executable with "exec-gate", as whale-ls does: be that
 	// helper instead of running every test again in a chain of children.
 	if len(os.Args) > 1 && os.Args[1] == execboundary.HelperCommand {
-		os.Exit(execboundary.RunHelper(os.Args[2:]))
+		os.Exit(execboundary.RunHelper(os.Args[2:], sandbox.Apply))
 	}
 	code := m.Run()
 	if binaryDir != "" {

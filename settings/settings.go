@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/whale-ls/whale-ls/execboundary"
+	"github.com/whale-ls/whale-ls/sandbox"
 	"github.com/whale-ls/whale-ls/terminal"
 )
 
@@ -44,9 +45,12 @@ const MaxShellWait = 10 * time.Minute
 // default and description, in Table (a test walks both).
 type Settings struct {
 	Shell struct {
-		Program          string `json:"program,omitempty"`
-		YieldTimeMs      int    `json:"yieldTimeMs,omitempty"`
-		OutputLimitBytes int    `json:"outputLimitBytes,omitempty"`
+		Program          string   `json:"program,omitempty"`
+		YieldTimeMs      int      `json:"yieldTimeMs,omitempty"`
+		OutputLimitBytes int      `json:"outputLimitBytes,omitempty"`
+		Sandbox          string   `json:"sandbox,omitempty"`
+		Network          string   `json:"network,omitempty"`
+		WritableRoots    []string `json:"writableRoots,omitempty"`
 	} `json:"shell"`
 	ExecBoundary struct {
 		Mode              string          `json:"mode,omitempty"`
@@ -197,6 +201,53 @@ var Table = []Spec{
 			MarkdownDescription: "How many bytes of each task's latest output are kept for the model to read " +
 				"(`shell_run`, `shell_wait`, `write_stdin`); when a task writes more, the oldest bytes are dropped and " +
 				"the next result says how many. The editor's terminal still shows all output. Tasks already running keep their limit.",
+		},
+	},
+	{
+		Key: "shell.sandbox",
+		Schema: Schema{
+			Scope:   ScopeUser,
+			Type:    "string",
+			Default: string(sandbox.DefaultMode),
+			Enum:    []string{string(sandbox.WorkspaceWrite), string(sandbox.ReadOnly), string(sandbox.Off)},
+			EnumDescriptions: []string{
+				"Shell tasks may write only in the workspace folders (`.git` included), the temp folders, the caches of the toolchains on PATH and `shell.writableRoots`.",
+				"Shell tasks may write only in the temp folders and `shell.writableRoots`.",
+				"Shell tasks may write wherever their user can.",
+			},
+			MarkdownDescription: "Confines where shell tasks write (Linux Landlock, applied before the shell starts, so every process of the task " +
+				"inherits it). The folders allowed are listed by `whale-ls settings` and in the first result that runs confined; a refused write " +
+				"is named in the task's result. Where Landlock is missing (Linux before 6.2, other systems) `execBoundary.mode` decides: " +
+				"`enforce` refuses commands, `best-effort` runs them unconfined and says so; while this setting is not set, commands run " +
+				"unconfined there and the session's first result says so. Reading is not restricted.",
+		},
+	},
+	{
+		Key: "shell.network",
+		Schema: Schema{
+			Scope:   ScopeUser,
+			Type:    "string",
+			Default: string(sandbox.DefaultNetwork),
+			Enum:    []string{string(sandbox.NetOn), string(sandbox.NetLoopback), string(sandbox.NetOff)},
+			EnumDescriptions: []string{
+				"Shell tasks reach the network as their user does.",
+				"Shell tasks run in a network namespace of their own with only loopback: servers a task starts on 127.0.0.1 are reachable, the host's loopback services and every other address are not.",
+				"Shell tasks run in a network namespace with no interface up: no TCP, UDP or raw socket reaches any address; Unix sockets still work.",
+			},
+			MarkdownDescription: "What shell tasks may reach over the network. `loopback` and `off` need a network namespace " +
+				"(root, or unprivileged user namespaces); where none can be made `execBoundary.mode` decides as for `shell.sandbox`. " +
+				"Unix sockets named by a path reach their servers either way.",
+		},
+	},
+	{
+		Key: "shell.writableRoots",
+		Schema: Schema{
+			Scope:   ScopeMachine,
+			Type:    "array",
+			Default: []string{},
+			Items:   &Schema{Type: "string"},
+			MarkdownDescription: "More folders shell tasks may write in under `shell.sandbox` (absolute or `~/…`); " +
+				"folders that do not exist are skipped and the result says so.",
 		},
 	},
 	{

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/whale-ls/whale-ls/execboundary"
 	"github.com/whale-ls/whale-ls/mcphost"
+	"github.com/whale-ls/whale-ls/sandbox"
 	"github.com/whale-ls/whale-ls/terminal"
 )
 
@@ -236,6 +237,13 @@ func TestSettingsTableDefaultsAreTheCodes(t *testing.T) {
 		t.Errorf("unset execBoundary.rules differ from the table's default (-table +code):\n%s", diff)
 	}
 
+	if mode, err := sandbox.ParseMode(Settings{}.Shell.Sandbox); err != nil || string(mode) != settingSpec(t, "shell.sandbox").Schema.Default {
+		t.Errorf("unset shell.sandbox = %q (%v), table says %v", mode, err, settingSpec(t, "shell.sandbox").Schema.Default)
+	}
+	if network, err := sandbox.ParseNetwork(Settings{}.Shell.Network); err != nil || string(network) != settingSpec(t, "shell.network").Schema.Default {
+		t.Errorf("unset shell.network = %q (%v), table says %v", network, err, settingSpec(t, "shell.network").Schema.Default)
+	}
+
 	if want := settingSpec(t, "edits.saveAfterApply").Schema.Default; (Settings{}).SaveAfterApply() != want {
 		t.Errorf("unset edits.saveAfterApply = %v, table says %v", (Settings{}).SaveAfterApply(), want)
 	}
@@ -291,15 +299,18 @@ func TestSettingSpecDefaultText(t *testing.T) {
 // settings file, which comes with whatever repository the user opened.
 func TestSettingsThatRunOrWidenAreUserOnly(t *testing.T) {
 	userOnly := map[string]string{
-		"shell.program":      ScopeMachine, // the program every command runs in
-		"execBoundary.mode":  ScopeUser,    // "off" drops every exec check
-		"execBoundary.rules": ScopeUser,    // [] lets everything run
-		"read.approvedPaths": ScopeMachine, // reads outside the workspace
-		"skills.paths":       ScopeMachine, // makes more folders readable
-		"web.allowPrivate":   ScopeUser,    // reaches loopback and metadata addresses
-		"web.search":         ScopeUser,    // where the API key is sent
-		"mcp.servers":        ScopeMachine, // programs started by the server
-		"edits.review":       ScopeUser,    // a repository must not turn the user's review off
+		"shell.program":       ScopeMachine, // the program every command runs in
+		"execBoundary.mode":   ScopeUser,    // "off" drops every exec check
+		"execBoundary.rules":  ScopeUser,    // [] lets everything run
+		"read.approvedPaths":  ScopeMachine, // reads outside the workspace
+		"skills.paths":        ScopeMachine, // makes more folders readable
+		"web.allowPrivate":    ScopeUser,    // reaches loopback and metadata addresses
+		"web.search":          ScopeUser,    // where the API key is sent
+		"mcp.servers":         ScopeMachine, // programs started by the server
+		"edits.review":        ScopeUser,    // a repository must not turn the user's review off
+		"shell.sandbox":       ScopeUser,    // "off" lets tasks write anywhere
+		"shell.network":       ScopeUser,    // a repository must not turn the network back on
+		"shell.writableRoots": ScopeMachine, // more folders tasks may write in
 	}
 	for _, s := range Table {
 		if got, want := s.Schema.Scope, userOnly[s.Key]; got != want {

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/whale-ls/whale-ls/sandbox"
 )
 
 // Defaults of the settings and limits.
@@ -88,6 +90,10 @@ type StartOptions struct {
 	Title string
 	// Gate, when set, starts the shell process in place of cmd.Start.
 	Gate Gate
+	// Sandbox, when set and active, confines the task: the Gate's helper
+	// applies it (GateTask.Confinement) in the network namespace the task
+	// starts in. A sandboxed task without a Gate is refused.
+	Sandbox *sandbox.Policy
 }
 
 // TaskInfo describes a task's terminal. It has no wire form of its own: a

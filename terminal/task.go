@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"github.com/whale-ls/whale-ls/sandbox"
 )
 
 // Gate starts a task's shell process in place of cmd.Start; the exec
@@ -49,6 +51,10 @@ type GateTask interface {
 	// Command is the task's command line as the model gave it (the gate
 	// parses it where it cannot watch the execs themselves).
 	Command() string
+	// Confinement is the sandbox the gate's helper applies before the
+	// shell runs (sandbox.Policy.Spec); empty when the task is not
+	// confined.
+	Confinement() string
 }
 
 // Task is one shell command and its process tree. Its methods are safe for
@@ -75,6 +81,7 @@ type Task struct {
 	readDone    chan struct{} // closed when the output reached its end
 	received    atomic.Int64  // raw bytes read so far
 	gateStop    func()
+	confinement string // sandbox.Policy.Spec of StartOptions.Sandbox; empty: none
 
 	// inMu serialises writes to the process's input.
 	inMu  sync.Mutex
@@ -251,6 +258,10 @@ func (t *Task) processCommand(o StartOptions, shell string, supervisor []string)
 	cmd.Env = append(env, o.Env...)
 	attr := newProcAttr(cmd.SysProcAttr)
 	setPlatformAttrs(attr, len(supervisor) > 0)
+	if o.Sandbox != nil && o.Sandbox.Active() {
+		sandbox.SetProcAttr(attr, *o.Sandbox)
+		t.confinement = o.Sandbox.Spec()
+	}
 	cmd.SysProcAttr = attr
 	return cmd, childEnds, nil
 }
@@ -297,6 +308,9 @@ func (t *Task) launch(cmd *exec.Cmd, gate Gate) error {
 // ErrGate), else with cmd.Start.
 func (t *Task) startCmd(cmd *exec.Cmd, gate Gate) error {
 	if gate == nil {
+		if t.confinement != "" {
+			return fmt.Errorf("%w: a sandboxed task needs the exec gate's helper, and there is none", ErrGate)
+		}
 		return cmd.Start()
 	}
 	var err error
@@ -481,6 +495,10 @@ func (t *Task) ID() string { return t.info.ID }
 
 // Command returns the task's command line.
 func (t *Task) Command() string { return t.info.Command }
+
+// Confinement is the sandbox policy of the task in the helper's form
+// (GateTask); empty when it is not confined.
+func (t *Task) Confinement() string { return t.confinement }
 
 // Info returns the task's terminal description.
 func (t *Task) Info() TaskInfo {

@@ -492,6 +492,7 @@ func listSettings(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	tw.Flush()
+	fmt.Fprintln(stdout, "\n"+sandboxSummary())
 	fmt.Fprintln(stdout, "\nwhale-ls settings --json has each setting's full description and JSON schema.")
 	return exitOK
 }

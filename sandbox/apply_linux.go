@@ -1,0 +1,245 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// MinABI is the oldest Landlock ABI the sandbox uses: ABI 3 (Linux 6.2)
+// controls truncate(2), without which a task could empty any file its user
+// owns; ABI 2 allows renames and links between allowed folders.
+const MinABI = 3
+
+// rulesetAttr is struct landlock_ruleset_attr as ABI 6 and 7 define it (the
+// x/sys type has fields later kernels add; a kernel that does not know them
+// refuses the larger size).
+type rulesetAttr struct {
+	handledFS, handledNet, scoped uint64
+}
+
+// LandlockABI returns the kernel's Landlock ABI version, or why there is
+// none.
+func LandlockABI() (int, error) {
+	v, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION)
+	switch errno {
+	case 0:
+		return int(v), nil
+	case unix.ENOSYS:
+		return 0, errors.New("this kernel has no Landlock (Linux 5.13 or later with CONFIG_SECURITY_LANDLOCK is needed)")
+	case unix.EOPNOTSUPP:
+		return 0, errors.New("Landlock is not enabled in this kernel's LSM list (boot parameter lsm=…,landlock)")
+	}
+	return 0, fmt.Errorf("ask the kernel for its Landlock version: %w", errno)
+}
+
+// Check reports why p cannot be applied here, or nil. The network
+// namespace is checked by Probe, which needs to start a process.
+func Check(p Policy) error {
+	if p.Mode == Off {
+		return nil
+	}
+	abi, err := LandlockABI()
+	if err != nil {
+		return err
+	}
+	if abi < MinABI {
+		return fmt.Errorf("this kernel's Landlock ABI is %d; the sandbox needs %d (Linux 6.2) to control every kind of write", abi, MinABI)
+	}
+	return nil
+}
+
+// SetProcAttr makes the process attr starts enter a new network namespace
+// when p asks for network off or loopback: with a new user namespace when
+// this process is not root (the user keeps their own uid and gid in it, and
+// the helper gets CAP_NET_ADMIN in it to bring the loopback up; Apply drops
+// it before the shell runs).
+func SetProcAttr(attr *syscall.SysProcAttr, p Policy) {
+	if p.Network == NetOn {
+		return
+	}
+	attr.Cloneflags |= syscall.CLONE_NEWNET
+	if os.Geteuid() == 0 {
+		return
+	}
+	attr.Cloneflags |= syscall.CLONE_NEWUSER
+	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Geteuid(), HostID: os.Geteuid(), Size: 1}}
+	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getegid(), HostID: os.Getegid(), Size: 1}}
+	attr.GidMappingsEnableSetgroups = false
+	if p.Network == NetLoopback {
+		attr.AmbientCaps = append(attr.AmbientCaps, unix.CAP_NET_ADMIN)
+	}
+}
+
+// Probe starts argv (a program that exits 0 at once) the way SetProcAttr
+// starts a task with network off, and reports why that fails, or nil.
+func Probe(argv []string) error {
+	if len(argv) == 0 {
+		return errors.New("no program to probe the network namespace with")
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{}
+	SetProcAttr(cmd.SysProcAttr, Policy{Network: NetLoopback})
+	if err := cmd.Run(); err != nil {
+		if os.Geteuid() != 0 {
+			return fmt.Errorf("a network namespace cannot be made here (%v): unprivileged user namespaces are off (kernel.unprivileged_userns_clone, user.max_user_namespaces or an AppArmor restriction)", err)
+		}
+		return fmt.Errorf("a network namespace cannot be made here: %v", err)
+	}
+	return nil
+}
+
+func hostNet() uint64 {
+	var st unix.Stat_t
+	if unix.Stat("/proc/self/ns/net", &st) != nil {
+		return 0
+	}
+	return st.Ino
+}
+
+// writableWithout reports whether this (unconfined) process could write
+// path, or create it in its folder.
+func writableWithout(path string) bool {
+	if unix.Access(path, unix.W_OK) == nil {
+		return true
+	}
+	if _, err := os.Lstat(path); err == nil {
+		return false
+	}
+	return unix.Access(filepath.Dir(path), unix.W_OK) == nil
+}
+
+// Write rights the sandbox handles. Reading, executing, reading folders and
+// device ioctls are not handled, so they stay as they are.
+const (
+	fileWrite = unix.LANDLOCK_ACCESS_FS_WRITE_FILE | unix.LANDLOCK_ACCESS_FS_TRUNCATE
+	dirWrite  = fileWrite | unix.LANDLOCK_ACCESS_FS_REMOVE_DIR | unix.LANDLOCK_ACCESS_FS_REMOVE_FILE |
+		unix.LANDLOCK_ACCESS_FS_MAKE_CHAR | unix.LANDLOCK_ACCESS_FS_MAKE_DIR | unix.LANDLOCK_ACCESS_FS_MAKE_REG |
+		unix.LANDLOCK_ACCESS_FS_MAKE_SOCK | unix.LANDLOCK_ACCESS_FS_MAKE_FIFO | unix.LANDLOCK_ACCESS_FS_MAKE_BLOCK |
+		unix.LANDLOCK_ACCESS_FS_MAKE_SYM | unix.LANDLOCK_ACCESS_FS_REFER
+)
+
+// devices stay writable in every confined mode: the terminal, the null
+// and random devices.
+var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx", "/dev/pts"}
+
+// Apply confines the calling thread, which then executes the task's shell,
+// to the policy in spec: in a network namespace (entered at the start, see
+// SetProcAttr) it brings the loopback up for NetLoopback and drops the
+// capability it used; it then restricts writes with Landlock and scopes
+// signals to the task. It must run on a locked OS thread, and the exec must
+// follow on that thread.
+func Apply(spec string) error {
+	p, err := ParseSpec(spec)
+	if err != nil {
+		return err
+	}
+	if p.Network != NetOn {
+		if err := confineNetwork(p); err != nil {
+			return err
+		}
+	}
+	if p.Mode == Off {
+		return nil
+	}
+	return confineWrites(p)
+}
+
+func confineNetwork(p Policy) error {
+	if now := hostNet(); now == 0 || now == p.HostNet {
+		return errors.New("the task did not start in a network namespace of its own, so its network cannot be confined")
+	}
+	if p.Network == NetLoopback {
+		fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			return fmt.Errorf("open a socket to set up the loopback: %w", err)
+		}
+		defer unix.Close(fd)
+		ifr, err := unix.NewIfreq("lo")
+		if err != nil {
+			return err
+		}
+		ifr.SetUint16(unix.IFF_UP | unix.IFF_RUNNING)
+		if err := unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr); err != nil {
+			return fmt.Errorf("bring the loopback interface up: %w", err)
+		}
+	}
+	// The ambient capability SetProcAttr gave the helper must not reach
+	// the shell.
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && err != unix.EINVAL {
+		return fmt.Errorf("drop the ambient capabilities: %w", err)
+	}
+	return nil
+}
+
+func confineWrites(p Policy) error {
+	if err := Check(p); err != nil {
+		return err
+	}
+	abi, _ := LandlockABI()
+	attr := rulesetAttr{handledFS: dirWrite}
+	if abi >= 6 {
+		attr.scoped = unix.LANDLOCK_SCOPE_SIGNAL
+	}
+	size := unsafe.Sizeof(attr)
+	if abi < 6 {
+		size = 16 // handled_access_fs and handled_access_net only
+	}
+	rs, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), size, 0)
+	runtime.KeepAlive(&attr)
+	if errno != 0 {
+		return fmt.Errorf("make the Landlock ruleset: %w", errno)
+	}
+	ruleset := int(rs)
+	defer unix.Close(ruleset)
+	allow := func(path string, access uint64) error {
+		fd, err := unix.Open(path, unix.O_PATH|unix.O_CLOEXEC, 0)
+		if err != nil {
+			if errors.Is(err, unix.ENOENT) {
+				return nil // gone since the policy was made: nothing to allow
+			}
+			return fmt.Errorf("open %s for its rule: %w", path, err)
+		}
+		defer unix.Close(fd)
+		var st unix.Stat_t
+		if err := unix.Fstat(fd, &st); err != nil {
+			return fmt.Errorf("stat %s for its rule: %w", path, err)
+		}
+		if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+			access &= fileWrite
+		}
+		rule := unix.LandlockPathBeneathAttr{Allowed_access: access, Parent_fd: int32(fd)}
+		_, _, errno := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, uintptr(ruleset), unix.LANDLOCK_RULE_PATH_BENEATH, uintptr(unsafe.Pointer(&rule)), 0, 0, 0)
+		runtime.KeepAlive(&rule)
+		if errno != 0 {
+			return fmt.Errorf("allow writes in %s: %w", path, errno)
+		}
+		return nil
+	}
+	for _, r := range p.Writable {
+		if err := allow(r.Path, dirWrite); err != nil {
+			return err
+		}
+	}
+	for _, d := range devices {
+		if err := allow(d, fileWrite); err != nil {
+			return err
+		}
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("set no_new_privs: %w", err)
+	}
+	if _, _, errno := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, uintptr(ruleset), 0, 0); errno != 0 {
+		return fmt.Errorf("enforce the Landlock ruleset: %w", errno)
+	}
+	return nil
+}
