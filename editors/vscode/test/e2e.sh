@@ -3,13 +3,14 @@
 # 4.139.x) driven through Debian's Chromium with playwright-core.
 #
 # From a clean checkout it installs what it needs — Debian packages (when
-# root), the extension's npm packages, Node 24 and code-server in a fresh
-# temporary folder (test only) — builds and packages the extension with its
+# root), the extension's npm packages, Node 24 and code-server (test only,
+# test/e2e-tools.sh) — builds and packages the extension with its
 # whale-ls binary, runs the scenario and ends with "N passed, M failed".
 # Screenshots, results and logs go to $OUT (default test-output/e2e).
 #
-#   WHALE_E2E_TOOLS=DIR  reuse Node 24 and code-server installed in DIR by an
-#                        earlier run (for development; CI leaves it unset)
+#   WHALE_E2E_TOOLS=DIR  where Node 24 and code-server are installed and
+#                        found again (default: a folder named by their versions
+#                        under ${XDG_CACHE_HOME:-~/.cache}/whale-ls-e2e)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export OUT="${OUT:-$PWD/test-output/e2e}"

@@ -11,14 +11,15 @@
 // Environment: CODE_SERVER (code-server's out/node/entry.js), NODE24, VSIX
 // (the shipped Whale package), MODEL_VSIX (the test model), CHROMIUM
 // (default /usr/bin/chromium), OUT (the test output folder, screenshots
-// and logs), E2E_DEADLINE_S (default 600), E2E_STARTED (Unix seconds).
-import { spawn, spawnSync, type ChildProcess } from 'child_process';
+// and logs), E2E_DEADLINE_S (default 600), E2E_STARTED (Unix seconds),
+// CHAT_SCENARIOS (for development: the names of the turns to run, comma
+// separated; default all).
 import * as fs from 'fs';
-import * as net from 'net';
 import * as os from 'os';
 import * as path from 'path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { exactlyOnceProblems } from '../e2e/chatTools';
+import { copyLogs, installExtensions, openWorkbench, runCommand, sleep, stopWorkbench, type CodeServerDirs, type Workbench } from '../e2e/harness';
 import type { LogEntry } from './model/extension';
 import { expectations, message, type Expect } from './scenarios';
 
@@ -45,39 +46,9 @@ function log(msg: string): void {
     console.log(`[${((Date.now() - started) / 1000).toFixed(1).padStart(6)}s] ${msg}`);
 }
 
-function sleep(ms: number): Promise<void> {
-    return new Promise((r) => setTimeout(r, ms));
-}
-
 function pass(name: string, ok: boolean, detail: string): void {
     steps.push({ name, ok, detail: detail.slice(0, 1500) });
     log(`${ok ? 'ok' : 'FAILED'} ${name}${ok ? '' : `: ${detail.slice(0, 400)}`}`);
-}
-
-function freePort(): Promise<number> {
-    return new Promise((resolve, reject) => {
-        const s = net.createServer();
-        s.listen(0, '127.0.0.1', () => {
-            const port = (s.address() as net.AddressInfo).port;
-            s.close(() => resolve(port));
-        });
-        s.on('error', reject);
-    });
-}
-
-async function waitHttp(url: string, ms: number): Promise<void> {
-    const until = Date.now() + ms;
-    while (Date.now() < until) {
-        try {
-            if ((await fetch(url, { redirect: 'manual' })).status < 500) {
-                return;
-            }
-        } catch {
-            // not listening yet
-        }
-        await sleep(300);
-    }
-    throw new Error(`${url} did not answer within ${ms} ms`);
 }
 
 async function screenshot(page: Page | undefined, name: string): Promise<void> {
@@ -87,7 +58,7 @@ async function screenshot(page: Page | undefined, name: string): Promise<void> {
     );
 }
 
-function prepare(base: string): { ws: string; userData: string; exts: string } {
+function prepare(base: string): CodeServerDirs {
     const ws = path.join(base, 'workspace');
     const userData = path.join(base, 'user-data');
     const exts = path.join(base, 'extensions');
@@ -113,26 +84,7 @@ function prepare(base: string): { ws: string; userData: string; exts: string } {
         'whale.execBoundary.rules': [{ program: 'touch', decision: 'ask' }],
     };
     fs.writeFileSync(path.join(userData, 'User', 'settings.json'), JSON.stringify(settings, null, 2));
-    return { ws, userData, exts };
-}
-
-function install(node: string, codeServer: string, dirs: { userData: string; exts: string }): void {
-    for (const vsix of [env('VSIX'), env('MODEL_VSIX')]) {
-        const r = spawnSync(node, [codeServer, '--user-data-dir', dirs.userData, '--extensions-dir', dirs.exts, '--install-extension', path.resolve(vsix)], { encoding: 'utf8', timeout: 180_000 });
-        if (r.status !== 0 || !/successfully installed/i.test(r.stdout + r.stderr)) {
-            throw new Error(`installing ${vsix} failed (status ${r.status}): ${r.stdout}\n${r.stderr}`);
-        }
-    }
-}
-
-async function runCommand(page: Page, title: string): Promise<void> {
-    await page.keyboard.press('Escape');
-    await page.keyboard.press('F1');
-    const input = page.locator('.quick-input-widget input').first();
-    await input.waitFor({ state: 'visible', timeout: 10_000 });
-    await input.fill(`>${title}`);
-    await page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 10_000 });
-    await page.keyboard.press('Enter');
+    return { base, ws, userData, exts };
 }
 
 function readLog(file: string): LogEntry[] {
@@ -147,28 +99,17 @@ function readLog(file: string): LogEntry[] {
     }
 }
 
-/** The Chat view in the secondary side bar (the editor area stays free for the files the turns open). */
-const chatView = '.part.auxiliarybar';
-
 /**
- * Opens a new chat in the Chat view and selects the Whale Chat E2E model
- * (Copilot Chat must have started: until then the picker offers only
- * sign-in). "Chat: New Chat" acts on the chat last focused, so the view's
- * input is focused first.
+ * The chat of the turn: "Chat: New Chat" opens each in a new chat editor,
+ * whose session starts empty; only the active editor's chat is in the page.
  */
+const chatView = '.part.editor';
+
+/** Opens a new chat and selects the Whale Chat E2E model (Copilot Chat must have started: until then the picker offers only sign-in). */
 async function newChat(page: Page): Promise<void> {
-    await page.keyboard.press('Escape');
-    const input = page.locator(`${chatView} .interactive-input-part .monaco-editor`).first();
-    if (!(await input.isVisible().catch(() => false))) {
-        await runCommand(page, 'View: Toggle Secondary Side Bar Visibility');
-    }
-    await input.click({ timeout: 15_000 });
     await runCommand(page, 'Chat: New Chat');
+    await page.locator(`${chatView} .interactive-input-part .monaco-editor`).first().waitFor({ state: 'visible', timeout: 15_000 });
     await sleep(1000);
-    const items = page.locator(`${chatView} .interactive-list .interactive-request`);
-    if ((await items.count().catch(() => 0)) > 0) {
-        throw new Error('"Chat: New Chat" left the earlier turn in the Chat view');
-    }
     const picker = page.locator(`${chatView} a[aria-label^="Models,"]`).first();
     for (let tries = 0; ; tries++) {
         const label = (await picker.getAttribute('aria-label', { timeout: 15_000 }).catch(() => '')) ?? '';
@@ -201,6 +142,9 @@ async function visibleAllow(page: Page) {
     return undefined;
 }
 
+/** The chat took the message before Copilot Chat was ready; the turn is sent again. */
+class NotReady extends Error {}
+
 interface Seen {
     confirmations: string[];
     approvals: string[];
@@ -212,6 +156,11 @@ async function answer(page: Page, seen: Seen): Promise<boolean> {
     const dialog = page.locator('.monaco-dialog-box').first();
     if (await dialog.isVisible().catch(() => false)) {
         const text = (await dialog.innerText().catch(() => '')).replace(/\s+/g, ' ').trim();
+        if (text.includes('Sign in to use GitHub Copilot')) {
+            // A message sent before Copilot Chat has fully started goes to its setup instead.
+            await page.keyboard.press('Escape');
+            throw new NotReady(text);
+        }
         const want = text.includes('chat-allow') ? 'Allow once' : text.includes('chat-deny') ? 'Deny' : undefined;
         if (!want) {
             throw new Error(`a dialog the scenario does not expect: "${text.slice(0, 200)}"`);
@@ -243,6 +192,35 @@ async function answer(page: Page, seen: Seen): Promise<boolean> {
     return false;
 }
 
+/**
+ * Sends the scenario's message in a new chat and answers what the user is
+ * asked until the final answer shows; returns the chat's text.
+ */
+async function send(page: Page, exp: Expect, seen: Seen): Promise<string> {
+    const done = `whale-chat ${exp.name} done`;
+    let shown = '';
+    await newChat(page);
+    await page.locator(`${chatView} .interactive-input-part .monaco-editor`).first().click();
+    await page.keyboard.type(message(exp.name));
+    await page.keyboard.press('Enter');
+    const until = Math.min(deadline, Date.now() + 120_000);
+    for (;;) {
+        if (!(await answer(page, seen))) {
+            shown = await chatText(page);
+            if (shown.includes(done)) {
+                break;
+            }
+        }
+        if (Date.now() > until) {
+            throw new Error(`no final answer "${done}" in the chat after the time allowed; the chat shows: ${shown.slice(-600)}`);
+        }
+        await sleep(300);
+    }
+    await sleep(500);
+    await screenshot(page, `chat-${exp.name}.png`);
+    return shown;
+}
+
 /** The text of the chat's responses (the Chat view). */
 async function chatText(page: Page): Promise<string> {
     return ((await page.locator(`${chatView} .interactive-list`).allInnerTexts().catch(() => [] as string[])).join('\n')).replace(/\s+/g, ' ');
@@ -250,34 +228,24 @@ async function chatText(page: Page): Promise<string> {
 
 async function turn(page: Page, exp: Expect, logFile: string): Promise<void> {
     const from = readLog(logFile).length;
-    const seen: Seen = { confirmations: [], approvals: [], inputs: [] };
     const title = `chat turn "${exp.name}" (${exp.title})`;
-    const done = `whale-chat ${exp.name} done`;
     let shown = '';
-    try {
-        await newChat(page);
-        await page.locator(`${chatView} .interactive-input-part .monaco-editor`).first().click();
-        await page.keyboard.type(message(exp.name));
-        await page.keyboard.press('Enter');
-        const until = Math.min(deadline, Date.now() + 120_000);
-        for (;;) {
-            if (!(await answer(page, seen))) {
-                shown = await chatText(page);
-                if (shown.includes(done)) {
-                    break;
-                }
+    let seen: Seen = { confirmations: [], approvals: [], inputs: [] };
+    for (let attempt = 1; ; attempt++) {
+        seen = { confirmations: [], approvals: [], inputs: [] };
+        try {
+            shown = await send(page, exp, seen);
+            break;
+        } catch (err) {
+            if (err instanceof NotReady && attempt < 4) {
+                log(`${exp.name}: Copilot Chat was not ready (attempt ${attempt}); sending again`);
+                await sleep(10_000);
+                continue;
             }
-            if (Date.now() > until) {
-                throw new Error(`no final answer "${done}" in the chat after the time allowed; the chat shows: ${shown.slice(-600)}`);
-            }
-            await sleep(300);
+            pass(`${title}: the chat shows the final answer`, false, String(err));
+            await screenshot(page, `chat-${exp.name}-failed.png`);
+            return;
         }
-        await sleep(500);
-        await screenshot(page, `chat-${exp.name}.png`);
-    } catch (err) {
-        pass(`${title}: the chat shows the final answer`, false, String(err));
-        await screenshot(page, `chat-${exp.name}-failed.png`);
-        return;
     }
     pass(`${title}: the chat shows the final answer`, true, shown.slice(-300));
     const entries = readLog(logFile).slice(from).filter((e) => e.scenario === exp.name);
@@ -286,7 +254,7 @@ async function turn(page: Page, exp: Expect, logFile: string): Promise<void> {
     const callAt = entries.findIndex((e) => e.reply.kind === 'tool');
     const call = entries[callAt]?.reply;
     const result = call?.kind === 'tool' ? entries.slice(callAt + 1).flatMap((e) => e.results).find((r) => r.callId === call.callId) : undefined;
-    const finalEntry = entries.find((e) => e.reply.kind === 'text' && e.reply.text.startsWith(done));
+    const finalEntry = entries.find((e) => e.reply.kind === 'text' && e.reply.text.startsWith(`whale-chat ${exp.name} done`));
     const resultOk = result !== undefined && exp.result.test(result.text) && !(exp.notResult?.test(result.text) ?? false);
     pass(
         `${title}: the model's log has the call, whale's result in the next request and the final answer`,
@@ -334,21 +302,47 @@ function toolList(tools: string[]): void {
     );
 }
 
-/** The chat's tool output of whale_edit shows the diff. */
+/**
+ * The chat's tool output of whale_edit shows the diff: the call's section
+ * is expanded ("Completed N steps", then the call) and its Input and Output
+ * editors, which render only the lines in view, are scrolled through.
+ */
 async function editOutput(page: Page): Promise<void> {
     const name = 'chat turn "edit": the diff is in the chat\'s tool output';
+    const want = ['-const greeting = "hello";', '+const greeting = "hi from the chat";'];
+    const list = page.locator(`${chatView} .interactive-list`);
     let text = await chatText(page);
-    if (!text.includes('+const greeting = "hi from the chat"')) {
-        // The tool's output is collapsed: expand the tool invocation.
-        const parts = page.locator(['.chat-tool-invocation-part', '.chat-confirmation-widget-title', '.monaco-collapsible', '.chat-used-context-label'].map((c) => `${chatView} .interactive-list ${c}`).join(', '));
-        for (let i = 0; i < (await parts.count().catch(() => 0)); i++) {
-            await parts.nth(i).click({ timeout: 2000 }).catch(() => undefined);
+    if (!text.includes('Output')) {
+        // Expand "Completed N steps", then the call, to show its Input and Output.
+        const parts = list.locator(['.chat-tool-invocation-part', '.chat-confirmation-widget-title', '.monaco-collapsible', '.chat-used-context-label'].join(', '));
+        for (let i = 0; i < (await parts.count().catch(() => 0)) && !text.includes('Output'); i++) {
+            if (await parts.nth(i).isVisible().catch(() => false)) {
+                await parts.nth(i).click({ timeout: 2000 }).catch(() => undefined);
+                await sleep(500);
+                text = await chatText(page);
+            }
         }
-        await sleep(800);
-        text = await chatText(page);
     }
+    const seen = new Set<string>();
+    const editors = list.locator('.monaco-editor');
+    for (let i = 0; i < (await editors.count().catch(() => 0)) && !want.every((w) => [...seen].join('\n').includes(w)); i++) {
+        const ed = editors.nth(i);
+        await ed.scrollIntoViewIfNeeded().catch(() => undefined);
+        await ed.hover().catch(() => undefined);
+        for (let k = 0; k < 8; k++) {
+            for (const line of await ed.locator('.view-line').allInnerTexts().catch(() => [] as string[])) {
+                seen.add(line.replace(/\u00a0/g, ' '));
+            }
+            await page.mouse.wheel(0, 120);
+            await sleep(150);
+        }
+    }
+    const all = `${text}\n${[...seen].join('\n')}`;
     await screenshot(page, 'chat-edit-output.png');
-    pass(name, text.includes('-const greeting = "hello";') && text.includes('+const greeting = "hi from the chat";'), text.slice(-800));
+    if (!want.every((w) => all.includes(w))) {
+        fs.writeFileSync(path.join(out, 'chat-edit-output.html'), await list.evaluate((e) => e.outerHTML).catch((err) => String(err)));
+    }
+    pass(name, text.includes('Output') && want.every((w) => all.includes(w)), all.slice(-900));
 }
 
 async function planInView(page: Page): Promise<void> {
@@ -377,36 +371,24 @@ async function main(): Promise<number> {
     const dirs = prepare(base);
     const logFile = path.join(out, 'model-log.jsonl');
     fs.rmSync(logFile, { force: true });
-    let server: ChildProcess | undefined;
-    let browser: Browser | undefined;
+    let wb: Workbench | undefined;
     let page: Page | undefined;
     const serverLog = fs.createWriteStream(path.join(out, 'code-server.log'));
     try {
         log('installing the Whale extension and the test model');
-        install(node, codeServer, dirs);
-        const port = await freePort();
-        server = spawn(
-            node,
-            [codeServer, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-workspace-trust', '--disable-telemetry', '--disable-update-check', '--disable-getting-started-override', '--config', path.join(base, 'config.yaml'), '--user-data-dir', dirs.userData, '--extensions-dir', dirs.exts, dirs.ws],
-            { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, WHALE_CHAT_LOG: logFile, XDG_STATE_HOME: path.join(base, 'state') } },
-        );
-        server.stdout!.pipe(serverLog);
-        server.stderr!.pipe(serverLog);
-        await waitHttp(`http://127.0.0.1:${port}/healthz`, 60_000);
-        browser = await chromium.launch({
-            executablePath: env('CHROMIUM', '/usr/bin/chromium'),
-            args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-            timeout: 60_000,
-        });
-        page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-        page.setDefaultTimeout(15_000);
-        await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(dirs.ws)}`, { timeout: 60_000 });
-        await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+        installExtensions(node, codeServer, dirs, [env('VSIX'), env('MODEL_VSIX')]);
+        wb = await openWorkbench({ node, codeServer, chromium: env('CHROMIUM', '/usr/bin/chromium'), dirs, env: { WHALE_CHAT_LOG: logFile }, log: serverLog });
+        page = wb.page;
         await page.locator('.pane-header', { hasText: /^\s*Whale\s*$/i }).first().waitFor({ timeout: 60_000 });
         log('workbench loaded; enabling the bundled Copilot Chat');
         await runCommand(page, 'Extensions: Enable All Extensions');
         await sleep(5000);
-        for (const exp of expectations) {
+        // The turns run in chat editors; the secondary side bar's Chat view only takes room.
+        if (await page.locator('.part.auxiliarybar').isVisible().catch(() => false)) {
+            await runCommand(page, 'View: Toggle Secondary Side Bar Visibility');
+        }
+        const only = process.env.CHAT_SCENARIOS?.split(',').filter(Boolean);
+        for (const exp of expectations.filter((e) => !only || only.includes(e.name))) {
             if (Date.now() > deadline) {
                 pass(`chat turn "${exp.name}"`, false, 'not run: the time allowed is over');
                 continue;
@@ -419,15 +401,8 @@ async function main(): Promise<number> {
     } finally {
         const failed = steps.some((s) => !s.ok) || steps.length === 0;
         await screenshot(page, failed ? 'failure.png' : 'success.png');
-        await browser?.close().catch(() => undefined);
-        if (server?.pid) {
-            try {
-                process.kill(-server.pid, 'SIGTERM');
-            } catch {
-                // already gone
-            }
-        }
-        copyLogs(dirs.userData);
+        await stopWorkbench(wb ?? {});
+        copyLogs(dirs.userData, out, /Whale|Copilot|exthost|remoteexthost/i);
         fs.rmSync(base, { recursive: true, force: true, maxRetries: 3 });
     }
     fs.writeFileSync(path.join(out, 'results.json'), JSON.stringify({ steps, seconds: (Date.now() - started) / 1000 }, null, 2));
@@ -439,20 +414,6 @@ async function main(): Promise<number> {
     console.log(`chat e2e took ${((Date.now() - started) / 1000).toFixed(0)} s${total}`);
     console.log(`${passed} passed, ${steps.length - passed} failed`);
     return passed > 0 && passed === steps.length ? 0 : 1;
-}
-
-/** Keeps the extension host's logs (Whale's output, Copilot Chat's) for a post-mortem. */
-function copyLogs(userData: string): void {
-    const logs = path.join(userData, 'logs');
-    const walk = (dir: string): string[] =>
-        fs.existsSync(dir) ? fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)])) : [];
-    for (const f of walk(logs)) {
-        if (/Whale|Copilot|exthost|remoteexthost/i.test(path.basename(f))) {
-            const dest = path.join(out, 'logs', path.relative(logs, f).replace(/[\\/]/g, '_'));
-            fs.mkdirSync(path.dirname(dest), { recursive: true });
-            fs.copyFileSync(f, dest);
-        }
-    }
 }
 
 main().then(

@@ -71,7 +71,8 @@ const scenarios: Record<ScenarioName, Scenario> = {
             const file = path.join(t.root, 'src', 'app.ts');
             fs.writeFileSync(file, appText);
             const doc = await vscode.workspace.openTextDocument(file);
-            const ed = await vscode.window.showTextDocument(doc, { preview: false, preserveFocus: true });
+            // Beside the chat, which stays in view.
+            const ed = await vscode.window.showTextDocument(doc, { preview: false, preserveFocus: true, viewColumn: vscode.ViewColumn.Beside });
             await ed.edit((b) => b.insert(new vscode.Position(doc.lineCount - 1, 0), '// typed, not saved\n'));
             editBefore = { doc, version: doc.version };
             check(t, 'src/app.ts is open with an unsaved change before the call', doc.isDirty, `dirty=${doc.isDirty}, version ${doc.version}`);
