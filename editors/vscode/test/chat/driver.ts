@@ -183,7 +183,11 @@ async function answer(page: Page, seen: Seen): Promise<boolean> {
     if (await quick.isVisible().catch(() => false)) {
         const text = ((await quick.locator('input').first().getAttribute('placeholder').catch(() => '')) ?? '') + ' ' + (await quick.innerText().catch(() => ''));
         if (text.includes('chat-choice')) {
-            await quick.locator('.monaco-list-row', { hasText: /^\s*blue\s*$/ }).first().click({ timeout: 5000 });
+            // Filter to the option and take it, as a user does with the keyboard.
+            await quick.locator('input').first().fill('blue');
+            await quick.locator('.monaco-list-row', { hasText: 'blue' }).first().waitFor({ state: 'visible', timeout: 5000 });
+            await sleep(300);
+            await page.keyboard.press('Enter');
             seen.inputs.push('picked "blue"');
             await sleep(500);
             return true;
@@ -200,9 +204,18 @@ async function send(page: Page, exp: Expect, seen: Seen): Promise<string> {
     const done = `whale-chat ${exp.name} done`;
     let shown = '';
     await newChat(page);
-    await page.locator(`${chatView} .interactive-input-part .monaco-editor`).first().click();
+    const input = page.locator(`${chatView} .interactive-input-part .monaco-editor`).first();
+    await input.click();
     await page.keyboard.type(message(exp.name));
-    await page.keyboard.press('Enter');
+    // Enter sends; under load the first Enter can be lost while the chat is still settling.
+    for (let tries = 0; tries < 5; tries++) {
+        await page.keyboard.press('Enter');
+        await sleep(1500);
+        if (!(await input.innerText().catch(() => '')).includes(message(exp.name))) {
+            break;
+        }
+        await input.click().catch(() => undefined);
+    }
     const until = Math.min(deadline, Date.now() + 120_000);
     for (;;) {
         if (!(await answer(page, seen))) {
