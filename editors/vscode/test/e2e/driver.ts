@@ -12,7 +12,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import type { Page } from 'playwright-core';
-import { copyLogs, installExtensions, openWorkbench, runCommand, sleep, stopWorkbench, type CodeServerDirs, type Workbench } from './harness';
+import { copyLogs, env, installExtensions, openWorkbench, runCommand, sleep, stopWorkbench, type CodeServerDirs, type Workbench } from './harness';
 
 interface Step {
     name: string;
@@ -20,14 +20,6 @@ interface Step {
     detail: string;
     ms?: number;
 }
-
-const env = (k: string, d?: string): string => {
-    const v = process.env[k] ?? d;
-    if (v === undefined) {
-        throw new Error(`${k} is not set`);
-    }
-    return v;
-};
 
 const started = Date.now();
 const deadline = started + Number(env('E2E_DEADLINE_S', '420')) * 1000;

@@ -7,6 +7,15 @@ import * as net from 'net';
 import * as path from 'path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
+/** The environment variable k, or d; throws when neither is set. */
+export function env(k: string, d?: string): string {
+    const v = process.env[k] ?? d;
+    if (v === undefined) {
+        throw new Error(`${k} is not set`);
+    }
+    return v;
+}
+
 export function sleep(ms: number): Promise<void> {
     return new Promise((r) => setTimeout(r, ms));
 }
