@@ -20,9 +20,9 @@ FUZZ_TARGETS := \
 	./execboundary:FuzzParseCommandLine \
 	./changes:FuzzMerge3
 
-.PHONY: test fmt-check vet race fuzz neovim vscode vscode-e2e vscode-package mcp-conformance hosts build build-test bench-rpc cross wine
+.PHONY: test fmt-check vet race fuzz neovim vscode vscode-e2e vscode-chat-e2e vscode-package mcp-conformance hosts build build-test bench-rpc cross wine
 
-test: fmt-check vet cross wine race fuzz neovim vscode vscode-package vscode-e2e mcp-conformance hosts
+test: fmt-check vet cross wine race fuzz neovim vscode vscode-package vscode-e2e vscode-chat-e2e mcp-conformance hosts
 
 build:
 	$(GO) build -o bin/whale-ls ./cmd/whale-ls
@@ -100,6 +100,11 @@ vscode-package:
 # the script installs what it needs and prints "N passed, M failed".
 vscode-e2e:
 	bash editors/vscode/test/e2e.sh
+
+# Chat turns in that VS Code's agent mode (its bundled Copilot Chat) with a
+# scripted model calling whale's tools; prints "N passed, M failed".
+vscode-chat-e2e:
+	bash editors/vscode/test/chat-e2e.sh
 
 # MCP conformance of the real `whale-ls mcp`, driven by the official MCP
 # TypeScript SDK client (pinned in mcpfront/conformance/package-lock.json)

@@ -153,3 +153,53 @@ func envValue(env []string, name string) string {
 	}
 	return os.Getenv(name)
 }
+
+// Outlook is what the exec boundary will do with a command, as Judge tells
+// it before the command runs.
+type Outlook string
+
+// Outlooks of Judge.
+const (
+	// OutlookAllow: every program the command line names runs without a question.
+	OutlookAllow Outlook = "allow"
+	// OutlookAsk: a rule says ask for one of them; the user will be asked.
+	OutlookAsk Outlook = "ask"
+	// OutlookDeny: one of them is denied, or commands are refused here
+	// (mode enforce where the gate cannot be installed).
+	OutlookDeny Outlook = "deny"
+	// OutlookUnchecked: nothing is checked (mode off, or best-effort where
+	// the gate cannot be installed).
+	OutlookUnchecked Outlook = "unchecked"
+)
+
+// Judge says, before a command runs in dir, what the exec boundary will do
+// with it: for the programs its command line names (ParseCommandLine), the
+// strictest policy decision. Programs that a script or an interpreter starts
+// later are not seen (on Linux the gate still judges them when they run),
+// and an "allow for this session" answer does not change the outlook. Editors
+// use it to ask the user once: not again before a command the boundary will
+// ask about or refuse anyway.
+func (g *Gate) Judge(command, dir string) Outlook {
+	st := g.State()
+	switch {
+	case st.Mode == ModeOff:
+		return OutlookUnchecked
+	case runtime.GOOS == "linux" && !st.Available && st.Mode == ModeBestEffort:
+		return OutlookUnchecked
+	case runtime.GOOS == "linux" && !st.Available:
+		return OutlookDeny
+	}
+	pol := g.Policy()
+	path := os.Getenv("PATH")
+	d := Allow
+	for _, np := range ParseCommandLine(command).Programs {
+		d = max(d, pol.Decide(resolveNamed(np.Argv[0], dir, path), np.Argv).Decision)
+	}
+	switch d {
+	case Ask:
+		return OutlookAsk
+	case Deny:
+		return OutlookDeny
+	}
+	return OutlookAllow
+}

@@ -2,7 +2,9 @@ package execboundary
 
 import (
 	"context"
+	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -104,5 +106,41 @@ func TestPrecheckSaysWhatIsNotChecked(t *testing.T) {
 		if !strings.Contains(task.events[0].Text, want) {
 			t.Errorf("unchecked text = %q, want it to name %q", task.events[0].Text, want)
 		}
+	}
+}
+
+func TestJudge(t *testing.T) {
+	g := NewGate(Options{Audit: NewAuditLog(t.TempDir()), Helper: []string{os.Args[0]}})
+	if err := g.Configure("enforce", []byte(`[{"program":"curl","decision":"deny"},{"program":"touch","decision":"ask"}]`), 0); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if runtime.GOOS == "linux" && !g.State().Available {
+		// Mode enforce refuses every command where the gate cannot be installed.
+		if got := g.Judge("ls", dir); got != OutlookDeny {
+			t.Errorf("Judge(ls) without the gate in mode enforce = %s, want deny", got)
+		}
+	} else {
+		for _, tc := range []struct {
+			command string
+			want    Outlook
+		}{
+			{"ls -la && go build ./...", OutlookAllow},
+			{"touch a.txt", OutlookAsk},
+			{"echo $(touch a.txt)", OutlookAsk},
+			{"ls | xargs touch", OutlookAsk},
+			{"touch a; curl -s example.com", OutlookDeny},
+			{"env FOO=1 curl -s example.com", OutlookDeny},
+		} {
+			if got := g.Judge(tc.command, dir); got != tc.want {
+				t.Errorf("Judge(%q) = %s, want %s", tc.command, got, tc.want)
+			}
+		}
+	}
+	if err := g.Configure("off", nil, 0); err != nil {
+		t.Fatal(err)
+	}
+	if got := g.Judge("touch a.txt", dir); got != OutlookUnchecked {
+		t.Errorf("Judge(touch) in mode off = %s, want unchecked", got)
 	}
 }

@@ -42,6 +42,8 @@ const (
 	methodTerminalCancel = "whale/terminal/cancel"
 	// client → server request, no params → terminalListResult.
 	methodTerminalList = "whale/terminal/list"
+	// client → server request: shellJudgeParams → shellJudgeResult.
+	methodShellJudge = "whale/shell/judge"
 
 	// server → client notification: promptParams; answered by methodPromptAnswer.
 	methodPrompt = "whale/prompt"
@@ -81,6 +83,7 @@ var whaleMethods = []string{
 	methodTools, methodToolsChanged,
 	methodTerminalOpen, methodTerminalOutput, methodTerminalExit,
 	methodTerminalInput, methodTerminalResize, methodTerminalCancel, methodTerminalList,
+	methodShellJudge,
 	methodPrompt, methodPromptAnswer,
 	methodSaveDocuments,
 	methodPlan, methodTodos,
@@ -143,6 +146,23 @@ type toolsChangedParams struct {
 }
 
 // Terminals --------------------------------------------------------------
+
+// shellJudgeParams are the params of whale/shell/judge: a shell_run command
+// and its cwd (empty: the workspace root), before the tool is called.
+type shellJudgeParams struct {
+	Command string `json:"command"`
+	Cwd     string `json:"cwd,omitempty"`
+}
+
+// shellJudgeResult says what whale will do with that command, so that the
+// editor asks the user once: readOnly (the command only reads, beyond doubt
+// from its text) and boundary, what the exec boundary will do with the
+// programs its command line names: "allow" (no question), "ask" (it will
+// ask the user), "deny" (it will refuse) or "unchecked" (nothing checks).
+type shellJudgeResult struct {
+	ReadOnly bool   `json:"readOnly"`
+	Boundary string `json:"boundary"`
+}
 
 // terminalOpenParams is the payload of whale/terminal/open: a task started.
 type terminalOpenParams struct {

@@ -248,6 +248,8 @@ func (s *Server) call(ctx context.Context, method string, params json.RawMessage
 		return s.terminalRequest(method, params)
 	case methodChangesList, methodChangesDiff, methodChangesRevert:
 		return s.changesRequest(ctx, method, params)
+	case methodShellJudge:
+		return s.shellJudge(params)
 	}
 	return nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, fmt.Sprintf("method %q is not supported by whale-ls", method))
 }

@@ -4,6 +4,7 @@
 //   node scripts/build.mjs --tests  the unit tests: out/test/unit/*.test.js
 //   node scripts/build.mjs --e2e    the end-to-end driver, the companion extension and
 //                                   the e2e build of the extension (out/test/e2e/whale/main.js)
+//   node scripts/build.mjs --chat   the chat end-to-end driver and its test model (out/test/chat/)
 import { build } from 'esbuild';
 import { copyFileSync, readdirSync } from 'fs';
 
@@ -21,6 +22,12 @@ if (arg === '--sync') {
     await build({ ...common, entryPoints: ['test/e2e/whale/main.ts'], outfile: 'out/test/e2e/whale/main.js', minify: true, sourcemap: false });
     for (const f of ['package.json', 'README.md']) {
         copyFileSync(`test/e2e/companion/${f}`, `out/test/e2e/companion/${f}`);
+    }
+} else if (arg === '--chat') {
+    await build({ ...common, entryPoints: ['test/chat/driver.ts'], outfile: 'out/test/chat/driver.js', external: ['vscode', 'playwright-core'] });
+    await build({ ...common, entryPoints: ['test/chat/model/extension.ts'], outfile: 'out/test/chat/model/extension.js' });
+    for (const f of ['package.json', 'README.md']) {
+        copyFileSync(`test/chat/model/${f}`, `out/test/chat/model/${f}`);
     }
 } else {
     await build({ ...common, entryPoints: ['src/main.ts'], outfile: 'out/main.js', minify: true, sourcemap: false });

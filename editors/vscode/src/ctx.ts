@@ -160,7 +160,11 @@ export class Ctx implements vscode.Disposable {
         // `when` clause of their contributions keeps them out of the chat, and
         // other extensions can still invoke them.
         this.subscriptions.push(
-            ...registerTools(extension.extension, { execute: (t, i, tok) => this.execute(t, i, tok), readOnly: (t) => this.readOnly.get(t) }),
+            ...registerTools(extension.extension, {
+                execute: (t, i, tok) => this.execute(t, i, tok),
+                readOnly: (t) => this.readOnly.get(t),
+                judgeShell: (command, cwd, tok) => this.judgeShell(command, cwd, tok),
+            }),
             ...mcp.disposables,
             vscode.workspace.onDidChangeConfiguration((e) => this.configurationChanged(e)),
             vscode.workspace.onDidChangeWorkspaceFolders(() => this.updateToolSurface()),
@@ -310,6 +314,20 @@ export class Ctx implements vscode.Disposable {
     async catalog(): Promise<req.ToolInfo[]> {
         await this.ready();
         return (await this.client!.sendRequest(req.tools)).tools;
+    }
+
+    /** whale/shell/judge; undefined when the server is not running or cannot tell (VS Code then asks). */
+    async judgeShell(command: string, cwd: string | undefined, token: vscode.CancellationToken): Promise<req.ShellJudgeResult | undefined> {
+        const c = this.client;
+        if (!c?.isRunning()) {
+            return undefined;
+        }
+        try {
+            return await c.sendRequest(req.shellJudge, { command, cwd }, token);
+        } catch (err) {
+            this.log.warn(`whale/shell/judge failed, so VS Code asks before the command: ${err instanceof Error ? err.message : err}`);
+            return undefined;
+        }
     }
 
     private closed() {

@@ -1,6 +1,6 @@
 // Pure: the short messages VS Code chat shows while a whale tool runs
-// ("Editing src/a.ts", "Running `go test ./...`") and before a tool that
-// changes something runs.
+// ("Editing src/a.ts", "Running `go test ./...`"), and which layer asks the
+// user before a tool runs (VS Code's confirmation or whale's exec boundary).
 
 type Input = Record<string, unknown>;
 
@@ -108,14 +108,45 @@ export function invocationMessage(tool: string, input: Input, rel: (p: string) =
     }
 }
 
-/** Confirmation text for tools that change files or run commands; undefined for read-only tools. */
-export function confirmation(tool: string, input: Input, readOnly: boolean, rel: (p: string) => string = (p) => p): { title: string; message: string } | undefined {
+/** What whale/shell/judge said about a shell_run command (src/requests.ts ShellJudgeResult). */
+export interface ShellJudgement {
+    readOnly: boolean;
+    boundary: 'allow' | 'ask' | 'deny' | 'unchecked';
+}
+
+/** The tools whose changes whale shows for review when `whale.edits.review` is `ask`. */
+export const reviewedTools: ReadonlySet<string> = new Set(['edit', 'multi_edit', 'write', 'apply_patch', 'changes_revert']);
+
+/** What whale will ask about itself, so that VS Code does not ask too. */
+export interface WhaleAsks {
+    /** whale/shell/judge's answer for a shell_run command; undefined when the server could not tell. */
+    shell?: ShellJudgement;
+    /** `whale.edits.review` is `ask`: every change is shown as a diff to accept or reject. */
+    review?: boolean;
+}
+
+/**
+ * Confirmation text for VS Code to show before a tool runs; undefined when
+ * VS Code should not ask. One question per action: read-only tools run
+ * without one; a shell command is left to whale's exec boundary when it only
+ * reads or when the boundary will ask about it or refuse it anyway; a change
+ * whale will show for review is asked about there. Without a judgement (an
+ * older server, no answer) VS Code asks.
+ */
+export function confirmation(tool: string, input: Input, readOnly: boolean, rel: (p: string) => string = (p) => p, whale: WhaleAsks = {}): { title: string; message: string } | undefined {
     if (readOnly) {
         return undefined;
     }
     if (tool === 'shell_run' && str(input.command)) {
+        const j = whale.shell;
+        if (j && (j.readOnly || j.boundary === 'ask' || j.boundary === 'deny')) {
+            return undefined;
+        }
         const cwd = str(input.cwd);
         return { title: 'Run a command in a whale terminal?', message: `${code(str(input.command)!, 400)}${cwd ? ` in ${rel(cwd)}` : ''}` };
+    }
+    if (whale.review && reviewedTools.has(tool)) {
+        return undefined;
     }
     return { title: `Allow whale ${tool}?`, message: invocationMessage(tool, input, rel) };
 }

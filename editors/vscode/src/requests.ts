@@ -99,6 +99,25 @@ export const terminalCancel = new RequestType<TaskIdParams, unknown, void>('whal
 /** client → server: the tasks of this session. */
 export const terminalList = new RequestType0<{ tasks: unknown[] }, void>('whale/terminal/list');
 
+// Shell commands ---------------------------------------------------------
+
+/** What the exec boundary will do with the programs a command line names. */
+export type BoundaryOutlook = 'allow' | 'ask' | 'deny' | 'unchecked';
+
+export interface ShellJudgeParams {
+    command: string;
+    cwd?: string;
+}
+
+export interface ShellJudgeResult {
+    /** The command only reads, beyond doubt from its text. */
+    readOnly: boolean;
+    boundary: BoundaryOutlook;
+}
+
+/** client → server: what whale will do with a shell_run command, before the call (one confirmation per command). */
+export const shellJudge = new RequestType<ShellJudgeParams, ShellJudgeResult, void>('whale/shell/judge');
+
 // Prompts ----------------------------------------------------------------
 
 export type PromptKind = 'approval' | 'choice' | 'text' | 'review';

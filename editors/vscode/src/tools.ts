@@ -3,7 +3,7 @@
 // cancellation token and returns the Envelope's text.
 import * as vscode from 'vscode';
 import { catalogToolName } from './contributions';
-import { confirmation, invocationMessage } from './invocation';
+import { confirmation, invocationMessage, type ShellJudgement } from './invocation';
 import type { Envelope } from './requests';
 
 /** What the tools need from the extension's context. */
@@ -12,6 +12,8 @@ export interface ToolHost {
     execute(tool: string, input: unknown, token: vscode.CancellationToken): Promise<Envelope>;
     /** Whether a tool only reads (undefined while unknown). */
     readOnly(tool: string): boolean | undefined;
+    /** whale/shell/judge for a shell_run command; undefined when the server cannot tell. */
+    judgeShell(command: string, cwd: string | undefined, token: vscode.CancellationToken): Promise<ShellJudgement | undefined>;
 }
 
 /** The model-facing text of an Envelope: failures say their code first. */
@@ -38,9 +40,12 @@ export function registerTools(extension: vscode.Extension<unknown>, host: ToolHo
         }
         out.push(
             vscode.lm.registerTool<Record<string, unknown>>(name, {
-                prepareInvocation(options) {
+                async prepareInvocation(options, token) {
                     const input = options.input ?? {};
-                    const confirm = confirmation(tool, input, host.readOnly(tool) ?? false, rel);
+                    const command = tool === 'shell_run' && typeof input.command === 'string' ? input.command : undefined;
+                    const judged = command ? await host.judgeShell(command, typeof input.cwd === 'string' ? input.cwd : undefined, token) : undefined;
+                    const review = vscode.workspace.getConfiguration('whale').get<string>('edits.review') === 'ask';
+                    const confirm = confirmation(tool, input, host.readOnly(tool) ?? false, rel, { shell: judged, review });
                     return {
                         invocationMessage: invocationMessage(tool, input, rel),
                         confirmationMessages: confirm && { title: confirm.title, message: new vscode.MarkdownString(confirm.message) },

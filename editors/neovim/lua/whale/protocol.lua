@@ -23,6 +23,8 @@ return {
   terminal_cancel = 'whale/terminal/cancel',
   -- client -> server request -> {tasks = [...]}
   terminal_list = 'whale/terminal/list',
+  -- client -> server request {command, cwd?} -> {readOnly, boundary = 'allow'|'ask'|'deny'|'unchecked'}
+  shell_judge = 'whale/shell/judge',
 
   -- server -> client notification {promptId, kind, title, detail, options, placeholder?, timeoutMs?,
   -- files? = [{path, uri, before, after, hunks = [{id, header, diff}]}] (kind "review")}

@@ -8,12 +8,11 @@
 // test/e2e/whale/main.ts), COMPANION_VSIX (the test companion), CHROMIUM (default /usr/bin/chromium),
 // OUT (the test output folder), E2E_DEADLINE_S (default 420), E2E_STARTED
 // (the script's start, in Unix seconds, for the total time).
-import { spawn, spawnSync, type ChildProcess } from 'child_process';
 import * as fs from 'fs';
-import * as net from 'net';
 import * as os from 'os';
 import * as path from 'path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
+import { copyLogs, env, installExtensions, openWorkbench, runCommand, sleep, stopWorkbench, type CodeServerDirs, type Workbench } from './harness';
 
 interface Step {
     name: string;
@@ -21,14 +20,6 @@ interface Step {
     detail: string;
     ms?: number;
 }
-
-const env = (k: string, d?: string): string => {
-    const v = process.env[k] ?? d;
-    if (v === undefined) {
-        throw new Error(`${k} is not set`);
-    }
-    return v;
-};
 
 const started = Date.now();
 const deadline = started + Number(env('E2E_DEADLINE_S', '420')) * 1000;
@@ -41,40 +32,7 @@ function log(msg: string): void {
     console.log(`[${s}s] ${msg}`);
 }
 
-function sleep(ms: number): Promise<void> {
-    return new Promise((r) => setTimeout(r, ms));
-}
-
-function freePort(): Promise<number> {
-    return new Promise((resolve, reject) => {
-        const s = net.createServer();
-        s.listen(0, '127.0.0.1', () => {
-            const port = (s.address() as net.AddressInfo).port;
-            s.close(() => resolve(port));
-        });
-        s.on('error', reject);
-    });
-}
-
-async function waitHttp(url: string, ms: number): Promise<void> {
-    const until = Date.now() + ms;
-    for (;;) {
-        try {
-            const r = await fetch(url, { redirect: 'manual' });
-            if (r.status < 500) {
-                return;
-            }
-        } catch {
-            // not listening yet
-        }
-        if (Date.now() > until) {
-            throw new Error(`${url} did not answer within ${ms} ms`);
-        }
-        await sleep(300);
-    }
-}
-
-function prepare(base: string): { ws: string; userData: string; exts: string; results: string } {
+function prepare(base: string): CodeServerDirs & { results: string } {
     const ws = path.join(base, 'workspace');
     const userData = path.join(base, 'user-data');
     const exts = path.join(base, 'extensions');
@@ -120,16 +78,7 @@ function prepare(base: string): { ws: string; userData: string; exts: string; re
             2,
         ),
     );
-    return { ws, userData, exts, results: path.join(base, 'results.json') };
-}
-
-function installExtensions(node: string, codeServer: string, dirs: { userData: string; exts: string }): void {
-    for (const vsix of [path.resolve(env('VSIX')), path.resolve(env('COMPANION_VSIX'))]) {
-        const r = spawnSync(node, [codeServer, '--user-data-dir', dirs.userData, '--extensions-dir', dirs.exts, '--install-extension', vsix], { encoding: 'utf8', timeout: 180_000 });
-        if (r.status !== 0 || !/successfully installed/i.test(r.stdout + r.stderr)) {
-            throw new Error(`installing ${vsix} failed (status ${r.status}): ${r.stdout}\n${r.stderr}`);
-        }
-    }
+    return { base, ws, userData, exts, results: path.join(base, 'results.json') };
 }
 
 function readResults(file: string): { steps: Step[]; phase: string; done: boolean } | undefined {
@@ -259,17 +208,6 @@ async function answerQuickPick(page: Page): Promise<string | undefined> {
     dialogLog.push(entry);
     await sleep(300);
     return entry;
-}
-
-/** Runs an F1 command by its title. */
-async function runCommand(page: Page, title: string): Promise<void> {
-    await page.keyboard.press('Escape');
-    await page.keyboard.press('F1');
-    const input = page.locator('.quick-input-widget input').first();
-    await input.waitFor({ state: 'visible', timeout: 10_000 });
-    await input.fill(`>${title}`);
-    await page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 10_000 });
-    await page.keyboard.press('Enter');
 }
 
 let copilotEnabled = false;
@@ -486,33 +424,15 @@ async function main(): Promise<number> {
     const node = env('NODE24');
     const codeServer = env('CODE_SERVER');
     const dirs = prepare(base);
-    let server: ChildProcess | undefined;
-    let browser: Browser | undefined;
+    let wb: Workbench | undefined;
     let page: Page | undefined;
     const serverLog = fs.createWriteStream(path.join(out, 'code-server.log'));
     try {
         log('installing the Whale extension and the test companion');
-        installExtensions(node, codeServer, dirs);
-        const port = await freePort();
-        log(`starting code-server on 127.0.0.1:${port}`);
-        server = spawn(
-            node,
-            [codeServer, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-workspace-trust', '--disable-telemetry', '--disable-update-check', '--disable-getting-started-override', '--config', path.join(base, 'config.yaml'), '--user-data-dir', dirs.userData, '--extensions-dir', dirs.exts, dirs.ws],
-            { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, WHALE_E2E_RESULTS: dirs.results, XDG_STATE_HOME: path.join(base, 'state') } },
-        );
-        server.stdout!.pipe(serverLog);
-        server.stderr!.pipe(serverLog);
-        await waitHttp(`http://127.0.0.1:${port}/healthz`, 60_000);
-        log('launching chromium');
-        browser = await chromium.launch({
-            executablePath: env('CHROMIUM', '/usr/bin/chromium'),
-            args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-            timeout: 60_000,
-        });
-        page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-        page.setDefaultTimeout(15_000);
-        await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(dirs.ws)}`, { timeout: 60_000 });
-        await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+        installExtensions(node, codeServer, dirs, [env('VSIX'), env('COMPANION_VSIX')]);
+        log('starting code-server and chromium');
+        wb = await openWorkbench({ node, codeServer, chromium: env('CHROMIUM', '/usr/bin/chromium'), dirs, env: { WHALE_E2E_RESULTS: dirs.results }, log: serverLog });
+        page = wb.page;
         log('workbench loaded; running the scenario');
         await whaleView(page).first().waitFor({ timeout: 30_000 }).catch(() => undefined);
         await expand(whaleView(page));
@@ -573,15 +493,8 @@ async function main(): Promise<number> {
     } finally {
         const failed = steps.filter((s) => !s.ok).length;
         await screenshot(page, failed || steps.length === 0 ? 'failure.png' : 'success.png');
-        await browser?.close().catch(() => undefined);
-        if (server?.pid) {
-            try {
-                process.kill(-server.pid, 'SIGTERM');
-            } catch {
-                // already gone
-            }
-        }
-        copyLogs(dirs.userData);
+        await stopWorkbench(wb ?? {});
+        copyLogs(dirs.userData, out, /Whale|exthost\.log|remoteexthost/i);
         fs.rmSync(base, { recursive: true, force: true, maxRetries: 3 });
     }
     fs.writeFileSync(path.join(out, 'results.json'), JSON.stringify({ steps, dialogs: dialogLog, seconds: (Date.now() - started) / 1000 }, null, 2));
@@ -594,20 +507,6 @@ async function main(): Promise<number> {
     console.log(`e2e scenario took ${((Date.now() - started) / 1000).toFixed(0)} s${total}`);
     console.log(`${passed} passed, ${failed} failed`);
     return failed === 0 && passed > 0 ? 0 : 1;
-}
-
-/** Keeps the extension host's Whale output logs for a post-mortem. */
-function copyLogs(userData: string): void {
-    const logs = path.join(userData, 'logs');
-    const walk = (dir: string): string[] =>
-        fs.existsSync(dir) ? fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)])) : [];
-    for (const f of walk(logs)) {
-        if (/Whale|exthost\.log|remoteexthost/i.test(path.basename(f))) {
-            const dest = path.join(out, 'logs', path.relative(logs, f).replace(/[\\/]/g, '_'));
-            fs.mkdirSync(path.dirname(dest), { recursive: true });
-            fs.copyFileSync(f, dest);
-        }
-    }
 }
 
 main().then(

@@ -47,6 +47,29 @@ test('confirmation only for tools that change something', () => {
     assert.equal(confirmation('rename', { file_path: 'a.ts', symbol: 'f', new_name: 'g' }, false)?.message, 'Renaming `f` to `g` (from a.ts)');
 });
 
+test('confirmation: a shell command is asked about once, by VS Code or by the exec boundary', () => {
+    const run = { command: 'touch a' };
+    // The exec boundary asks (or refuses): VS Code does not ask too.
+    assert.equal(confirmation('shell_run', run, false, undefined, { shell: { readOnly: false, boundary: 'ask' } }), undefined);
+    assert.equal(confirmation('shell_run', run, false, undefined, { shell: { readOnly: false, boundary: 'deny' } }), undefined);
+    // A read-only command: nobody asks.
+    assert.equal(confirmation('shell_run', { command: 'ls' }, false, undefined, { shell: { readOnly: true, boundary: 'allow' } }), undefined);
+    // The boundary lets it run, or nothing checks, or the server could not tell: VS Code asks.
+    for (const shell of [{ readOnly: false, boundary: 'allow' as const }, { readOnly: false, boundary: 'unchecked' as const }, undefined]) {
+        assert.equal(confirmation('shell_run', run, false, undefined, { shell })?.title, 'Run a command in a whale terminal?', JSON.stringify(shell));
+    }
+    // The review setting does not cover commands.
+    assert.ok(confirmation('shell_run', run, false, undefined, { review: true }));
+});
+
+test('confirmation: with edits.review "ask" the review is the one question for a change', () => {
+    for (const tool of ['edit', 'multi_edit', 'write', 'apply_patch', 'changes_revert']) {
+        assert.equal(confirmation(tool, { file_path: 'a.ts' }, false, undefined, { review: true }), undefined, tool);
+        assert.ok(confirmation(tool, { file_path: 'a.ts' }, false, undefined, { review: false }), tool);
+    }
+    assert.ok(confirmation('web_fetch', { url: 'https://example.com' }, false, undefined, { review: true }));
+});
+
 test('failureReason names stale documents', () => {
     const open = (uri: string) => (uri === 'file:///w/src/a.ts' ? { version: 7, isDirty: true } : undefined);
     assert.equal(
