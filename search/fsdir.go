@@ -38,6 +38,10 @@ type dirHandle interface {
 	// binaryProbe bytes hold a NUL, it stops early and returns errBinary; a
 	// file of limit bytes or more gives errTooLarge.
 	readFile(name string, buf []byte, skipBinary bool, limit int) ([]byte, error)
+	// stat returns the size and modification time (Unix nanoseconds) of
+	// the entry name, without following a symlink; ok is false unless it
+	// is a regular file.
+	stat(name string) (size, mtime int64, ok bool)
 	close()
 }
 

@@ -169,3 +169,11 @@ func (d *fdDir) readFile(name string, buf []byte, skipBinary bool, limit int) ([
 }
 
 var errNotRegular = errors.New("not a regular file")
+
+func (d *fdDir) stat(name string) (size, mtime int64, ok bool) {
+	var st unix.Stat_t
+	if err := unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return 0, 0, false
+	}
+	return st.Size, st.Mtim.Nano(), true
+}
