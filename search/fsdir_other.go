@@ -61,7 +61,7 @@ func (d *rootDir) openDir(name string) (dirHandle, error) {
 	return &rootDir{r: r}, nil
 }
 
-func (d *rootDir) readFile(name string, buf []byte, skipBinary bool, limit int) ([]byte, error) {
+func (d *rootDir) readFile(name string, buf []byte, skipBinary bool, limit int, _ int64) ([]byte, error) {
 	fi, err := d.r.Lstat(name)
 	if err != nil {
 		return buf[:0], err

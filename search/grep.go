@@ -280,7 +280,7 @@ func (g *grepRun) searchTree(root *os.Root, ig *workspace.Ignorer, start string,
 				bp = getBuf()
 				bufs[worker] = bp
 			}
-			*bp = g.searchFile(h, rel, name, *bp, req.fileSizeLimit())
+			*bp = g.searchFile(h, rel, name, *bp, req.fileSizeLimit(), -1)
 		},
 	}
 	_, err := parallelWalk(g.ctx, cfg)
@@ -364,7 +364,7 @@ func (g *grepRun) searchListed(root *os.Root, ig *workspace.Ignorer, start strin
 							break // gone since it was listed
 						}
 					}
-					*bp = g.searchFile(h, rel, f.name, *bp, limit)
+					*bp = g.searchFile(h, rel, f.name, *bp, limit, f.size)
 				}
 				if h != nil {
 					h.close()
@@ -380,12 +380,12 @@ func (g *grepRun) searchListed(root *os.Root, ig *workspace.Ignorer, start strin
 	return nil
 }
 
-// searchFile reads the file name of h (rel from the root) into buf and
-// searches it, noting it when it holds limit bytes or more; unreadable and
+// searchFile reads the file name of h (rel from the root; size bytes, or
+// -1 when unknown) into buf and searches it, noting it when it holds limit bytes or more; unreadable and
 // binary files are skipped. It returns the buffer to reuse, grown if the
 // file needed more room.
-func (g *grepRun) searchFile(h dirHandle, rel, name string, buf []byte, limit int) []byte {
-	data, err := h.readFile(name, buf, true, limit)
+func (g *grepRun) searchFile(h dirHandle, rel, name string, buf []byte, limit int, size int64) []byte {
+	data, err := h.readFile(name, buf, true, limit, size)
 	if cap(data) > cap(buf) {
 		buf = data[:0]
 	}

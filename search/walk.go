@@ -185,7 +185,7 @@ func walkDir(ctx context.Context, cfg walkConfig, q *taskQueue, worker int, t di
 
 // readSmall reads an ignore file; a failure counts as an empty file.
 func readSmall(h dirHandle, name string) []byte {
-	b, err := h.readFile(name, make([]byte, 0, 4096), false, MaxFileSize)
+	b, err := h.readFile(name, make([]byte, 0, 4096), false, MaxFileSize, -1)
 	if err != nil {
 		return nil
 	}
