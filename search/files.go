@@ -71,9 +71,9 @@ func Files(ctx context.Context, root *os.Root, ig *workspace.Ignorer, req FilesR
 				prefix = ""
 			}
 			for _, f := range d.files {
-				rel := prefix + f.name
-				paths = append(paths, rel)
-				seen[rel] = true
+				// Not marked seen: an open buffer of a listed file is on
+				// disk, which the check below finds.
+				paths = append(paths, prefix+f.name)
 			}
 		}
 	} else if _, err = parallelWalk(ctx, walkConfig{

@@ -9,10 +9,13 @@ import (
 	"maps"
 	"os"
 	"path"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/whale-ls/whale-ls/workspace"
 )
@@ -265,6 +268,10 @@ func (x *Index) build() {
 	x.log.Info("file index ready", "folder", x.folder, "files", x.status.Files, "folders", x.status.Dirs, "ms", x.status.BuildTime.Milliseconds())
 	x.wg.Add(1)
 	go x.readEvents(w)
+	// The build's garbage (every path it joined, the listings) is several
+	// times what the index keeps: give it back to the system now rather
+	// than leave the server's RSS at its peak.
+	go debug.FreeOSMemory()
 }
 
 // readEvents applies events as they come, until the watcher is stopped.
@@ -303,11 +310,16 @@ func (x *Index) scan(ctx context.Context, w watcher, ig *workspace.Ignorer, rel 
 	defer stop(nil)
 	var mu sync.Mutex
 	nodes := map[string]*indexDir{}
-	files := 0
+	// A worker visits the files of one directory one after another: it
+	// keeps that directory's node at hand instead of looking it up.
+	workers := runtime.GOMAXPROCS(0)
+	lastH := make([]dirHandle, workers)
+	lastNode := make([]*indexDir, workers)
 	_, err := parallelWalk(ctx, walkConfig{
-		root:  x.root,
-		ig:    ig,
-		start: rel,
+		root:    x.root,
+		ig:      ig,
+		start:   rel,
+		workers: workers,
 		opened: func(h dirHandle, rel string) bool {
 			wd, err := w.add(h)
 			if err != nil {
@@ -324,22 +336,26 @@ func (x *Index) scan(ctx context.Context, w watcher, ig *workspace.Ignorer, rel 
 			nodes[rel].rules = rules
 			mu.Unlock()
 		},
-		visit: func(_ int, h dirHandle, rel, name string) {
+		visit: func(worker int, h dirHandle, rel, name string) {
 			size, mtime, ok := h.stat(name)
 			if !ok {
 				return
 			}
-			dir := "."
-			if i := strings.LastIndexByte(rel, '/'); i >= 0 {
-				dir = rel[:i]
+			n := lastNode[worker]
+			if lastH[worker] != h || n == nil {
+				dir := "."
+				if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+					dir = rel[:i]
+				}
+				mu.Lock()
+				n = nodes[dir]
+				mu.Unlock()
+				lastH[worker], lastNode[worker] = h, n
 			}
-			mu.Lock()
-			n := nodes[dir]
 			n.files = append(n.files, indexFile{name: name, size: size, mtime: mtime})
-			files++
-			mu.Unlock()
 		},
 	})
+	files := 0
 	byWd := make(map[int32]*indexDir, len(nodes))
 	for _, n := range nodes {
 		byWd[n.wd] = n
@@ -354,6 +370,7 @@ func (x *Index) scan(ctx context.Context, w watcher, ig *workspace.Ignorer, rel 
 		return nil, byWd, 0, err
 	}
 	for r, n := range nodes {
+		files += len(n.files)
 		slices.SortFunc(n.files, func(a, b indexFile) int { return strings.Compare(a.name, b.name) })
 		n.files = slices.Clip(n.files)
 		if r == rel {
@@ -558,7 +575,7 @@ type indexedDir struct {
 }
 
 // listing returns the indexed files below start (a cleaned slash path) for
-// which want is true (nil: all), after applying every queued change. ok is
+// which want is true (nil: all; want must not keep the path it is given), after applying every queued change. ok is
 // false when the index cannot answer: it is not ready, or start is not an
 // indexed folder (ignored, say), and the caller walks instead.
 func (x *Index) listing(start string, want func(rel, name string) bool) (dirs []indexedDir, ok bool) {
@@ -584,6 +601,7 @@ func (x *Index) listing(start string, want func(rel, name string) bool) (dirs []
 			}
 		}
 	}
+	var scratch []byte
 	var walk func(d *indexDir)
 	walk = func(d *indexDir) {
 		if want == nil {
@@ -592,12 +610,15 @@ func (x *Index) listing(start string, want func(rel, name string) bool) (dirs []
 			}
 		} else {
 			var fs []indexFile
-			prefix := d.rel + "/"
-			if d.rel == "." {
-				prefix = ""
+			scratch = scratch[:0]
+			if d.rel != "." {
+				scratch = append(append(scratch, d.rel...), '/')
 			}
+			n := len(scratch)
 			for _, f := range d.files {
-				if want(prefix+f.name, f.name) {
+				// want sees the path in a reused buffer: it must not keep it.
+				scratch = append(scratch[:n], f.name...)
+				if want(unsafe.String(unsafe.SliceData(scratch), len(scratch)), f.name) {
 					fs = append(fs, f)
 				}
 			}

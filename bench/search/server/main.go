@@ -138,8 +138,10 @@ func run(tree string, copies, runs, changes int, bin, cpuProfile string) (bool, 
 		{"files **/*_test.go", 0.2, "files", "*_test.go"},
 	}
 	if large {
-		cases[0].goal, cases[4].goal = 0.5, 0.1
-		cases[1].goal, cases[2].goal, cases[3].goal = 0, 0, 0 // no goal set for the large tree
+		// The goals set for the large tree, and only those cases: each
+		// search there takes seconds on both sides.
+		cases = []benchCase{cases[0], cases[4]}
+		cases[0].goal, cases[1].goal = 0.5, 0.1
 	}
 	allOK := true
 	fmt.Printf("%-26s %9s %9s %7s %6s %8s %8s %7s  %s\n", "case", "rg ms", "whale ms", "ratio", "goal", "rg cpu", "wh cpu", "ratio", "same matches")
@@ -160,8 +162,10 @@ func run(tree string, copies, runs, changes int, bin, cpuProfile string) (bool, 
 		fmt.Printf("%-26s %9.1f %9.1f %6.2fx %6s %8.1f %8.1f %6.2fx  %s\n", c.name, rgMs, whMs, ratio, goal, rgCPU, whCPU, whCPU/rgCPU, same)
 	}
 
-	// How soon grep finds a new file: write it, then grep the whole tree
-	// for the word only it holds, until found.
+	// How soon grep finds a new file: write it, then grep for the word only
+	// it holds (include: its name, so that the time is the index's drain
+	// and listing plus one file, not a search of the whole tree), until
+	// found.
 	var lat []time.Duration
 	extra := 0
 	for i := range changes {
@@ -172,7 +176,7 @@ func run(tree string, copies, runs, changes int, bin, cpuProfile string) (bool, 
 			return false, err
 		}
 		for n := 0; ; n++ {
-			env := callTool(srv, "grep", map[string]any{"pattern": word, "fixed_strings": true, "output_mode": "files"})
+			env := callTool(srv, "grep", map[string]any{"pattern": word, "fixed_strings": true, "output_mode": "files", "include": "whale-bench-new-*.txt"})
 			if strings.Contains(env.Text, filepath.Base(p)) {
 				break
 			}
@@ -197,7 +201,7 @@ func run(tree string, copies, runs, changes int, bin, cpuProfile string) (bool, 
 	fmt.Printf("server RSS with the index: %.1f MiB; on an empty folder: %.1f MiB; difference %.1f MiB (%.0f bytes per file)\n",
 		float64(rss)/1024, float64(baseRSS)/1024, float64(rss-baseRSS)/1024, float64(rss-baseRSS)*1024/float64(nFiles))
 	if len(lat) > 0 {
-		fmt.Printf("new file found by the next grep of the whole tree: p50 %s, p99 %s over %d files; calls that missed it: %d\n",
+		fmt.Printf("new file found by grep (whole tree, include its name): p50 %s, p99 %s over %d files, from write to answer; calls that missed it: %d\n",
 			lat[len(lat)/2].Round(time.Microsecond), lat[(len(lat)*99)/100].Round(time.Microsecond), len(lat), extra)
 		if extra > 0 {
 			allOK = false
