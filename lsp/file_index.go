@@ -9,12 +9,11 @@ import (
 	"github.com/whale-ls/whale-ls/search"
 )
 
-// showIndexProgress shows work-done progress for the build of each
-// workspace folder's file index when the client says it is initialized (a
-// server may not send requests before that), if the client supports
-// work-done progress. The progress ends with the index's status (ready with
-// its count of files, or off and why); an index already built by then gets
-// its begin and end at once, so that the editor still sees the status.
+// showIndexProgress shows work-done progress for each workspace folder
+// whose file index is still being built when the client says it is
+// initialized (a server may not send requests before that), if the client
+// supports work-done progress. The progress ends with the index's status:
+// ready with its count of files, or off and why.
 func (s *Server) showIndexProgress() {
 	s.mu.Lock()
 	sess, supported := s.session, s.caps.workDoneProgress
@@ -23,7 +22,9 @@ func (s *Server) showIndexProgress() {
 		return
 	}
 	for _, x := range sess.FileIndexes() {
-		go s.indexProgress(x)
+		if x.Status().State == search.IndexBuilding {
+			go s.indexProgress(x)
+		}
 	}
 }
 
