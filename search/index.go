@@ -88,8 +88,10 @@ const maxRebuilds = 3
 
 // Index is the live list of one workspace folder's files: every regular
 // file's path (ignore files applied as Grep applies them, ".git" and
-// symlinks left out), size and modification time, and every folder, kept
-// current by the kernel's change notifications (inotify on Linux).
+// symlinks left out), size and modification time (filled in just after
+// the index is ready; searches do not need them to be right), and every
+// folder, kept current by the kernel's change notifications (inotify on
+// Linux).
 //
 // Guarantees: the index is built in the background (NewIndex returns at
 // once) and searches walk the folder until it is ready; before it answers,
@@ -140,7 +142,9 @@ type indexDir struct {
 
 // indexFile is one regular file: 32 bytes plus its name.
 type indexFile struct {
-	name  string
+	name string
+	// size is -1 and mtime 0 until fillStats, shortly after the build,
+	// has looked.
 	size  int64
 	mtime int64 // Unix nanoseconds
 }
@@ -245,7 +249,7 @@ func (x *Index) build() {
 	}
 	ig := workspace.NewIgnorer(x.root)
 	exclude := x.excludeStamp()
-	top, byWd, files, err := x.scan(x.ctx, w, ig, ".")
+	top, byWd, files, err := x.scan(x.ctx, w, ig, ".", false)
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.status.State == IndexClosed || x.ctx.Err() != nil {
@@ -266,12 +270,68 @@ func (x *Index) build() {
 		return
 	}
 	x.log.Info("file index ready", "folder", x.folder, "files", x.status.Files, "folders", x.status.Dirs, "ms", x.status.BuildTime.Milliseconds())
-	x.wg.Add(1)
+	x.wg.Add(2)
 	go x.readEvents(w)
+	go x.fillStats(w)
 	// The build's garbage (every path it joined, the listings) is several
 	// times what the index keeps: give it back to the system now rather
 	// than leave the server's RSS at its peak.
 	go debug.FreeOSMemory()
+}
+
+// fillStats records the size and mtime of the files the build listed, one
+// folder at a time, outside the lock but for the update itself. A file an
+// event has touched since (its size known) keeps what the event recorded,
+// which is newer. It ends early when the index closes or turns off.
+func (x *Index) fillStats(w watcher) {
+	defer x.wg.Done()
+	x.mu.Lock()
+	var dirs []*indexDir
+	for _, n := range x.byWd {
+		dirs = append(dirs, n)
+	}
+	x.mu.Unlock()
+	type stat struct{ size, mtime int64 }
+	for _, n := range dirs {
+		if x.ctx.Err() != nil {
+			return
+		}
+		x.mu.Lock()
+		if x.w != w {
+			x.mu.Unlock()
+			return
+		}
+		names := make([]string, 0, len(n.files))
+		for _, f := range n.files {
+			if f.size < 0 {
+				names = append(names, f.name)
+			}
+		}
+		x.mu.Unlock()
+		if len(names) == 0 {
+			continue
+		}
+		h, err := openStartDir(x.root, n.rel)
+		if err != nil {
+			continue // gone: its events will have dropped it
+		}
+		stats := make(map[string]stat, len(names))
+		for _, name := range names {
+			if size, mtime, ok := h.stat(name); ok {
+				stats[name] = stat{size, mtime}
+			}
+		}
+		h.close()
+		x.mu.Lock()
+		if x.w == w && x.byWd[n.wd] == n {
+			for i := range n.files {
+				if st, ok := stats[n.files[i].name]; ok && n.files[i].size < 0 {
+					n.files[i].size, n.files[i].mtime = st.size, st.mtime
+				}
+			}
+		}
+		x.mu.Unlock()
+	}
 }
 
 // readEvents applies events as they come, until the watcher is stopped.
@@ -303,9 +363,10 @@ func watchFailure(err error, watched int) string {
 }
 
 // scan lists the folder rel (with its subfolders) and watches each of
-// them. It returns the folder's node (with parent unset), the nodes by
+// them; withStats records each file's size and mtime as it goes (else they
+// are left unknown, for fillStats). It returns the folder's node (with parent unset), the nodes by
 // watch, and the number of files.
-func (x *Index) scan(ctx context.Context, w watcher, ig *workspace.Ignorer, rel string) (*indexDir, map[int32]*indexDir, int, error) {
+func (x *Index) scan(ctx context.Context, w watcher, ig *workspace.Ignorer, rel string, withStats bool) (*indexDir, map[int32]*indexDir, int, error) {
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	var mu sync.Mutex
@@ -337,9 +398,15 @@ func (x *Index) scan(ctx context.Context, w watcher, ig *workspace.Ignorer, rel 
 			mu.Unlock()
 		},
 		visit: func(worker int, h dirHandle, rel, name string) {
-			size, mtime, ok := h.stat(name)
-			if !ok {
-				return
+			// At the build, size and mtime come later (fillStats): the
+			// listing alone is what searches need to be right, and the
+			// build is faster without a stat per file.
+			size, mtime := int64(-1), int64(0)
+			if withStats {
+				var ok bool
+				if size, mtime, ok = h.stat(name); !ok {
+					return
+				}
 			}
 			n := lastNode[worker]
 			if lastH[worker] != h || n == nil {
@@ -519,7 +586,7 @@ func (x *Index) forgetTreeLocked(d *indexDir) {
 
 // addLocked lists the new subfolder name of n into the index.
 func (x *Index) addLocked(n *indexDir, name string) {
-	sub, byWd, files, err := x.scan(x.ctx, x.w, x.ig, joinRel(n.rel, name))
+	sub, byWd, files, err := x.scan(x.ctx, x.w, x.ig, joinRel(n.rel, name), true)
 	if err != nil {
 		if errors.Is(err, errWatchLimit) {
 			x.fallBackLocked(watchFailure(err, len(x.byWd)+len(byWd)), false)
@@ -543,7 +610,7 @@ func (x *Index) rescanLocked(n *indexDir) {
 	if n == x.top {
 		x.ig.Forget(".")
 		x.forgetTreeLocked(n)
-		top, byWd, files, err := x.scan(x.ctx, x.w, x.ig, ".")
+		top, byWd, files, err := x.scan(x.ctx, x.w, x.ig, ".", true)
 		if err != nil {
 			if x.ctx.Err() == nil {
 				x.fallBackLocked(watchFailure(err, len(byWd)), false)

@@ -379,3 +379,40 @@ func (b *syncBuffer) String() string {
 }
 
 func newTestLogger(w io.Writer) *slog.Logger { return slog.New(slog.NewTextHandler(w, nil)) }
+
+// TestIndexFillsSizes: sizes and mtimes, left out of the build, are
+// filled in soon after it, and a file too large to search is then named
+// without being read.
+func TestIndexFillsSizes(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"a/small.txt": "x\n", "a/big.txt": strings.Repeat("x\n", 600), "b.txt": "xyz\n"})
+	root, x := startIndex(t, dir, IndexOptions{})
+	want := map[string]int64{"a/small.txt": 2, "a/big.txt": 1200, "b.txt": 4}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got := map[string]int64{}
+		dirs, _ := x.listing(".", nil)
+		for _, d := range dirs {
+			for _, f := range d.files {
+				if f.mtime == 0 {
+					continue
+				}
+				got[joinRel(d.rel, f.name)] = f.size
+			}
+		}
+		if cmp.Equal(got, want) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("sizes = %v, want %v", got, want)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	res, err := Grep(context.Background(), root, workspace.NewIgnorer(root), Request{Pattern: "x", Index: x, maxFileSize: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cmp.Equal(res.TooLarge, []string{"a/big.txt"}) || len(res.Files) != 2 {
+		t.Errorf("Grep with a 1000-byte limit: too large %q, %d files; want a/big.txt and 2 files", res.TooLarge, len(res.Files))
+	}
+}
