@@ -49,6 +49,9 @@ type Env struct {
 	// servers the catalog started); nil when nothing may be started.
 	OnClose func(stop func())
 	Log     *slog.Logger
+	// FileIndexes finds each workspace root's live file index, which grep
+	// and search_files answer from; nil: they walk the folders.
+	FileIndexes FileIndexes
 }
 
 // All builds every built-in tool, in the order clients list them: files,
@@ -66,8 +69,8 @@ func All(env Env) []toolbridge.Tool {
 		ReadFile(env.Workspace, env.Editor, env.Reads),
 		ListDir(env.Workspace),
 		LoadSkill(env.Workspace, env.Settings),
-		Grep(env.Workspace, env.Editor),
-		SearchFiles(env.Workspace, env.Editor),
+		Grep(env.Workspace, env.Editor, env.FileIndexes),
+		SearchFiles(env.Workspace, env.Editor, env.FileIndexes),
 		WebSearch(env.Settings),
 		Fetch(env.Settings),
 		WebFetch(env.Settings),

@@ -66,7 +66,7 @@ func fileTools(d *testDeps) []toolbridge.Tool {
 }
 
 func searchTools(d *testDeps) []toolbridge.Tool {
-	return []toolbridge.Tool{Grep(d.Workspace, d.Editor), SearchFiles(d.Workspace, d.Editor)}
+	return []toolbridge.Tool{Grep(d.Workspace, d.Editor, nil), SearchFiles(d.Workspace, d.Editor, nil)}
 }
 
 func webTools(d *testDeps) []toolbridge.Tool {

@@ -27,8 +27,9 @@ type grepInput struct {
 const grepMaxContext = 20
 
 // Grep is grep: a regular-expression search of the workspace's files (the
-// editor's unsaved buffers included), ignore-aware and bounded.
-func Grep(ws *workspace.Set, editor toolbridge.Editor) toolbridge.Tool {
+// editor's unsaved buffers included), ignore-aware and bounded; it reads
+// the files a root's live index lists when indexes has one.
+func Grep(ws *workspace.Set, editor toolbridge.Editor, indexes FileIndexes) toolbridge.Tool {
 	spec := toolbridge.Spec{
 		Name:        "grep",
 		Description: grepDoc,
@@ -63,6 +64,7 @@ func Grep(ws *workspace.Set, editor toolbridge.Editor) toolbridge.Tool {
 			Mode:            search.Mode(in.OutputMode),
 			MaxResults:      in.MaxResults,
 			Overlay:         searchOverlay(editor, t.Root),
+			Index:           indexes.of(t.Root),
 		}
 		res, err := search.Grep(ctx, t.Root.FS, workspace.NewIgnorer(t.Root.FS), req)
 		if err != nil {
@@ -78,6 +80,7 @@ func Grep(ws *workspace.Set, editor toolbridge.Editor) toolbridge.Tool {
 				"shown_lines":  sh.Lines,
 				"more_files":   sh.MoreFiles,
 				"more_matches": sh.MoreLines,
+				"index":        indexState(req.Index),
 			},
 			MoreHint: "narrow the search with path or include, lower context, or use output_mode \"files\"",
 		}, nil

@@ -21,7 +21,7 @@ type searchFilesInput struct {
 
 // SearchFiles is search_files: file names matching a glob, ignore-aware,
 // the editor's unsaved new files included.
-func SearchFiles(ws *workspace.Set, editor toolbridge.Editor) toolbridge.Tool {
+func SearchFiles(ws *workspace.Set, editor toolbridge.Editor, indexes FileIndexes) toolbridge.Tool {
 	spec := toolbridge.Spec{
 		Name:        "search_files",
 		Description: searchFilesDoc,
@@ -41,11 +41,13 @@ func SearchFiles(ws *workspace.Set, editor toolbridge.Editor) toolbridge.Tool {
 		if err != nil {
 			return toolbridge.Result{}, err
 		}
+		index := indexes.of(t.Root)
 		l, err := search.Files(ctx, t.Root.FS, workspace.NewIgnorer(t.Root.FS), search.FilesRequest{
 			Pattern:    in.Pattern,
 			Path:       t.Rel,
 			MaxResults: in.MaxResults,
 			Overlay:    searchOverlay(editor, t.Root),
+			Index:      index,
 		})
 		if err != nil {
 			return toolbridge.Result{}, searchFailure(t, shown, err)
@@ -53,7 +55,7 @@ func SearchFiles(ws *workspace.Set, editor toolbridge.Editor) toolbridge.Tool {
 		text, sh := l.Text()
 		return toolbridge.Result{
 			Text:     text,
-			Data:     map[string]any{"files": len(l.Paths), "shown": sh.Files, "more": sh.MoreFiles},
+			Data:     map[string]any{"files": len(l.Paths), "shown": sh.Files, "more": sh.MoreFiles, "index": indexState(index)},
 			MoreHint: "narrow the search with path or a more specific pattern",
 		}, nil
 	})

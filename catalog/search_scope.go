@@ -14,6 +14,27 @@ import (
 	"github.com/whale-ls/whale-ls/workspace"
 )
 
+// FileIndexes finds the live file index of a workspace root; nil, or a
+// nil result, means searches of that root walk the folder.
+type FileIndexes func(root *workspace.Root) *search.Index
+
+// of returns the index of root, or nil.
+func (f FileIndexes) of(root *workspace.Root) *search.Index {
+	if f == nil || root == nil {
+		return nil
+	}
+	return f(root)
+}
+
+// indexState is what a search result says about the index of its root:
+// "ready" when it answered from the index, else the state that made it walk.
+func indexState(x *search.Index) string {
+	if x == nil {
+		return "none"
+	}
+	return string(x.Status().State)
+}
+
 // resolveSearchPath resolves the optional path of a search tool for reading.
 func resolveSearchPath(ws *workspace.Set, p string) (string, workspace.Target, error) {
 	if strings.TrimSpace(p) == "" {

@@ -122,7 +122,7 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	sess, err := session.New(session.Options{
 		Roots: roots, Editor: &editorBridge{s: s}, Prompter: prompter{s}, Notifier: notifier{s}, Language: lang,
 		Terminal: terminal.Options{Sink: sink, Supervisor: s.opts.Supervisor},
-		Settings: cfg, ExtraTools: s.opts.ExtraTools, Log: s.log,
+		Settings: cfg, ExtraTools: s.opts.ExtraTools, Log: s.log, FileIndex: true,
 	})
 	if err != nil {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("cannot start a session in the workspace folders %v: %v", roots, err))

@@ -278,7 +278,9 @@ func (s *Server) notification(ctx context.Context, method string, params json.Ra
 	}
 	var err error
 	switch method {
-	case protocol.MethodInitialized, protocol.MethodSetTrace, protocol.MethodTextDocumentWillSave:
+	case protocol.MethodInitialized:
+		s.showIndexProgress()
+	case protocol.MethodSetTrace, protocol.MethodTextDocumentWillSave:
 	case protocol.MethodTextDocumentDidOpen:
 		err = s.didOpen(params)
 	case protocol.MethodTextDocumentDidChange:

@@ -34,6 +34,17 @@
 // states stay few, checked for cancellation every 16 KiB, and stopped with
 // *WorkLimitError past WorkLimit steps on one file.
 //
+// The file index (Index, one per workspace folder, kept by the long-lived
+// server) lists every file the walk would visit, with its size and mtime,
+// and is kept current by inotify; a request that carries it reads only the
+// files it lists (plus the overlay) instead of walking, with the same ignore
+// and match semantics. Before it answers it applies every change
+// notification already queued, so a change made before the search began is
+// seen. Until it is built, when it is off (watch limit reached, event queue
+// overflowed while it is rebuilt, no inotify on the platform) and for a
+// folder it does not hold (an ignored folder named as the path), searches
+// walk as before.
+//
 // Not guaranteed: a consistent snapshot of files that change during a
 // search; multi-line matches (a match never spans a newline); binary
 // detection beyond the first 8 KiB; the user's global git excludes file.

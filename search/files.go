@@ -27,6 +27,9 @@ type FilesRequest struct {
 	// Overlay lists files open in an editor (slash paths relative to the
 	// root); those not on disk yet are listed too when they match.
 	Overlay map[string][]byte
+	// Index, when set, is the file index of the root; a folder it can
+	// answer for is listed from it instead of being walked.
+	Index *Index
 }
 
 // FileList is the outcome of Files: every matching file, in path order.
@@ -60,7 +63,20 @@ func Files(ctx context.Context, root *os.Root, ig *workspace.Ignorer, req FilesR
 	var mu sync.Mutex
 	var paths []string
 	seen := map[string]bool{}
-	_, err = parallelWalk(ctx, walkConfig{
+	want := func(rel, name string) bool { return globs.match(rel, subPath(start, rel), name) }
+	if dirs, ok := indexListing(req.Index, start, want); ok {
+		for _, d := range dirs {
+			prefix := d.rel + "/"
+			if d.rel == "." {
+				prefix = ""
+			}
+			for _, f := range d.files {
+				// Not marked seen: an open buffer of a listed file is on
+				// disk, which the check below finds.
+				paths = append(paths, prefix+f.name)
+			}
+		}
+	} else if _, err = parallelWalk(ctx, walkConfig{
 		root:  root,
 		ig:    ig,
 		start: start,
@@ -73,8 +89,10 @@ func Files(ctx context.Context, root *os.Root, ig *workspace.Ignorer, req FilesR
 			seen[rel] = true
 			mu.Unlock()
 		},
-	})
-	if err != nil {
+	}); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	for rel := range req.Overlay {
@@ -90,6 +108,15 @@ func Files(ctx context.Context, root *os.Root, ig *workspace.Ignorer, req FilesR
 	}
 	slices.SortFunc(paths, comparePaths)
 	return &FileList{Request: req, Paths: paths}, nil
+}
+
+// indexListing asks x (when set) for the files below start that want
+// accepts.
+func indexListing(x *Index, start string, want func(rel, name string) bool) ([]indexedDir, bool) {
+	if x == nil {
+		return nil, false
+	}
+	return x.listing(start, want)
 }
 
 // ErrNotDir is returned by Files when the path to search is a file.

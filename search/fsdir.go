@@ -36,8 +36,15 @@ type dirHandle interface {
 	// readFile reads the regular file name into buf (growing it as needed)
 	// and returns the bytes read. When skipBinary is set and the first
 	// binaryProbe bytes hold a NUL, it stops early and returns errBinary; a
-	// file of limit bytes or more gives errTooLarge.
-	readFile(name string, buf []byte, skipBinary bool, limit int) ([]byte, error)
+	// file of limit bytes or more gives errTooLarge. size is the file's
+	// size when the caller knows it (the index does), else -1: a read that
+	// comes back short at that size is taken as the end of the file, which
+	// saves the read that would return 0.
+	readFile(name string, buf []byte, skipBinary bool, limit int, size int64) ([]byte, error)
+	// stat returns the size and modification time (Unix nanoseconds) of
+	// the entry name, without following a symlink; ok is false unless it
+	// is a regular file.
+	stat(name string) (size, mtime int64, ok bool)
 	close()
 }
 

@@ -122,7 +122,7 @@ func (d *fdDir) openDir(name string) (dirHandle, error) {
 	}
 }
 
-func (d *fdDir) readFile(name string, buf []byte, skipBinary bool, limit int) ([]byte, error) {
+func (d *fdDir) readFile(name string, buf []byte, skipBinary bool, limit int, size int64) ([]byte, error) {
 	var fd int
 	var err error
 	for {
@@ -137,6 +137,9 @@ func (d *fdDir) readFile(name string, buf []byte, skipBinary bool, limit int) ([
 	}
 	defer unix.Close(fd)
 	buf = buf[:0]
+	if size >= 0 && size < int64(limit) && int64(cap(buf)) <= size {
+		buf = make([]byte, 0, size+1)
+	}
 	probed := !skipBinary
 	for {
 		if len(buf) >= limit {
@@ -145,6 +148,7 @@ func (d *fdDir) readFile(name string, buf []byte, skipBinary bool, limit int) ([
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
 		}
+		want := cap(buf) - len(buf)
 		n, err := unix.Read(fd, buf[len(buf):cap(buf)])
 		if err == unix.EINTR {
 			continue
@@ -159,13 +163,27 @@ func (d *fdDir) readFile(name string, buf []byte, skipBinary bool, limit int) ([
 			return buf, nil
 		}
 		buf = buf[:len(buf)+n]
+		// A short read that ends at the known size is the end of the
+		// file (a file that grew since fills the read instead).
+		atEnd := n < want && int64(len(buf)) == size
 		if !probed && (len(buf) >= binaryProbe) {
 			probed = true
 			if bytes.IndexByte(buf[:binaryProbe], 0) >= 0 {
 				return buf, errBinary
 			}
 		}
+		if atEnd {
+			return buf, nil
+		}
 	}
 }
 
 var errNotRegular = errors.New("not a regular file")
+
+func (d *fdDir) stat(name string) (size, mtime int64, ok bool) {
+	var st unix.Stat_t
+	if err := unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return 0, 0, false
+	}
+	return st.Size, st.Mtim.Nano(), true
+}

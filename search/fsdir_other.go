@@ -61,7 +61,7 @@ func (d *rootDir) openDir(name string) (dirHandle, error) {
 	return &rootDir{r: r}, nil
 }
 
-func (d *rootDir) readFile(name string, buf []byte, skipBinary bool, limit int) ([]byte, error) {
+func (d *rootDir) readFile(name string, buf []byte, skipBinary bool, limit int, _ int64) ([]byte, error) {
 	fi, err := d.r.Lstat(name)
 	if err != nil {
 		return buf[:0], err
@@ -101,3 +101,11 @@ func (d *rootDir) readFile(name string, buf []byte, skipBinary bool, limit int) 
 }
 
 var errNotRegular = errors.New("not a regular file")
+
+func (d *rootDir) stat(name string) (size, mtime int64, ok bool) {
+	fi, err := d.r.Lstat(name)
+	if err != nil || !fi.Mode().IsRegular() {
+		return 0, 0, false
+	}
+	return fi.Size(), fi.ModTime().UnixNano(), true
+}

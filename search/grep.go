@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/whale-ls/whale-ls/workspace"
@@ -68,6 +69,10 @@ type Request struct {
 	// its bytes on disk, and an overlay file that does not exist on disk yet
 	// is searched too.
 	Overlay map[string][]byte
+	// Index, when set, is the file index of the root: a folder it can
+	// answer for is searched by reading only the files it lists (and the
+	// overlay), without walking. Results are the same either way.
+	Index *Index
 
 	// workLimit replaces WorkLimit when set (tests).
 	workLimit int64
@@ -240,6 +245,15 @@ func (g *grepRun) failed() error {
 // place of their bytes), then the open buffers below it that are not on
 // disk yet.
 func (g *grepRun) searchTree(root *os.Root, ig *workspace.Ignorer, start string, include *globSet, req Request) error {
+	if req.Index != nil {
+		want := func(rel, name string) bool { return include.match(rel, subPath(start, rel), name) }
+		if include == nil {
+			want = nil
+		}
+		if dirs, ok := req.Index.listing(start, want); ok {
+			return g.searchListed(root, ig, start, include, dirs, req)
+		}
+	}
 	var seenMu sync.Mutex
 	seen := map[string]bool{}
 	workers := runtime.GOMAXPROCS(0)
@@ -266,7 +280,7 @@ func (g *grepRun) searchTree(root *os.Root, ig *workspace.Ignorer, start string,
 				bp = getBuf()
 				bufs[worker] = bp
 			}
-			*bp = g.searchFile(h, rel, name, *bp, req.fileSizeLimit())
+			*bp = g.searchFile(h, rel, name, *bp, req.fileSizeLimit(), -1)
 		},
 	}
 	_, err := parallelWalk(g.ctx, cfg)
@@ -285,12 +299,93 @@ func (g *grepRun) searchTree(root *os.Root, ig *workspace.Ignorer, start string,
 	return nil
 }
 
-// searchFile reads the file name of h (rel from the root) into buf and
-// searches it, noting it when it holds limit bytes or more; unreadable and
+// listedChunk is how many files of one folder a worker of searchListed
+// takes at a time, so that one huge folder is shared among workers.
+const listedChunk = 64
+
+// searchListed searches the files the index listed below start (open
+// buffers in place of their bytes, files of the size limit or more noted
+// unread), then the open buffers below it that are not on disk yet.
+func (g *grepRun) searchListed(root *os.Root, ig *workspace.Ignorer, start string, include *globSet, dirs []indexedDir, req Request) error {
+	type chunk struct {
+		dir   *indexedDir
+		files []indexFile
+	}
+	var chunks []chunk
+	for i := range dirs {
+		d := &dirs[i]
+		for j := 0; j < len(d.files); j += listedChunk {
+			chunks = append(chunks, chunk{d, d.files[j:min(j+listedChunk, len(d.files))]})
+		}
+	}
+	limit := req.fileSizeLimit()
+	var seenMu sync.Mutex
+	seen := map[string]bool{}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(chunks)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			bp := getBuf()
+			defer putBuf(bp)
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(chunks) || g.ctx.Err() != nil {
+					return
+				}
+				c := chunks[i]
+				prefix := c.dir.rel + "/"
+				if c.dir.rel == "." {
+					prefix = ""
+				}
+				var h dirHandle
+				for _, f := range c.files {
+					if g.ctx.Err() != nil {
+						break
+					}
+					rel := prefix + f.name
+					if text, ok := req.Overlay[rel]; ok {
+						seenMu.Lock()
+						seen[rel] = true
+						seenMu.Unlock()
+						g.searchText(rel, text, false)
+						continue
+					}
+					if f.size >= int64(limit) {
+						g.mu.Lock()
+						g.tooLarge = append(g.tooLarge, rel)
+						g.mu.Unlock()
+						continue
+					}
+					if h == nil {
+						var err error
+						if h, err = openStartDir(root, c.dir.rel); err != nil {
+							break // gone since it was listed
+						}
+					}
+					*bp = g.searchFile(h, rel, f.name, *bp, limit, f.size)
+				}
+				if h != nil {
+					h.close()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := g.failed(); err != nil {
+		return err
+	}
+	g.searchNewBuffers(root, ig, start, include, req.Overlay, seen)
+	return nil
+}
+
+// searchFile reads the file name of h (rel from the root; size bytes, or
+// -1 when unknown) into buf and searches it, noting it when it holds limit bytes or more; unreadable and
 // binary files are skipped. It returns the buffer to reuse, grown if the
 // file needed more room.
-func (g *grepRun) searchFile(h dirHandle, rel, name string, buf []byte, limit int) []byte {
-	data, err := h.readFile(name, buf, true, limit)
+func (g *grepRun) searchFile(h dirHandle, rel, name string, buf []byte, limit int, size int64) []byte {
+	data, err := h.readFile(name, buf, true, limit, size)
 	if cap(data) > cap(buf) {
 		buf = data[:0]
 	}

@@ -5,12 +5,16 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/whale-ls/whale-ls/workspace"
@@ -61,13 +65,89 @@ func genTree(t testing.TB, seed uint64) string {
 
 // TestGrepMatchesRipgrep compares the set of matching lines with ripgrep's
 // on a generated tree. It is skipped when rg is not installed.
+//
+// It compares three times: walking, from a file index, and from the same
+// index after files were created, changed, renamed, moved and deleted and
+// an ignore file was edited.
 func TestGrepMatchesRipgrep(t *testing.T) {
 	rg, err := exec.LookPath("rg")
 	if err != nil {
-		t.Skip("ripgrep (rg) is not installed")
+		if os.Getenv("CI") == "true" {
+			t.Fatal("ripgrep (rg) is not installed; .ci/run installs it")
+		}
+		t.Skip("ripgrep (rg) is not installed; install it (Debian: apt-get install ripgrep) to compare with it")
 	}
 	dir := genTree(t, 1)
 	root := openRoot(t, dir)
+	t.Run("walk", func(t *testing.T) { compareWithRipgrep(t, rg, dir, root, nil) })
+	x := NewIndex(root, dir, IndexOptions{})
+	defer x.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st := x.Wait(ctx)
+	if runtime.GOOS == "linux" && st.State != IndexReady {
+		t.Fatalf("index: %v", st)
+	}
+	t.Run("index", func(t *testing.T) { compareWithRipgrep(t, rg, dir, root, x) })
+	changeTree(t, dir)
+	t.Run("index after changes", func(t *testing.T) { compareWithRipgrep(t, rg, dir, root, x) })
+	if st := x.Status(); runtime.GOOS == "linux" && st.State != IndexReady {
+		t.Errorf("index after changes: %v", st)
+	}
+}
+
+// changeTree makes the kinds of change an index must follow in a tree from
+// genTree: new files (from another generated tree), rewritten, renamed and
+// deleted ones, a moved folder, a new ignore rule.
+func changeTree(t *testing.T, dir string) {
+	t.Helper()
+	other := genTree(t, 2)
+	n := 0
+	filepath.WalkDir(other, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || n >= 30 {
+			return err
+		}
+		rel, _ := filepath.Rel(other, p)
+		if strings.HasSuffix(rel, ".gitignore") || strings.HasSuffix(rel, ".ignore") {
+			return nil
+		}
+		b, _ := os.ReadFile(p)
+		dst := filepath.Join(dir, "new", rel)
+		os.MkdirAll(filepath.Dir(dst), 0o755)
+		n++
+		return os.WriteFile(dst, b, 0o644)
+	})
+	var files []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && !strings.Contains(p, "/new/") && !strings.Contains(filepath.Base(p), "ignore") {
+			files = append(files, p)
+		}
+		return err
+	})
+	slices.Sort(files)
+	for i, p := range files {
+		switch i % 5 {
+		case 0:
+			os.Remove(p)
+		case 1:
+			os.Rename(p, p+".moved.go")
+		case 2:
+			b, _ := os.ReadFile(p)
+			os.WriteFile(p, append([]byte("func main() {}\nTODO HTTP_OK\n"), b...), 0o644)
+		}
+	}
+	if err := os.Rename(filepath.Join(dir, "deep/a"), filepath.Join(dir, "pkg/a")); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, ".gitignore"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("*.md\n")
+	f.Close()
+}
+
+func compareWithRipgrep(t *testing.T, rg, dir string, root *os.Root, x *Index) {
 	for _, tc := range []struct {
 		pattern string
 		icase   bool
@@ -117,7 +197,7 @@ func TestGrepMatchesRipgrep(t *testing.T) {
 			parts := strings.SplitN(strings.TrimPrefix(sc.Text(), "./"), ":", 3)
 			want = append(want, filepath.ToSlash(parts[0])+":"+parts[1])
 		}
-		got := grepKeys(t, root, Request{Pattern: tc.pattern, CaseInsensitive: tc.icase, FixedStrings: tc.fixed})
+		got := grepKeys(t, root, Request{Pattern: tc.pattern, CaseInsensitive: tc.icase, FixedStrings: tc.fixed, Index: x})
 		slices.Sort(want)
 		slices.Sort(got)
 		if len(want) == 0 {
@@ -138,7 +218,7 @@ func TestGrepMatchesRipgrep(t *testing.T) {
 			want = append(want, strings.TrimPrefix(l, "./"))
 		}
 	}
-	l, err := Files(context.Background(), root, workspace.NewIgnorer(root), FilesRequest{Pattern: "**/*.go"})
+	l, err := Files(context.Background(), root, workspace.NewIgnorer(root), FilesRequest{Pattern: "**/*.go", Index: x})
 	if err != nil {
 		t.Fatal(err)
 	}

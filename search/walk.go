@@ -27,6 +27,13 @@ type walkConfig struct {
 	// visit is called for every regular file that is not ignored, on one of
 	// the walk's goroutines; worker identifies that goroutine (0..workers-1).
 	visit func(worker int, dir dirHandle, rel, name string)
+	// opened, when set, is called with every directory handle before the
+	// directory is listed; false skips the directory (the file index adds
+	// its watch here, so that nothing created after the listing is missed).
+	opened func(dir dirHandle, rel string) bool
+	// listed, when set, is called with the rules in force in each listed
+	// directory, before its entries are visited.
+	listed func(rel string, rules *workspace.DirRules)
 }
 
 // dirNode is a listed directory whose handle stays open while subdirectory
@@ -115,6 +122,9 @@ func walkDir(ctx context.Context, cfg walkConfig, q *taskQueue, worker int, t di
 	if ctx.Err() != nil {
 		return
 	}
+	if cfg.opened != nil && !cfg.opened(h, t.rel) {
+		return
+	}
 	entries, err := h.list()
 	if err != nil && len(entries) == 0 {
 		return
@@ -134,6 +144,9 @@ func walkDir(ctx context.Context, cfg walkConfig, q *taskQueue, worker int, t di
 			}
 		}
 		rules = cfg.ig.Preload(t.rel, gi, ign)
+	}
+	if cfg.listed != nil {
+		cfg.listed(t.rel, rules)
 	}
 	prefix := ""
 	if t.rel != "." {
@@ -172,7 +185,7 @@ func walkDir(ctx context.Context, cfg walkConfig, q *taskQueue, worker int, t di
 
 // readSmall reads an ignore file; a failure counts as an empty file.
 func readSmall(h dirHandle, name string) []byte {
-	b, err := h.readFile(name, make([]byte, 0, 4096), false, MaxFileSize)
+	b, err := h.readFile(name, make([]byte, 0, 4096), false, MaxFileSize, -1)
 	if err != nil {
 		return nil
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/whale-ls/whale-ls/catalog"
 	"github.com/whale-ls/whale-ls/changes"
 	"github.com/whale-ls/whale-ls/execboundary"
+	"github.com/whale-ls/whale-ls/search"
 	"github.com/whale-ls/whale-ls/settings"
 	"github.com/whale-ls/whale-ls/terminal"
 	"github.com/whale-ls/whale-ls/toolbridge"
@@ -36,6 +37,10 @@ type Options struct {
 	// of a binary built for tests).
 	ExtraTools func(env catalog.Env) []toolbridge.Tool
 	Log        *slog.Logger
+	// FileIndex keeps a live file index of each workspace folder for grep
+	// and search_files (long-lived front ends: the language server, MCP);
+	// a one-shot call walks instead.
+	FileIndex bool
 }
 
 // Session is one client's whale-ls: the workspace, the shell tasks, the
@@ -54,6 +59,8 @@ type Session struct {
 
 	settings atomic.Pointer[settings.Settings]
 	log      *slog.Logger
+	// indexes holds the file index of each workspace root (Options.FileIndex).
+	indexes map[*workspace.Root]*search.Index
 
 	closeMu sync.Mutex
 	closers []func() // run by Close, the last registered first
@@ -83,12 +90,21 @@ func New(o Options) (*Session, error) {
 		log.Warn("approved or skill paths do not exist", "paths", strings.Join(missing, ", "))
 	}
 	s.Journal = openJournal(ws, o.Settings, log)
+	if o.FileIndex {
+		s.indexes = map[*workspace.Root]*search.Index{}
+		for _, r := range ws.Roots() {
+			if r.Kind == workspace.KindWorkspace {
+				s.indexes[r] = search.NewIndex(r.FS, r.Path, search.IndexOptions{Log: log})
+			}
+		}
+	}
 	reads := &catalog.ReadLedger{}
 	s.Commits = catalog.NewCommitter(catalog.CommitOptions{Workspace: ws, Editor: o.Editor, Reads: reads, Settings: s.Settings, Journal: s.Journal, Notifier: o.Notifier, Prompter: o.Prompter, Language: o.Language, Log: log})
 	env := catalog.Env{
 		Workspace: ws, Editor: o.Editor, Prompter: o.Prompter, Notifier: o.Notifier, Reads: reads,
 		Terminals: s.Terminals, Gate: s.Gate, Settings: s.Settings, Registry: s.Registry,
 		Journal: s.Journal, Commits: s.Commits, Language: o.Language, OnClose: s.onClose, Log: log,
+		FileIndexes: s.indexOf,
 	}
 	tools := catalog.All(env)
 	if o.ExtraTools != nil {
@@ -100,6 +116,20 @@ func New(o Options) (*Session, error) {
 	}
 	return s, nil
 }
+
+// FileIndexes returns the file index of each workspace folder, in the
+// order of the roots; none unless Options.FileIndex was set.
+func (s *Session) FileIndexes() []*search.Index {
+	var out []*search.Index
+	for _, r := range s.Workspace.Roots() {
+		if x := s.indexes[r]; x != nil {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func (s *Session) indexOf(r *workspace.Root) *search.Index { return s.indexes[r] }
 
 // Settings returns the current settings.
 func (s *Session) Settings() settings.Settings {
@@ -143,6 +173,9 @@ func (s *Session) Close() {
 	s.closeMu.Unlock()
 	for i := len(fns) - 1; i >= 0; i-- {
 		fns[i]()
+	}
+	for _, x := range s.indexes {
+		x.Close()
 	}
 	s.Terminals.Close()
 	if s.Journal != nil {

@@ -3,10 +3,15 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/whale-ls/whale-ls/catalog"
+	"github.com/whale-ls/whale-ls/search"
 	"github.com/whale-ls/whale-ls/settings"
 	"github.com/whale-ls/whale-ls/toolbridge"
 )
@@ -74,4 +79,67 @@ func TestNewFailsWithoutARoot(t *testing.T) {
 		s.Close()
 		t.Fatal("New with a missing root succeeded")
 	}
+}
+
+// TestFileIndexEndsWithTheSession: with FileIndex, grep answers from the
+// folder's index; Close stops the index's goroutines (none is left behind)
+// and closes its inotify descriptors.
+func TestFileIndexEndsWithTheSession(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.go"), []byte("package a // needle\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A first session starts what lives as long as the process (the
+	// signal loop); count from after it.
+	if s, err := New(Options{Roots: []string{dir}}); err == nil {
+		s.Close()
+	}
+	before := runtime.NumGoroutine()
+	fdsBefore := openFDs(t)
+	for range 3 {
+		s, err := New(Options{Roots: []string{dir}, FileIndex: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		indexes := s.FileIndexes()
+		if len(indexes) != 1 {
+			t.Fatalf("FileIndexes() = %d indexes, want 1", len(indexes))
+		}
+		want := search.IndexReady
+		if runtime.GOOS != "linux" {
+			want = search.IndexWalking
+		}
+		if st := indexes[0].Wait(context.Background()); st.State != want {
+			t.Fatalf("index: %v, want %s", st, want)
+		}
+		env := s.Registry.Dispatch(context.Background(), toolbridge.Call{Name: "grep", Input: json.RawMessage(`{"pattern":"needle"}`)})
+		if data, _ := env.Data.(map[string]any); !env.OK || data["index"] != string(want) {
+			t.Errorf("grep = %+v, want an answer with index %s", env, want)
+		}
+		s.Close()
+		if st := indexes[0].Status(); st.State != search.IndexClosed {
+			t.Errorf("index after Close: %v", st)
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		buf := make([]byte, 1<<16)
+		t.Errorf("%d goroutines after Close, %d before:\n%s", n, before, buf[:runtime.Stack(buf, true)])
+	}
+	if n := openFDs(t); fdsBefore >= 0 && n > fdsBefore {
+		t.Errorf("%d open file descriptors after Close, %d before", n, fdsBefore)
+	}
+}
+
+// openFDs counts this process's open file descriptors (-1 where /proc is
+// missing).
+func openFDs(t *testing.T) int {
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return -1
+	}
+	return len(entries)
 }

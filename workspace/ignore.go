@@ -122,6 +122,25 @@ func (ig *Ignorer) Preload(dir string, gitignore, dotIgnore []byte) *DirRules {
 	return r
 }
 
+// Forget drops the cached rules of dir and of every directory below it, so
+// that the next Rules or Preload reads their ignore files again. A
+// long-lived Ignorer (the file index's) calls it when an ignore file
+// changes or a folder is replaced. It does not reread .git/info/exclude.
+func (ig *Ignorer) Forget(dir string) {
+	dir = cleanRel(dir)
+	ig.mu.Lock()
+	defer ig.mu.Unlock()
+	if dir == "." {
+		clear(ig.dirs)
+		return
+	}
+	for d := range ig.dirs {
+		if d == dir || strings.HasPrefix(d, dir+"/") {
+			delete(ig.dirs, d)
+		}
+	}
+}
+
 func (ig *Ignorer) excludeRules() []ignoreRule {
 	ig.excludeOnce.Do(func() {
 		if ig.fsys != nil {

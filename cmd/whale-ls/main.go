@@ -322,6 +322,7 @@ func openSession(root, config, approve string, ephemeral bool, log *slog.Logger)
 		Settings:   cfg,
 		ExtraTools: testTools,
 		Log:        log,
+		FileIndex:  !ephemeral,
 	})
 }
 

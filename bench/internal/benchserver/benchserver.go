@@ -136,6 +136,9 @@ func (s *Server) Close() {
 	}
 }
 
+// Pid is the server's process id.
+func (s *Server) Pid() int { return s.cmd.Process.Pid }
+
 // CPU returns the processor time the server has used so far (user and
 // system), read from /proc; ok is false where there is none. It swings far
 // less with the machine's load than wall-clock time does.

@@ -1,0 +1,46 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/whale-ls/whale-ls/search"
+)
+
+// showIndexProgress shows work-done progress for each workspace folder
+// whose file index is still being built when the client says it is
+// initialized (a server may not send requests before that), if the client
+// supports work-done progress. The progress ends with the index's status:
+// ready with its count of files, or off and why.
+func (s *Server) showIndexProgress() {
+	s.mu.Lock()
+	sess, supported := s.session, s.caps.workDoneProgress
+	s.mu.Unlock()
+	if sess == nil || !supported {
+		return
+	}
+	for _, x := range sess.FileIndexes() {
+		if x.Status().State == search.IndexBuilding {
+			go s.indexProgress(x)
+		}
+	}
+}
+
+func (s *Server) indexProgress(x *search.Index) {
+	ctx := context.Background()
+	token := fmt.Sprintf("whale-index-%d", progressSeq.Add(1))
+	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	_, err := s.conn.Call(cctx, "window/workDoneProgress/create", map[string]any{"token": token}, nil)
+	cancel()
+	if err != nil {
+		return
+	}
+	title := "whale: indexing " + filepath.Base(x.Status().Folder)
+	if s.conn.Notify(ctx, "$/progress", map[string]any{"token": token, "value": map[string]any{"kind": "begin", "title": title, "cancellable": false}}) != nil {
+		return
+	}
+	st := x.Wait(ctx) // returns when the index is ready, off or closed
+	_ = s.conn.Notify(ctx, "$/progress", map[string]any{"token": token, "value": map[string]any{"kind": "end", "message": st.String()}})
+}

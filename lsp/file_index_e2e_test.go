@@ -1,0 +1,149 @@
+package lsp_test
+
+import (
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+)
+
+// TestFileIndexSeesEveryChange runs the real server on a folder, waits for
+// its file index, then creates, changes, renames, moves and deletes files
+// (and opens, edits and closes unsaved buffers) between calls, checking
+// that every grep and search_files answer, served from the index, is
+// current.
+func TestFileIndexSeesEveryChange(t *testing.T) {
+	root := writeFiles(t, map[string]string{
+		".gitignore":   "*.log\nout/\n",
+		"a.go":         "package a // needle\n",
+		"pkg/b.go":     "package b\n",
+		"pkg/c.log":    "needle\n",
+		"out/gen.go":   "needle\n",
+		"dir/x/y.go":   "needle\n",
+		"dir/x/z.txt":  "hay\n",
+		"docs/read.md": "hay\n",
+	})
+	s := start(t, root, sessionOptions{progress: true})
+	ctx := ctxT(t)
+
+	// answer greps "needle" (files mode) and lists every file, and checks
+	// that the index answered both.
+	answer := func(step string) (matches, files []string) {
+		t.Helper()
+		g := s.exec(ctx, "grep", map[string]any{"pattern": "needle", "output_mode": "files"})
+		f := s.exec(ctx, "search_files", map[string]any{"pattern": "*"})
+		for _, env := range [](map[string]any){g.Data.(map[string]any), f.Data.(map[string]any)} {
+			if env["index"] != "ready" {
+				t.Fatalf("%s: data.index = %v, want ready (answered from the index)", step, env["index"])
+			}
+		}
+		lines := func(text string) []string {
+			if strings.HasPrefix(text, "No ") {
+				return nil
+			}
+			return strings.Split(text, "\n")
+		}
+		return lines(g.Text), lines(f.Text)
+	}
+	check := func(step string, wantMatches, wantFiles []string) {
+		t.Helper()
+		matches, files := answer(step)
+		if d := cmp.Diff(wantMatches, matches); d != "" {
+			t.Errorf("%s: grep (-want +got):\n%s", step, d)
+		}
+		if d := cmp.Diff(wantFiles, files); d != "" {
+			t.Errorf("%s: search_files (-want +got):\n%s", step, d)
+		}
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		env := s.exec(ctx, "search_files", map[string]any{"pattern": "*"})
+		if env.Data.(map[string]any)["index"] == "ready" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the file index is not ready after 30 s: %v", env.Data)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	check("start",
+		[]string{"a.go", "dir/x/y.go"},
+		[]string{".gitignore", "a.go", "dir/x/y.go", "dir/x/z.txt", "docs/read.md", "pkg/b.go"})
+
+	write := func(rel, text string) {
+		t.Helper()
+		if err := os.WriteFile(s.path(rel), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("pkg/new.go", "needle\n")
+	write("pkg/skip.log", "needle\n")
+	check("create",
+		[]string{"a.go", "dir/x/y.go", "pkg/new.go"},
+		[]string{".gitignore", "a.go", "dir/x/y.go", "dir/x/z.txt", "docs/read.md", "pkg/b.go", "pkg/new.go"})
+
+	write("a.go", "package a\n")
+	write("docs/read.md", "needle\n")
+	check("change",
+		[]string{"dir/x/y.go", "docs/read.md", "pkg/new.go"},
+		[]string{".gitignore", "a.go", "dir/x/y.go", "dir/x/z.txt", "docs/read.md", "pkg/b.go", "pkg/new.go"})
+
+	if err := os.Rename(s.path("pkg/new.go"), s.path("pkg/renamed.go")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(s.path("dir/x"), s.path("docs/x")); err != nil {
+		t.Fatal(err)
+	}
+	check("rename file, move folder",
+		[]string{"docs/read.md", "docs/x/y.go", "pkg/renamed.go"},
+		[]string{".gitignore", "a.go", "docs/read.md", "docs/x/y.go", "docs/x/z.txt", "pkg/b.go", "pkg/renamed.go"})
+
+	if err := os.RemoveAll(s.path("docs")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(s.path("pkg/renamed.go")); err != nil {
+		t.Fatal(err)
+	}
+	check("delete", nil, []string{".gitignore", "a.go", "pkg/b.go"})
+
+	// The editor's unsaved buffers: a new file, a changed one, then closed.
+	u := s.open("pkg/unsaved.go", "package b // needle\n", 1)
+	ub := s.open("pkg/b.go", "package b\n", 1)
+	s.change(ub, rng(0, 9, 0, 9), " // needle", "package b // needle\n")
+	check("unsaved buffers",
+		[]string{"pkg/b.go", "pkg/unsaved.go"},
+		[]string{".gitignore", "a.go", "pkg/b.go", "pkg/unsaved.go"})
+	for _, doc := range []uri.URI{u, ub} {
+		if err := s.server.DidClose(ctx, &protocol.DidCloseTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: doc}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check("buffers closed", nil, []string{".gitignore", "a.go", "pkg/b.go"})
+
+	// Work-done progress, shown when the index was still being built at
+	// initialized (a folder this small may be done by then), ends.
+	s.ed.mu.Lock()
+	progress := slices.Clone(s.ed.progress)
+	s.ed.mu.Unlock()
+	if begins, ends := countOf(progress, "begin"), countOf(progress, "end"); begins != ends {
+		t.Errorf("work-done progress = %q: %d begins, %d ends", progress, begins, ends)
+	}
+	if !strings.Contains(s.stderrText(), "file index ready") {
+		t.Errorf("the server log does not say the index is ready:\n%s", s.stderrText())
+	}
+}
+
+func countOf(list []string, s string) int {
+	n := 0
+	for _, v := range list {
+		if v == s {
+			n++
+		}
+	}
+	return n
+}
