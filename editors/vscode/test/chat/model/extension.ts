@@ -197,7 +197,8 @@ async function respond(messages: readonly unknown[], tools: string[], progress: 
     }
     await sc.after?.(turn);
     const last = (turn.results[turn.results.length - 1] ?? '').replace(/\s+/g, ' ').trim();
-    const text = `whale-chat ${name} done. The tool said: ${last.slice(0, 160)}`;
+    // The whole result, up to a bound: notes (the sandbox's, the first time) may come before the output.
+    const text = `whale-chat ${name} done. The tool said: ${last.slice(0, 1200)}`;
     entry.reply = { kind: 'text', text };
     progress.report(new vscode.LanguageModelTextPart(text));
     return entry;
