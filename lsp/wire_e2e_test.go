@@ -208,13 +208,13 @@ func TestRequestsBeforeInitialize(t *testing.T) {
 	}
 }
 
-// TestTerminalInputKeepsWireOrder pipelines many whale/terminal/input
-// requests without waiting for answers: the process must receive them in
-// the order they were sent.
-func TestTerminalInputKeepsWireOrder(t *testing.T) {
+// backgroundTask starts command as a background shell task (id 2) on a
+// fresh raw connection and returns the connection and the task's id.
+func backgroundTask(t *testing.T, command, mode string) (*rawConn, string) {
+	t.Helper()
 	c := startRaw(t, writeFiles(t, nil))
 	c.initialize()
-	c.send(`{"jsonrpc":"2.0","id":2,"method":"workspace/executeCommand","params":{"command":"whale.shell_run","arguments":[{"command":"head -n 60","mode":"pipe","background":true}]}}`)
+	c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"workspace/executeCommand","params":{"command":"whale.shell_run","arguments":[{"command":%q,"mode":%q,"background":true}]}}`, command, mode))
 	m := c.response("2")
 	var env struct {
 		OK   bool `json:"ok"`
@@ -225,14 +225,22 @@ func TestTerminalInputKeepsWireOrder(t *testing.T) {
 	if json.Unmarshal(m.Result, &env); !env.OK || env.Data.TaskID == "" {
 		t.Fatalf("shell_run = %s", m.Result)
 	}
+	return c, env.Data.TaskID
+}
+
+// TestTerminalInputKeepsWireOrder pipelines many whale/terminal/input
+// requests without waiting for answers: the process must receive them in
+// the order they were sent.
+func TestTerminalInputKeepsWireOrder(t *testing.T) {
+	c, taskID := backgroundTask(t, "head -n 60", "pipe")
 	var want strings.Builder
 	for i := 0; i < 60; i++ {
 		line := fmt.Sprintf("line-%02d", i)
 		want.WriteString(line + "\n")
-		c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"whale/terminal/input","params":{"taskId":%q,"data":%q}}`, 100+i, env.Data.TaskID, line+"\n"))
+		c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"whale/terminal/input","params":{"taskId":%q,"data":%q}}`, 100+i, taskID, line+"\n"))
 	}
-	c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"workspace/executeCommand","params":{"command":"whale.shell_wait","arguments":[{"task_id":%q,"timeout_ms":30000}]}}`, env.Data.TaskID))
-	m = c.response("3")
+	c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"workspace/executeCommand","params":{"command":"whale.shell_wait","arguments":[{"task_id":%q,"timeout_ms":30000}]}}`, taskID))
+	m := c.response("3")
 	var wait struct {
 		Text string `json:"text"`
 	}
@@ -246,25 +254,13 @@ func TestTerminalInputKeepsWireOrder(t *testing.T) {
 // and then input without waiting for answers: the PTY must have the last
 // size by the time the input arrives (an editor resizes and types at once).
 func TestTerminalResizeKeepsWireOrder(t *testing.T) {
-	c := startRaw(t, writeFiles(t, nil))
-	c.initialize()
-	c.send(`{"jsonrpc":"2.0","id":2,"method":"workspace/executeCommand","params":{"command":"whale.shell_run","arguments":[{"command":"read x; stty size","mode":"pty","background":true}]}}`)
-	m := c.response("2")
-	var env struct {
-		OK   bool `json:"ok"`
-		Data struct {
-			TaskID string `json:"task_id"`
-		} `json:"data"`
-	}
-	if json.Unmarshal(m.Result, &env); !env.OK || env.Data.TaskID == "" {
-		t.Fatalf("shell_run = %s", m.Result)
-	}
+	c, taskID := backgroundTask(t, "read x; stty size", "pty")
 	for i := range 40 {
-		c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"whale/terminal/resize","params":{"taskId":%q,"cols":80,"rows":%d}}`, 100+i, env.Data.TaskID, 47-i))
+		c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"whale/terminal/resize","params":{"taskId":%q,"cols":80,"rows":%d}}`, 100+i, taskID, 47-i))
 	}
-	c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"whale/terminal/input","params":{"taskId":%q,"data":"\r"}}`, env.Data.TaskID))
-	c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":4,"method":"workspace/executeCommand","params":{"command":"whale.shell_wait","arguments":[{"task_id":%q,"timeout_ms":30000}]}}`, env.Data.TaskID))
-	m = c.response("4")
+	c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"whale/terminal/input","params":{"taskId":%q,"data":"\r"}}`, taskID))
+	c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":4,"method":"workspace/executeCommand","params":{"command":"whale.shell_wait","arguments":[{"task_id":%q,"timeout_ms":30000}]}}`, taskID))
+	m := c.response("4")
 	var wait struct {
 		Text string `json:"text"`
 	}
