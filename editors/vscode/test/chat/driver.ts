@@ -19,7 +19,7 @@ import * as os from 'os';
 import * as path from 'path';
 import type { Page } from 'playwright-core';
 import { exactlyOnceProblems } from '../e2e/chatTools';
-import { copyLogs, env, installExtensions, openWorkbench, runCommand, sleep, stopWorkbench, type CodeServerDirs, type Workbench } from '../e2e/harness';
+import { copyLogs, env, installExtensions, openWorkbench, runCommand, sleep, stopWorkbench, testUserSettings, type CodeServerDirs, type Workbench } from '../e2e/harness';
 import type { LogEntry } from './model/extension';
 import { expectations, message, type Expect } from './scenarios';
 
@@ -59,22 +59,7 @@ function prepare(base: string): CodeServerDirs {
     }
     fs.writeFileSync(path.join(ws, 'hello.txt'), 'hello from the workspace\nsecond line\n');
     fs.writeFileSync(path.join(ws, 'src', 'app.ts'), 'const greeting = "hello";\n');
-    const settings = {
-        'files.autoSave': 'off',
-        'workbench.startupEditor': 'none',
-        'workbench.tips.enabled': false,
-        'security.workspace.trust.enabled': false,
-        'telemetry.telemetryLevel': 'off',
-        'extensions.autoCheckUpdates': false,
-        'extensions.autoUpdate': false,
-        'update.mode': 'none',
-        'terminal.integrated.gpuAcceleration': 'off',
-        'chat.disableAIFeatures': false,
-        'whale.terminals.reveal': true,
-        'whale.trace.server': 'messages',
-        // `touch` is a program the exec boundary asks about.
-        'whale.execBoundary.rules': [{ program: 'touch', decision: 'ask' }],
-    };
+    const settings = testUserSettings;
     fs.writeFileSync(path.join(userData, 'User', 'settings.json'), JSON.stringify(settings, null, 2));
     return { base, ws, userData, exts };
 }

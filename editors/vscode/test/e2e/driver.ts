@@ -12,7 +12,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import type { Page } from 'playwright-core';
-import { copyLogs, env, installExtensions, openWorkbench, runCommand, sleep, stopWorkbench, type CodeServerDirs, type Workbench } from './harness';
+import { copyLogs, env, installExtensions, openWorkbench, runCommand, sleep, stopWorkbench, testUserSettings, type CodeServerDirs, type Workbench } from './harness';
 
 interface Step {
     name: string;
@@ -58,21 +58,9 @@ function prepare(base: string): CodeServerDirs & { results: string } {
         path.join(userData, 'User', 'settings.json'),
         JSON.stringify(
             {
-                'files.autoSave': 'off',
-                'terminal.integrated.gpuAcceleration': 'off',
-                'workbench.startupEditor': 'none',
-                'workbench.tips.enabled': false,
-                'security.workspace.trust.enabled': false,
-                'telemetry.telemetryLevel': 'off',
-                'extensions.autoCheckUpdates': false,
-                'extensions.autoUpdate': false,
-                'update.mode': 'none',
-                'chat.disableAIFeatures': false,
+                ...testUserSettings,
                 // No typings download from npm: the language tools' project needs none.
                 'typescript.disableAutomaticTypeAcquisition': true,
-                'whale.terminals.reveal': true,
-                'whale.trace.server': 'messages',
-                'whale.execBoundary.rules': [{ program: 'touch', decision: 'ask' }],
             },
             null,
             2,

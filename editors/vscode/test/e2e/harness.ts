@@ -49,6 +49,24 @@ async function waitHttp(url: string, ms: number): Promise<void> {
     }
 }
 
+/** The user settings both drivers start code-server with: quiet, offline, no autosave, whale traced, `touch` asked about. */
+export const testUserSettings = {
+    'files.autoSave': 'off',
+    'workbench.startupEditor': 'none',
+    'workbench.tips.enabled': false,
+    'security.workspace.trust.enabled': false,
+    'telemetry.telemetryLevel': 'off',
+    'extensions.autoCheckUpdates': false,
+    'extensions.autoUpdate': false,
+    'update.mode': 'none',
+    'terminal.integrated.gpuAcceleration': 'off',
+    'chat.disableAIFeatures': false,
+    'whale.terminals.reveal': true,
+    'whale.trace.server': 'messages',
+    // `touch` is a program the exec boundary asks about.
+    'whale.execBoundary.rules': [{ program: 'touch', decision: 'ask' }],
+};
+
 /** The folders of one code-server run. */
 export interface CodeServerDirs {
     base: string;
