@@ -1,17 +1,16 @@
 package mcphost
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/whale-ls/whale-ls/internal/syncbuf"
 	"github.com/whale-ls/whale-ls/mcphost/mcptest"
 )
 
@@ -21,23 +20,6 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 func ctxT(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
@@ -45,7 +27,7 @@ func ctxT(t *testing.T) context.Context {
 }
 
 func TestHostListsAndCallsTools(t *testing.T) {
-	var logs syncBuf
+	var logs syncbuf.Buffer
 	h := New(map[string]ServerConfig{"tracker": {Command: mcptest.Server(t)}}, Options{Log: slog.New(slog.NewTextHandler(&logs, nil))})
 	defer h.Close()
 	tools, err := h.Tools(ctxT(t), "tracker")
@@ -86,7 +68,7 @@ func TestHostListsAndCallsTools(t *testing.T) {
 // TestHostRestartsOnceThenGivesUp: the first crash restarts the server, the
 // second makes it unavailable.
 func TestHostRestartsOnceThenGivesUp(t *testing.T) {
-	var logs syncBuf
+	var logs syncbuf.Buffer
 	h := New(map[string]ServerConfig{"tracker": {Command: mcptest.Server(t)}}, Options{Log: slog.New(slog.NewTextHandler(&logs, nil))})
 	defer h.Close()
 	_, err := h.Call(ctxT(t), "tracker", "crash", []byte(`{}`))

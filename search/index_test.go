@@ -3,7 +3,6 @@
 package search
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -12,11 +11,11 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/whale-ls/whale-ls/internal/syncbuf"
 	"github.com/whale-ls/whale-ls/workspace"
 )
 
@@ -206,7 +205,7 @@ func TestIndexWatchLimitFallsBack(t *testing.T) {
 	for i := range 10 {
 		write(t, dir, fmt.Sprintf("d%d/f.go", i), "needle\n")
 	}
-	var logBuf syncBuffer
+	var logBuf syncbuf.Buffer
 	root, x := startIndex(t, dir, IndexOptions{MaxWatches: 5, Log: newTestLogger(&logBuf)})
 	st := x.Wait(context.Background())
 	if st.State != IndexWalking || !strings.Contains(st.Reason, "watch limit") {
@@ -243,7 +242,7 @@ func TestIndexQueueOverflowRebuilds(t *testing.T) {
 	write(t, dir, "a.go", "needle\n")
 	hold := make(chan struct{})
 	held := make(chan struct{}, 1)
-	var logBuf syncBuffer
+	var logBuf syncbuf.Buffer
 	o := IndexOptions{Log: newTestLogger(&logBuf)}
 	o.beforeDrain = func() {
 		select {
@@ -358,24 +357,6 @@ func TestIndexMemory(t *testing.T) {
 		t.Errorf("the index costs %.0f bytes per file beyond the names, want at most 150", per)
 	}
 	runtime.KeepAlive(x)
-}
-
-// syncBuffer is a bytes.Buffer safe for the index's goroutines to log to.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 func newTestLogger(w io.Writer) *slog.Logger { return slog.New(slog.NewTextHandler(w, nil)) }

@@ -30,10 +30,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/whale-ls/whale-ls/bench/internal/benchserver"
+	"github.com/whale-ls/whale-ls/internal/syncbuf"
 )
 
 func main() {
@@ -103,7 +103,7 @@ func run(tree string, copies, runs, changes int, bin, cpuProfile string) (bool, 
 	baseRSS := rssKiB(base)
 	base.Close()
 
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	t0 := time.Now()
 	var args []string
 	if cpuProfile != "" {
@@ -381,22 +381,4 @@ func rssKiB(srv *benchserver.Server) int64 {
 		}
 	}
 	return 0
-}
-
-// syncBuffer collects the server's log, written from another goroutine.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
