@@ -71,17 +71,25 @@ func Grep(ws *workspace.Set, editor toolbridge.Editor, indexes FileIndexes) tool
 			return toolbridge.Result{}, searchFailure(t, shown, err)
 		}
 		text, sh := res.Text()
+		data := map[string]any{
+			"files":        len(res.Files),
+			"matches":      res.Matches,
+			"shown_files":  sh.Files,
+			"shown_lines":  sh.Lines,
+			"more_files":   sh.MoreFiles,
+			"more_matches": sh.MoreLines,
+			"index":        indexState(req.Index),
+		}
+		if req.Index != nil {
+			// How many files the index's content filter has yet to read
+			// (grep reads every one of them).
+			if st := req.Index.Status(); st.State == search.IndexReady {
+				data["filter_pending"] = st.ContentsPending
+			}
+		}
 		return toolbridge.Result{
-			Text: text,
-			Data: map[string]any{
-				"files":        len(res.Files),
-				"matches":      res.Matches,
-				"shown_files":  sh.Files,
-				"shown_lines":  sh.Lines,
-				"more_files":   sh.MoreFiles,
-				"more_matches": sh.MoreLines,
-				"index":        indexState(req.Index),
-			},
+			Text:     text,
+			Data:     data,
 			MoreHint: "narrow the search with path or include, lower context, or use output_mode \"files\"",
 		}, nil
 	})

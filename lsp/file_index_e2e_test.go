@@ -50,14 +50,27 @@ func TestFileIndexSeesEveryChange(t *testing.T) {
 		}
 		return lines(g.Text), lines(f.Text)
 	}
+	// check answers right after the step, then again once the index's
+	// content filter has read the changed files (grep then reads only the
+	// files the filter keeps).
 	check := func(step string, wantMatches, wantFiles []string) {
 		t.Helper()
-		matches, files := answer(step)
-		if d := cmp.Diff(wantMatches, matches); d != "" {
-			t.Errorf("%s: grep (-want +got):\n%s", step, d)
-		}
-		if d := cmp.Diff(wantFiles, files); d != "" {
-			t.Errorf("%s: search_files (-want +got):\n%s", step, d)
+		for _, when := range []string{"", " (contents read)"} {
+			matches, files := answer(step)
+			if d := cmp.Diff(wantMatches, matches); d != "" {
+				t.Errorf("%s%s: grep (-want +got):\n%s", step, when, d)
+			}
+			if d := cmp.Diff(wantFiles, files); d != "" {
+				t.Errorf("%s%s: search_files (-want +got):\n%s", step, when, d)
+			}
+			for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+				g := s.exec(ctx, "grep", map[string]any{"pattern": "no such text", "output_mode": "files"})
+				if pending := g.Data.(map[string]any)["filter_pending"]; pending == 0.0 {
+					break
+				} else if time.Now().After(deadline) {
+					t.Fatalf("%s: the content filter has %v files to read after 30 s", step, pending)
+				}
+			}
 		}
 	}
 	deadline := time.Now().Add(30 * time.Second)

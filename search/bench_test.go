@@ -3,6 +3,7 @@ package search
 import (
 	"bytes"
 	"context"
+	"hash/maphash"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -113,5 +114,36 @@ func BenchmarkScanInMemory(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkContentFilter is the content indexer's work per file of the Go
+// source tree, the files read once beforehand: its trigrams, their filter
+// and the content's hash.
+func BenchmarkContentFilter(b *testing.B) {
+	dir := filepath.Join(runtime.GOROOT(), "src")
+	var files [][]byte
+	var total int64
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if data, err := os.ReadFile(p); err == nil && bytes.IndexByte(data[:min(len(data), binaryProbe)], 0) < 0 {
+				files = append(files, data)
+				total += int64(len(data))
+			}
+		}
+		return nil
+	})
+	if len(files) == 0 {
+		b.Skip("Go source tree not available")
+	}
+	gs := newGramSet()
+	t := newContentTable()
+	b.SetBytes(total)
+	b.ResetTimer()
+	for b.Loop() {
+		for _, data := range files {
+			_ = maphash.Bytes(t.seed, data)
+			newGramFilter(gs.of(data))
+		}
 	}
 }

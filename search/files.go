@@ -116,7 +116,7 @@ func indexListing(x *Index, start string, want func(rel, name string) bool) ([]i
 	if x == nil {
 		return nil, false
 	}
-	return x.listing(start, want)
+	return x.listing(start, want, nil)
 }
 
 // ErrNotDir is returned by Files when the path to search is a file.

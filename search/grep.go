@@ -250,7 +250,8 @@ func (g *grepRun) searchTree(root *os.Root, ig *workspace.Ignorer, start string,
 		if include == nil {
 			want = nil
 		}
-		if dirs, ok := req.Index.listing(start, want); ok {
+		content := &contentFilter{q: g.m.grams, overlay: req.Overlay}
+		if dirs, ok := req.Index.listing(start, want, content); ok {
 			return g.searchListed(root, ig, start, include, dirs, req)
 		}
 	}

@@ -48,13 +48,20 @@ type IndexStatus struct {
 	BuildTime   time.Duration
 	// Rebuilds counts the builds after an overflow of the event queue.
 	Rebuilds int
+	// Contents counts the files whose content the filter knows (grep reads
+	// only those of them that may match), ContentsPending those it has yet
+	// to read (grep reads them all); FilterBytes is the memory the filter
+	// takes.
+	Contents, ContentsPending int
+	FilterBytes               int64
 }
 
 // String is the status in one line, for logs and the tools' results.
 func (s IndexStatus) String() string {
 	switch s.State {
 	case IndexReady:
-		return fmt.Sprintf("file index of %s ready: %d files in %d folders (built in %s)", s.Folder, s.Files, s.Dirs, s.BuildTime.Round(time.Millisecond))
+		return fmt.Sprintf("file index of %s ready: %d files in %d folders (built in %s); content filter: %d files (%.1f MiB), %d to read",
+			s.Folder, s.Files, s.Dirs, s.BuildTime.Round(time.Millisecond), s.Contents, float64(s.FilterBytes)/(1<<20), s.ContentsPending)
 	case IndexBuilding:
 		if s.Reason != "" {
 			return fmt.Sprintf("file index of %s being rebuilt (%s); searches walk the folder until it is ready", s.Folder, s.Reason)
@@ -80,6 +87,11 @@ type IndexOptions struct {
 	// batch of events (tests hold the reader back with it, to overflow the
 	// kernel's event queue for real).
 	beforeDrain func()
+	// afterContentRead, when set, runs in the content indexer after it
+	// read a file (rel from the root) and before it records its filter.
+	afterContentRead func(rel string)
+	// contentBudget replaces the content filter's memory budget when set.
+	contentBudget int64
 }
 
 // maxRebuilds is how many times an index is rebuilt after its event queue
@@ -128,6 +140,8 @@ type Index struct {
 	byWd     map[int32]*indexDir
 	exclude  string // the size and mtime of .git/info/exclude at build
 	rebuilds int
+	// content is the content filter (content.go); nil unless ready.
+	content *contentTable
 }
 
 // indexDir is one folder of the index.
@@ -140,13 +154,16 @@ type indexDir struct {
 	sub    map[string]*indexDir
 }
 
-// indexFile is one regular file: 32 bytes plus its name.
+// indexFile is one regular file: 40 bytes plus its name.
 type indexFile struct {
 	name string
 	// size is -1 and mtime 0 until fillStats, shortly after the build,
 	// has looked.
 	size  int64
 	mtime int64 // Unix nanoseconds
+	// blob is the id of the file's content in the content filter, or the
+	// state of its indexing (blobUnknown...).
+	blob uint32
 }
 
 // NewIndex starts indexing the folder that root opens (folder names it in
@@ -168,7 +185,12 @@ func NewIndex(root *os.Root, folder string, o IndexOptions) *Index {
 func (x *Index) Status() IndexStatus {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	return x.status
+	st := x.status
+	if x.content != nil {
+		st.Contents, st.FilterBytes = x.content.files, x.content.bytes
+		st.ContentsPending = st.Files - x.content.files - x.content.unfiltered
+	}
+	return st
 }
 
 // Wait blocks until the index is no longer being built (ready, off or
@@ -202,6 +224,11 @@ func (x *Index) Close() {
 
 func (x *Index) setStateLocked(st IndexState, reason string) {
 	x.status.State, x.status.Reason = st, reason
+	x.notifyLocked()
+}
+
+// notifyLocked wakes those waiting for a change of the index's state.
+func (x *Index) notifyLocked() {
 	close(x.changed)
 	x.changed = make(chan struct{})
 }
@@ -211,7 +238,7 @@ func (x *Index) stopWatchingLocked() {
 		x.w.stop() // the reader closes it as it ends
 		x.w = nil
 	}
-	x.top, x.byWd = nil, nil
+	x.top, x.byWd, x.content = nil, nil, nil
 	x.status.Files, x.status.Dirs = 0, 0
 }
 
@@ -262,6 +289,13 @@ func (x *Index) build() {
 		return
 	}
 	x.w, x.ig, x.top, x.byWd, x.exclude = w, ig, top, byWd, exclude
+	x.content = newContentTable()
+	if x.opts.contentBudget > 0 {
+		x.content.budget = x.opts.contentBudget
+	}
+	for _, n := range byWd {
+		x.markDirtyLocked(n)
+	}
 	x.status.Files, x.status.Dirs, x.status.BuildTime = files, len(byWd), time.Since(began)
 	x.setStateLocked(IndexReady, "")
 	x.drainLocked()
@@ -272,7 +306,11 @@ func (x *Index) build() {
 	x.log.Info("file index ready", "folder", x.folder, "files", x.status.Files, "folders", x.status.Dirs, "ms", x.status.BuildTime.Milliseconds())
 	x.wg.Add(2)
 	go x.readEvents(w)
-	go x.fillStats(w)
+	go func(t *contentTable) {
+		defer x.wg.Done()
+		x.fillStats(w)
+		x.indexContents(w, t)
+	}(x.content)
 	// The build's garbage (every path it joined, the listings) is several
 	// times what the index keeps: give it back to the system now rather
 	// than leave the server's RSS at its peak.
@@ -284,7 +322,6 @@ func (x *Index) build() {
 // event has touched since (its size known) keeps what the event recorded,
 // which is newer. It ends early when the index closes or turns off.
 func (x *Index) fillStats(w watcher) {
-	defer x.wg.Done()
 	x.mu.Lock()
 	var dirs []*indexDir
 	for _, n := range x.byWd {
@@ -545,13 +582,18 @@ func (x *Index) applyLocked(ev fsEvent) {
 	fi, err := x.root.Lstat(rel)
 	if err != nil || !fi.Mode().IsRegular() || n.rules.Ignored(rel, false) {
 		if found {
+			x.content.release(n.files[i].blob)
 			n.files = slices.Delete(n.files, i, i+1)
 			x.status.Files--
 		}
 		return
 	}
+	// Whatever the event, the content may have changed: the content
+	// indexer reads the file again, and searches read it until then.
 	f := indexFile{name: ev.name, size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+	x.markDirtyLocked(n)
 	if found {
+		x.content.release(n.files[i].blob)
 		f.name = n.files[i].name
 		n.files[i] = f
 		return
@@ -579,6 +621,10 @@ func (x *Index) forgetTreeLocked(d *indexDir) {
 	}
 	x.status.Files -= len(d.files)
 	x.status.Dirs--
+	for _, f := range d.files {
+		x.content.release(f.blob)
+	}
+	delete(x.content.dirty, d)
 	for _, s := range d.sub {
 		x.forgetTreeLocked(s)
 	}
@@ -601,6 +647,9 @@ func (x *Index) addLocked(n *indexDir, name string) {
 	}
 	n.sub[name] = sub
 	maps.Copy(x.byWd, byWd)
+	for _, d := range byWd {
+		x.markDirtyLocked(d)
+	}
 	x.status.Files += files
 	x.status.Dirs += len(byWd)
 }
@@ -618,6 +667,9 @@ func (x *Index) rescanLocked(n *indexDir) {
 			return
 		}
 		x.top, x.byWd = top, byWd
+		for _, d := range byWd {
+			x.markDirtyLocked(d)
+		}
 		x.status.Files, x.status.Dirs = files, len(byWd)
 		return
 	}
@@ -642,10 +694,12 @@ type indexedDir struct {
 }
 
 // listing returns the indexed files below start (a cleaned slash path) for
-// which want is true (nil: all; want must not keep the path it is given), after applying every queued change. ok is
-// false when the index cannot answer: it is not ready, or start is not an
-// indexed folder (ignored, say), and the caller walks instead.
-func (x *Index) listing(start string, want func(rel, name string) bool) (dirs []indexedDir, ok bool) {
+// which want is true (nil: all; want must not keep the path it is given)
+// and, with a content filter, which that filter keeps, after applying
+// every queued change. ok is false when the index cannot answer: it is not
+// ready, or start is not an indexed folder (ignored, say), and the caller
+// walks instead.
+func (x *Index) listing(start string, want func(rel, name string) bool, content *contentFilter) (dirs []indexedDir, ok bool) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.status.State != IndexReady {
@@ -671,7 +725,7 @@ func (x *Index) listing(start string, want func(rel, name string) bool) (dirs []
 	var scratch []byte
 	var walk func(d *indexDir)
 	walk = func(d *indexDir) {
-		if want == nil {
+		if want == nil && content == nil {
 			if len(d.files) > 0 {
 				dirs = append(dirs, indexedDir{rel: d.rel, files: slices.Clone(d.files)})
 			}
@@ -685,7 +739,8 @@ func (x *Index) listing(start string, want func(rel, name string) bool) (dirs []
 			for _, f := range d.files {
 				// want sees the path in a reused buffer: it must not keep it.
 				scratch = append(scratch[:n], f.name...)
-				if want(unsafe.String(unsafe.SliceData(scratch), len(scratch)), f.name) {
+				rel := unsafe.String(unsafe.SliceData(scratch), len(scratch))
+				if (want == nil || want(rel, f.name)) && (content == nil || content.keep(x.content, rel, f.blob)) {
 					fs = append(fs, f)
 				}
 			}

@@ -80,14 +80,19 @@ func TestIndexFollowsChanges(t *testing.T) {
 		"deep/x/y/z.go": "needle\n",
 	})
 	root, x := startIndex(t, dir, IndexOptions{})
+	// check answers right after the step (the content filter not yet
+	// told of the change), then once the filter has read the changed files.
 	check := func(step string, wantFiles, wantMatches []string) {
 		t.Helper()
-		files, matches := bothWays(t, root, x, "needle")
-		if d := cmp.Diff(wantFiles, files); d != "" {
-			t.Errorf("%s: files (-want +got):\n%s", step, d)
-		}
-		if d := cmp.Diff(wantMatches, matches); d != "" {
-			t.Errorf("%s: matches (-want +got):\n%s", step, d)
+		for _, when := range []string{"", ", contents read"} {
+			files, matches := bothWays(t, root, x, "needle")
+			if d := cmp.Diff(wantFiles, files); d != "" {
+				t.Errorf("%s%s: files (-want +got):\n%s", step, when, d)
+			}
+			if d := cmp.Diff(wantMatches, matches); d != "" {
+				t.Errorf("%s%s: matches (-want +got):\n%s", step, when, d)
+			}
+			waitContents(t, x)
 		}
 	}
 	check("start", []string{".gitignore", "a.go", "deep/x/y/z.go", "pkg/b.go"}, []string{"a.go", "deep/x/y/z.go"})
@@ -372,7 +377,7 @@ func TestIndexFillsSizes(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		got := map[string]int64{}
-		dirs, _ := x.listing(".", nil)
+		dirs, _ := x.listing(".", nil, nil)
 		for _, d := range dirs {
 			for _, f := range d.files {
 				if f.mtime == 0 {

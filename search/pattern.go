@@ -114,6 +114,9 @@ type matcher struct {
 	finder finder
 	// exact means a finder hit is a match: the regexp need not run.
 	exact bool
+	// grams is what a file's trigrams must hold for a match (nil: nothing
+	// the content filter can check).
+	grams *gramQuery
 	// window, when set, holds every byte a match can consume (the pattern
 	// is ASCII-only and never matches empty). A match then lies inside the
 	// run of such bytes around a finder hit, and the regexp runs on that
@@ -154,6 +157,7 @@ func compilePattern(pattern string, fixed, caseInsensitive bool) (*matcher, erro
 	}
 	m := &matcher{line: re, prog: prog, dfaFrom: dfaFrom, workLimit: WorkLimit, byteClasses: sync.OnceValue(func() *byteClasses { return newByteClasses(prog) })}
 	m.finder, m.exact = planFinder(tree)
+	m.grams = gramsFor(tree)
 	if m.finder != nil && !m.exact {
 		var allowed byteSet
 		if asciiBytes(tree, &allowed) {

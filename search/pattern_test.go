@@ -44,7 +44,8 @@ func scanLines(t *testing.T, m *matcher, buf []byte) []int {
 }
 
 // checkScan compares the prefiltered scan with the reference, with lines
-// judged by the regexp and by the automaton.
+// judged by the regexp and by the automaton, and checks that the content
+// filter keeps a text that matches.
 func checkScan(t *testing.T, pattern string, icase bool, text string) {
 	t.Helper()
 	m, err := compilePattern(pattern, false, icase)
@@ -65,6 +66,9 @@ func checkScan(t *testing.T, pattern string, icase bool, text string) {
 		if count != len(want) {
 			t.Errorf("scan(%q) by the %s count = %d, want %d", pattern, engine.name, count, len(want))
 		}
+	} // The content filter may not turn away a text that has a match.
+	if len(want) > 0 && m.grams != nil && !m.grams.mayMatch(newGramFilter(newGramSet().of([]byte(text)))) {
+		t.Errorf("the content filter of %q turns away a text that matches %q (icase=%v)", text, pattern, icase)
 	}
 }
 
@@ -95,6 +99,11 @@ var scanCases = []struct {
 	{`(?s)a.b`, false, "a\nb\naxb\n"},
 	{`[A-Z]{3}\d`, false, "AB1\nABC1\nxABCD9x\nABC\n1\n"},
 	{`\b\w{3,}\b`, false, "ab cd\nabc\n a_b \n"},
+	{`fooBar|QUX`, true, "x\nFOOBAR\n"},
+	{`a\x{0130}b`, true, "A\u0130B\n"},
+	{`[Hh]andle\(`, false, "HANDLE(\nhandle(\n"},
+	{`caf\xe9`, false, "caf\xc3\xa9\n"},
+	{`\x{1e9e}ss`, true, "\u00dfSS\n\u1e9eSS\n"},
 	{`[a-c]{70}`, false, strings.Repeat("a", 69) + "\n" + strings.Repeat("abc", 24) + "\n" + strings.Repeat("c", 64) + "d" + strings.Repeat("a", 6) + "\n"},
 }
 
@@ -143,4 +152,41 @@ func FuzzScanAgreesWithRegexp(f *testing.F) {
 		}
 		checkScan(t, pattern, icase, text)
 	})
+}
+
+// TestGramsFor checks that patterns with a literal run of three letters or
+// more get a query for the content filter, and those without do not.
+func TestGramsFor(t *testing.T) {
+	for _, tc := range []struct {
+		pattern string
+		icase   bool
+		all     int // required trigrams; -1: no query
+		any     int // branches
+	}{
+		{"func main", false, 7, 0},
+		{"content-type", true, 10, 0},
+		{`func \w+Handler\(`, false, 9, 0}, // 3 of "func ", 6 of "Handler("
+		{`\b[A-Z]{3,}_[A-Z]+\b`, false, -1, 0},
+		{`TODO|FIXME`, false, 0, 2},
+		{`TODO|FI`, false, -1, 0}, // a branch with no trigram: no query
+		{`ab`, false, -1, 0},
+		{`kind`, true, 1, 0},  // k folds to the Kelvin sign: only "ind"
+		{`Kind`, false, 2, 0}, // case-sensitive: both
+		{`a.cde`, false, 1, 0},
+	} {
+		m, err := compilePattern(tc.pattern, false, tc.icase)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case tc.all < 0:
+			if m.grams != nil {
+				t.Errorf("gramsFor(%q) = %+v, want no query", tc.pattern, m.grams)
+			}
+		case m.grams == nil:
+			t.Errorf("gramsFor(%q) = nil, want %d trigrams and %d branches", tc.pattern, tc.all, tc.any)
+		case len(m.grams.all) != tc.all || len(m.grams.any) != tc.any:
+			t.Errorf("gramsFor(%q): %d trigrams and %d branches, want %d and %d", tc.pattern, len(m.grams.all), len(m.grams.any), tc.all, tc.any)
+		}
+	}
 }

@@ -66,9 +66,10 @@ func genTree(t testing.TB, seed uint64) string {
 // TestGrepMatchesRipgrep compares the set of matching lines with ripgrep's
 // on a generated tree. It is skipped when rg is not installed.
 //
-// It compares three times: walking, from a file index, and from the same
-// index after files were created, changed, renamed, moved and deleted and
-// an ignore file was edited.
+// It compares walking, from a file index (before and after its content
+// filter read the files), and from the same index after files were
+// created, changed, renamed, moved and deleted and an ignore file was
+// edited (before and after the filter read them again).
 func TestGrepMatchesRipgrep(t *testing.T) {
 	rg, err := exec.LookPath("rg")
 	if err != nil {
@@ -89,8 +90,15 @@ func TestGrepMatchesRipgrep(t *testing.T) {
 		t.Fatalf("index: %v", st)
 	}
 	t.Run("index", func(t *testing.T) { compareWithRipgrep(t, rg, dir, root, x) })
+	contentsRead := func(t *testing.T) {
+		if runtime.GOOS == "linux" {
+			waitContents(t, x)
+		}
+	}
+	t.Run("index, contents read", func(t *testing.T) { contentsRead(t); compareWithRipgrep(t, rg, dir, root, x) })
 	changeTree(t, dir)
 	t.Run("index after changes", func(t *testing.T) { compareWithRipgrep(t, rg, dir, root, x) })
+	t.Run("index after changes, contents read", func(t *testing.T) { contentsRead(t); compareWithRipgrep(t, rg, dir, root, x) })
 	if st := x.Status(); runtime.GOOS == "linux" && st.State != IndexReady {
 		t.Errorf("index after changes: %v", st)
 	}
@@ -227,5 +235,28 @@ func compareWithRipgrep(t *testing.T, rg, dir string, root *os.Root, x *Index) {
 	slices.Sort(got)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Files(**/*.go) differs from rg --files (-rg +whale):\n%s", diff)
+	}
+}
+
+// waitContents applies the queued changes and waits until the content
+// filter has read every file of the index.
+func waitContents(t *testing.T, x *Index) IndexStatus {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		x.mu.Lock()
+		x.drainLocked()
+		x.mu.Unlock()
+		st := x.Status()
+		if st.State != IndexReady {
+			t.Fatalf("index: %v", st)
+		}
+		if st.ContentsPending == 0 {
+			return st
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the content filter still has %d files to read after 30 s: %v", st.ContentsPending, st)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }

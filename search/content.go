@@ -1,0 +1,543 @@
+package search
+
+import (
+	"bytes"
+	"hash/maphash"
+	"math/bits"
+	"regexp/syntax"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
+)
+
+// The content filter: beside each indexed file the index keeps the id of
+// its content (a blob: files with the same bytes share one), and for each
+// blob a Bloom filter of the trigrams it holds, letters folded to lower
+// case. A grep whose pattern requires some trigrams then reads only the
+// files whose filter may hold all of them; the filter never says no to a
+// file that has them, so the match set is the same as reading every file.
+
+// A file's blob id, or one of these states.
+const (
+	// blobUnknown: not looked at since the file appeared or changed; the
+	// content indexer will, and until then searches read the file.
+	blobUnknown uint32 = iota
+	// blobPending: the content indexer is reading it; searches read it.
+	blobPending
+	// blobUnfiltered: the indexer left it out (too large, unreadable, or
+	// over the memory budget); searches read it.
+	blobUnfiltered
+	// blobBinary: a NUL in the first binaryProbe bytes, so grep skips it.
+	blobBinary
+	// firstBlob is the first id of a blob with a filter.
+	firstBlob
+)
+
+// Bounds on the content filter.
+const (
+	// gramBits is the size of a blob's filter per distinct trigram it
+	// holds: with 3 probes a trigram it lacks passes about 3% of the time.
+	gramBits = 8
+	// gramProbes is the number of bits each trigram sets.
+	gramProbes = 3
+	// maxFilteredSize is the size from which a file is read by every grep
+	// rather than filtered.
+	maxFilteredSize = 16 << 20
+	// contentBudget caps the bytes all filters take together.
+	contentBudget = 48 << 20
+	// contentSettle is how long the indexer waits after a change before it
+	// reads the changed files, so that a burst of writes is read once.
+	contentSettle = 100 * time.Millisecond
+)
+
+// gramByte is the 7-bit letter a byte counts as in a trigram: ASCII
+// upper-case letters fold to lower case, and a byte from 0x80 up counts as
+// the ASCII byte of its low 7 bits. Bytes that share a letter are the same
+// to the filter, which makes it answer "may hold" more often, never less;
+// in return a trigram takes 21 bits, and the set of a file's trigrams fits
+// in a processor's cache.
+var gramByte = func() (t [256]byte) {
+	for i := range t {
+		b := i & 0x7f
+		if 'A' <= b && b <= 'Z' {
+			b += 'a' - 'A'
+		}
+		t[i] = byte(b)
+	}
+	return t
+}()
+
+// gramMask keeps a trigram's 21 bits.
+const gramMask = 1<<21 - 1
+
+// gramSet collects the distinct trigrams of one buffer; it is reused
+// buffer after buffer by one goroutine.
+type gramSet struct {
+	seen  []uint64 // one bit per trigram: 256 KiB
+	grams []uint32
+}
+
+func newGramSet() *gramSet { return &gramSet{seen: make([]uint64, (gramMask+1)/64)} }
+
+// of returns the distinct trigrams of data that hold no line break
+// (no search looks for one), in no particular order, valid until the next
+// call.
+func (s *gramSet) of(data []byte) []uint32 {
+	for _, g := range s.grams {
+		s.seen[g>>6] = 0
+	}
+	s.grams = s.grams[:0]
+	var g uint32
+	run := 0 // bytes since the last line break
+	for _, b := range data {
+		if b == '\n' || b == '\r' {
+			run = 0
+			continue
+		}
+		g = (g<<7 | uint32(gramByte[b])) & gramMask
+		if run++; run < 3 {
+			continue
+		}
+		if w, bit := g>>6, uint64(1)<<(g&63); s.seen[w]&bit == 0 {
+			s.seen[w] |= bit
+			s.grams = append(s.grams, g)
+		}
+	}
+	return s.grams
+}
+
+// gramFilter is a Bloom filter of a blob's trigrams.
+type gramFilter []uint64
+
+// probes returns the gramProbes bit positions of g in a filter of m bits.
+func probes(g uint32, m uint64) [gramProbes]uint64 {
+	h := uint64(g) * 0x9e3779b97f4a7c15
+	h ^= h >> 29
+	h *= 0xbf58476d1ce4e5b9
+	h ^= h >> 32
+	h1, h2 := uint32(h), uint32(h>>32)|1
+	var p [gramProbes]uint64
+	for i := range p {
+		x := h1 + uint32(i)*h2
+		p[i] = uint64(x) * m >> 32
+	}
+	return p
+}
+
+func newGramFilter(grams []uint32) gramFilter {
+	f := make(gramFilter, (len(grams)*gramBits+63)/64)
+	m := uint64(len(f)) * 64
+	for _, g := range grams {
+		for _, p := range probes(g, m) {
+			f[p>>6] |= 1 << (p & 63)
+		}
+	}
+	return f
+}
+
+// has reports whether the filter may hold g (false: it surely does not).
+func (f gramFilter) has(g uint32) bool {
+	m := uint64(len(f)) * 64
+	if m == 0 {
+		return false
+	}
+	for _, p := range probes(g, m) {
+		if f[p>>6]&(1<<(p&63)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// gramQuery is what a pattern requires of a file's trigrams: all of all,
+// and, when any is set, one of any too. A nil *gramQuery requires nothing.
+type gramQuery struct {
+	all []uint32
+	any []*gramQuery
+}
+
+// mayMatch reports whether a file whose filter is f can hold a match.
+func (q *gramQuery) mayMatch(f gramFilter) bool {
+	for _, g := range q.all {
+		if !f.has(g) {
+			return false
+		}
+	}
+	if len(q.any) == 0 {
+		return true
+	}
+	for _, s := range q.any {
+		if s.mayMatch(f) {
+			return true
+		}
+	}
+	return false
+}
+
+// gramsFor returns the trigrams a line must hold to match re, or nil when
+// the pattern requires none that the filter can check. It builds on the
+// sequences the finder is planned from (seqBuilder): three adjacent
+// positions each of which allows one letter (gramByte) make a required
+// trigram.
+func gramsFor(re *syntax.Regexp) *gramQuery {
+	if re.Op == syntax.OpCapture && re.Sub[0].Op == syntax.OpAlternate {
+		re = re.Sub[0]
+	}
+	if re.Op == syntax.OpAlternate {
+		if len(re.Sub) > maxFinderAlts {
+			return nil
+		}
+		q := &gramQuery{}
+		for _, sub := range re.Sub {
+			s := gramsFor(sub)
+			if s == nil {
+				return nil // a branch that requires nothing: so does the whole
+			}
+			q.any = append(q.any, s)
+		}
+		return q
+	}
+	b := &seqBuilder{}
+	b.walk(re)
+	b.cut()
+	var all []uint32
+	for _, seq := range b.seqs {
+		var g uint32
+		run := 0
+		for _, set := range seq {
+			c, ok := foldedSingle(set)
+			if !ok {
+				run = 0
+				continue
+			}
+			g = (g<<7 | uint32(c)) & gramMask
+			if run++; run >= 3 && !slices.Contains(all, g) {
+				all = append(all, g)
+			}
+		}
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	return &gramQuery{all: all}
+}
+
+// foldedSingle returns the one letter (gramByte) the set allows; ok is
+// false when it allows none, several, or a line break.
+func foldedSingle(s byteSet) (c byte, ok bool) {
+	n := 0
+	for w, word := range s {
+		for word != 0 {
+			b := byte(w*64 + bits.TrailingZeros64(word))
+			word &= word - 1
+			if b == '\n' || b == '\r' {
+				return 0, false
+			}
+			if f := gramByte[b]; n == 0 || f != c {
+				if n++; n > 1 {
+					return 0, false
+				}
+				c = f
+			}
+		}
+	}
+	return c, n == 1
+}
+
+// blobKey identifies a file's content: its size and a 64-bit hash of its
+// bytes.
+type blobKey struct {
+	size int64
+	sum  uint64
+}
+
+// contentTable holds the blobs of one index. It is guarded by the index's
+// lock.
+type contentTable struct {
+	seed    maphash.Seed
+	filters []gramFilter // by blob id; nil for a free or reserved id
+	keys    []blobKey
+	refs    []int32
+	byKey   map[blobKey]uint32
+	free    []uint32
+	bytes   int64 // held by the filters
+	budget  int64 // the most bytes the filters may take
+	// files counts the files whose blob is known (binary included),
+	// unfiltered those the indexer left out.
+	files, unfiltered int
+	// dirty holds the folders with files of unknown content; poke wakes
+	// the indexer when one is added.
+	dirty map[*indexDir]struct{}
+	poke  chan struct{}
+	// passes counts the indexer's passes over dirty folders.
+	passes int
+}
+
+func newContentTable() *contentTable {
+	return &contentTable{
+		seed:    maphash.MakeSeed(),
+		filters: make([]gramFilter, firstBlob),
+		keys:    make([]blobKey, firstBlob),
+		refs:    make([]int32, firstBlob),
+		byKey:   map[blobKey]uint32{},
+		budget:  contentBudget,
+		dirty:   map[*indexDir]struct{}{},
+		poke:    make(chan struct{}, 1),
+	}
+}
+
+// markDirtyLocked has the content indexer look at the files of unknown
+// content in n.
+func (x *Index) markDirtyLocked(n *indexDir) {
+	if x.content == nil {
+		return
+	}
+	x.content.dirty[n] = struct{}{}
+	select {
+	case x.content.poke <- struct{}{}:
+	default:
+	}
+}
+
+// release drops one file's reference to its blob.
+func (t *contentTable) release(blob uint32) {
+	switch {
+	case blob == blobUnfiltered:
+		t.unfiltered--
+	case blob == blobBinary:
+		t.files--
+	case blob >= firstBlob:
+		t.files--
+		if t.refs[blob]--; t.refs[blob] == 0 {
+			delete(t.byKey, t.keys[blob])
+			t.bytes -= int64(len(t.filters[blob])) * 8
+			t.filters[blob], t.keys[blob] = nil, blobKey{}
+			t.free = append(t.free, blob)
+		}
+	}
+}
+
+// ref gives one more file the blob of key, if one exists.
+func (t *contentTable) ref(key blobKey) (uint32, bool) {
+	id, ok := t.byKey[key]
+	if ok {
+		t.refs[id]++
+		t.files++
+	}
+	return id, ok
+}
+
+// add stores a new blob with one reference; ok is false when it would go
+// over the memory budget.
+func (t *contentTable) add(key blobKey, f gramFilter) (uint32, bool) {
+	if id, ok := t.ref(key); ok {
+		return id, true
+	}
+	if t.bytes+int64(len(f))*8 > t.budget {
+		return 0, false
+	}
+	var id uint32
+	if n := len(t.free); n > 0 {
+		id, t.free = t.free[n-1], t.free[:n-1]
+		t.filters[id], t.keys[id], t.refs[id] = f, key, 1
+	} else {
+		id = uint32(len(t.filters))
+		t.filters, t.keys, t.refs = append(t.filters, f), append(t.keys, key), append(t.refs, 1)
+	}
+	t.byKey[key] = id
+	t.bytes += int64(len(f)) * 8
+	t.files++
+	return id, true
+}
+
+// contentFilter is what a grep asks of the index's listing: binary files
+// left out, and, with a query, the files whose content cannot match; the
+// overlay's files are always kept (their text is not what was filtered).
+type contentFilter struct {
+	q       *gramQuery
+	overlay map[string][]byte
+	// verdict caches each blob's answer: 0 not asked, 1 no, 2 may match.
+	verdict []uint8
+}
+
+// keep reports whether the file rel (valid only during the call) with
+// the given blob must be read.
+func (c *contentFilter) keep(t *contentTable, rel string, blob uint32) bool {
+	if blob < blobBinary {
+		return true
+	}
+	if _, open := c.overlay[rel]; open {
+		return true
+	}
+	if blob == blobBinary {
+		return false
+	}
+	if c.q == nil {
+		return true
+	}
+	if c.verdict == nil {
+		c.verdict = make([]uint8, len(t.filters))
+	}
+	if c.verdict[blob] == 0 {
+		c.verdict[blob] = 1
+		if c.q.mayMatch(t.filters[blob]) {
+			c.verdict[blob] = 2
+		}
+	}
+	return c.verdict[blob] == 2
+}
+
+// indexContents is the content indexer: it waits until a folder of the
+// index has files of unknown content (ready with the whole index, later
+// after changes), lets the changes settle, and reads them. It ends with the
+// index.
+func (x *Index) indexContents(w watcher, t *contentTable) {
+	gs := newGramSet()
+	bp := getBuf()
+	defer putBuf(bp)
+	first := true
+	for {
+		began := time.Now()
+		for {
+			x.mu.Lock()
+			if x.w != w || x.content != t {
+				x.mu.Unlock()
+				return
+			}
+			var n *indexDir
+			for d := range t.dirty {
+				n = d
+				break
+			}
+			if n == nil {
+				t.passes++
+				x.notifyLocked()
+				files, size := t.files, t.bytes
+				x.mu.Unlock()
+				if first {
+					x.log.Info("file contents indexed", "folder", x.folder, "files", files,
+						"filterBytes", size, "ms", time.Since(began).Milliseconds())
+					first = false
+					// As after the build: the pass's garbage (the read
+					// buffers grown for large files) goes back now.
+					debug.FreeOSMemory()
+				}
+				break
+			}
+			delete(t.dirty, n)
+			x.mu.Unlock()
+			x.indexDirContents(w, t, n, gs, bp)
+		}
+		select {
+		case <-x.ctx.Done():
+			return
+		case <-t.poke:
+		}
+		select {
+		case <-x.ctx.Done():
+			return
+		case <-time.After(contentSettle):
+		}
+	}
+}
+
+// blobResult is what the indexer learned about one file.
+type blobResult struct {
+	name   string
+	blob   uint32 // a state, or 0 when key and filter say what to add
+	key    blobKey
+	filter gramFilter
+}
+
+// indexDirContents reads the files of unknown content in folder n and
+// records their blobs, unless they changed meanwhile.
+func (x *Index) indexDirContents(w watcher, t *contentTable, n *indexDir, gs *gramSet, bp *[]byte) {
+	x.mu.Lock()
+	if x.w != w || x.content != t || x.byWd[n.wd] != n {
+		x.mu.Unlock()
+		return
+	}
+	var names []string
+	var sizes []int64
+	for i := range n.files {
+		if f := &n.files[i]; f.blob == blobUnknown {
+			f.blob = blobPending
+			names, sizes = append(names, f.name), append(sizes, f.size)
+		}
+	}
+	x.mu.Unlock()
+	if len(names) == 0 {
+		return
+	}
+	results := make([]blobResult, len(names))
+	h, err := openStartDir(x.root, n.rel)
+	for i, name := range names {
+		r := &results[i]
+		r.name, r.blob = name, blobUnfiltered
+		if err != nil || x.ctx.Err() != nil || sizes[i] >= maxFilteredSize {
+			continue
+		}
+		data, rerr := h.readFile(name, *bp, true, maxFilteredSize, sizes[i])
+		if cap(data) > cap(*bp) {
+			*bp = data[:0]
+		}
+		switch {
+		case rerr == errBinary || (rerr == nil && bytes.IndexByte(data[:min(len(data), binaryProbe)], 0) >= 0):
+			r.blob = blobBinary
+			continue
+		case rerr != nil:
+			continue
+		}
+		if x.opts.afterContentRead != nil {
+			x.opts.afterContentRead(joinRel(n.rel, name))
+		}
+		r.key = blobKey{size: int64(len(data)), sum: maphash.Bytes(t.seed, data)}
+		x.mu.Lock()
+		_, known := t.byKey[r.key]
+		x.mu.Unlock()
+		r.blob = 0
+		if !known {
+			r.filter = newGramFilter(gs.of(data))
+		}
+	}
+	if h != nil {
+		h.close()
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.w != w || x.content != t || x.byWd[n.wd] != n {
+		return
+	}
+	for _, r := range results {
+		i, found := slices.BinarySearchFunc(n.files, r.name, func(f indexFile, name string) int { return strings.Compare(f.name, name) })
+		if !found || n.files[i].blob != blobPending {
+			continue // changed since: the change marked it unknown again
+		}
+		f := &n.files[i]
+		switch {
+		case r.blob == blobBinary:
+			f.blob = blobBinary
+			t.files++
+		case r.blob != 0:
+			f.blob = r.blob
+			t.unfiltered++
+		default:
+			id, ok := t.ref(r.key)
+			switch {
+			case ok:
+			case r.filter != nil:
+				if id, ok = t.add(r.key, r.filter); !ok {
+					id = blobUnfiltered // over the budget
+					t.unfiltered++
+				}
+			default:
+				// Its blob was known when looked up and freed since: look
+				// again.
+				id = blobUnknown
+				x.markDirtyLocked(n)
+			}
+			f.blob = id
+		}
+	}
+}

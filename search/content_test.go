@@ -1,0 +1,230 @@
+//go:build linux
+
+package search
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/whale-ls/whale-ls/workspace"
+)
+
+// grepFiles greps pat (files mode) with the index and the overlay.
+func grepFiles(t *testing.T, root *os.Root, x *Index, pat string, overlay map[string][]byte) []string {
+	t.Helper()
+	res, err := Grep(context.Background(), root, workspace.NewIgnorer(root), Request{Pattern: pat, Mode: ModeFiles, Index: x, Overlay: overlay})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, f := range res.Files {
+		out = append(out, f.Path)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// listedFor returns the files the index would have grep read for pat.
+func listedFor(t *testing.T, x *Index, pat string) []string {
+	t.Helper()
+	m, err := compilePattern(pat, false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs, ok := x.listing(".", nil, &contentFilter{q: m.grams})
+	if !ok {
+		t.Fatal("the index did not answer")
+	}
+	var out []string
+	for _, d := range dirs {
+		for _, f := range d.files {
+			out = append(out, joinRel(d.rel, f.name))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestContentFilterReadsOnlyCandidates checks that, once the filter has
+// read the files, grep reads only those that may match, and binary files
+// none at all; and that the status counts them.
+func TestContentFilterReadsOnlyCandidates(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{"bin.dat": "\x00needle\n", "hit.go": "x := needle\n"}
+	for i := range 200 {
+		files[fmt.Sprintf("d%d/f%d.go", i%7, i)] = fmt.Sprintf("package p%d\nfunc f%d() { return hay }\n", i, i)
+	}
+	writeTree(t, dir, files)
+	root, x := startIndex(t, dir, IndexOptions{})
+	st := waitContents(t, x)
+	if st.Contents != len(files) || st.FilterBytes == 0 {
+		t.Errorf("status %+v: want %d files in the content filter", st, len(files))
+	}
+	// A false positive is possible (about 3% per file here): a handful is
+	// fine, most of 200 is not.
+	if got := listedFor(t, x, "needle"); !slices.Contains(got, "hit.go") || len(got) > 10 || slices.Contains(got, "bin.dat") {
+		t.Errorf("grep needle would read %d files %v; want hit.go and few others, not bin.dat", len(got), got)
+	}
+	if got := listedFor(t, x, `\w+`); len(got) != len(files)-1 {
+		t.Errorf(`grep \w+ (no trigram) would read %d files, want every text file (%d)`, len(got), len(files)-1)
+	}
+	if got := grepFiles(t, root, x, "needle", nil); !slices.Equal(got, []string{"hit.go"}) {
+		t.Errorf("grep needle = %v, want [hit.go]", got)
+	}
+}
+
+// TestContentFilterFollowsChanges checks that a file whose filter said
+// "no" is found as soon as it changes (before the filter reads it again),
+// a binary file that becomes text too, and that an open buffer is searched
+// whatever the filter says of the file on disk.
+func TestContentFilterFollowsChanges(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"a.go": "hay\n", "b.bin": "\x00hay\n", "c.go": "hay needle\n", "sub/d.go": "hay\n"})
+	root, x := startIndex(t, dir, IndexOptions{})
+	waitContents(t, x)
+	check := func(step string, want []string, overlay map[string][]byte) {
+		t.Helper()
+		if got := grepFiles(t, root, x, "needle", overlay); !slices.Equal(got, want) {
+			t.Errorf("%s: grep needle = %v, want %v", step, got, want)
+		}
+	}
+	check("start", []string{"c.go"}, nil)
+	check("open buffers", []string{"a.go"}, map[string][]byte{"a.go": []byte("needle\n"), "c.go": []byte("hay\n")})
+
+	write(t, dir, "a.go", "needle\n")
+	write(t, dir, "b.bin", "needle\n")
+	write(t, dir, "c.go", "hay\n")
+	check("changed", []string{"a.go", "b.bin"}, nil)
+	waitContents(t, x)
+	check("changed, read again", []string{"a.go", "b.bin"}, nil)
+
+	if err := os.Rename(filepath.Join(dir, "a.go"), filepath.Join(dir, "sub/e.go")); err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, "sub/d.go", "needle\n")
+	check("renamed", []string{"b.bin", "sub/d.go", "sub/e.go"}, nil)
+	waitContents(t, x)
+	check("renamed, read again", []string{"b.bin", "sub/d.go", "sub/e.go"}, nil)
+}
+
+// TestContentFilterSharesBlobs checks that files with the same bytes share
+// one filter, which lives as long as one of them does.
+func TestContentFilterSharesBlobs(t *testing.T) {
+	dir := t.TempDir()
+	same := "package same // needle\n"
+	writeTree(t, dir, map[string]string{"a.go": same, "b/a.go": same, "c/a.go": same, "other.go": "hay\n"})
+	root, x := startIndex(t, dir, IndexOptions{})
+	waitContents(t, x)
+	blobs := func() int {
+		x.mu.Lock()
+		defer x.mu.Unlock()
+		return len(x.content.byKey)
+	}
+	if n := blobs(); n != 2 {
+		t.Errorf("%d blobs for 4 files of 2 contents, want 2", n)
+	}
+	os.Remove(filepath.Join(dir, "a.go"))
+	os.RemoveAll(filepath.Join(dir, "b"))
+	waitContents(t, x)
+	if got := grepFiles(t, root, x, "needle", nil); !slices.Equal(got, []string{"c/a.go"}) {
+		t.Errorf("grep needle = %v, want [c/a.go]", got)
+	}
+	write(t, dir, "c/a.go", "hay\n")
+	st := waitContents(t, x)
+	if n := blobs(); n != 1 || st.Contents != 2 {
+		t.Errorf("after the shared content is gone: %d blobs, status %+v; want 1 blob, 2 files", n, st)
+	}
+	if got := grepFiles(t, root, x, "needle", nil); got != nil {
+		t.Errorf("grep needle = %v, want none", got)
+	}
+}
+
+// TestContentFilterChangeWhileReading changes files just after the content
+// indexer read them and before it recorded their filters, with the change's
+// event applied before it records (a.go) or after (b.go): the next grep
+// must see the new bytes either way.
+func TestContentFilterChangeWhileReading(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"a.go": "hay\n", "b.go": "hay\n"})
+	root := openRoot(t, dir)
+	var xp atomic.Pointer[Index]
+	changed := make(chan string, 2)
+	seen := map[string]bool{}
+	o := IndexOptions{afterContentRead: func(rel string) {
+		if seen[rel] {
+			return
+		}
+		seen[rel] = true
+		if err := os.WriteFile(filepath.Join(dir, rel), []byte("needle\n"), 0o644); err != nil {
+			panic(err)
+		}
+		if rel == "a.go" {
+			for xp.Load() == nil {
+				time.Sleep(time.Millisecond)
+			}
+			x := xp.Load()
+			x.mu.Lock()
+			x.drainLocked()
+			x.mu.Unlock()
+		}
+		changed <- rel
+	}}
+	x := NewIndex(root, dir, o)
+	xp.Store(x)
+	t.Cleanup(x.Close)
+	for range 2 {
+		select {
+		case <-changed:
+		case <-time.After(30 * time.Second):
+			t.Fatal("the content indexer did not read a.go and b.go")
+		}
+	}
+	want := []string{"a.go", "b.go"}
+	if got := grepFiles(t, root, x, "needle", nil); !slices.Equal(got, want) {
+		t.Errorf("grep needle just after the changes = %v, want %v", got, want)
+	}
+	waitContents(t, x)
+	if got := grepFiles(t, root, x, "needle", nil); !slices.Equal(got, want) {
+		t.Errorf("grep needle once read again = %v, want %v", got, want)
+	}
+}
+
+// TestContentFilterBudget checks that files over the filter's memory
+// budget are read by every grep, and counted as such.
+func TestContentFilterBudget(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{}
+	for i := range 20 {
+		files[fmt.Sprintf("f%02d.txt", i)] = fmt.Sprintf("%d %s needle\n", i, longText(i))
+	}
+	writeTree(t, dir, files)
+	root, x := startIndex(t, dir, IndexOptions{contentBudget: 8 << 10})
+	st := waitContents(t, x)
+	if st.Contents == 0 || st.Contents == len(files) || st.FilterBytes > 8<<10 {
+		t.Errorf("status %+v: want some of %d files filtered within 8 KiB", st, len(files))
+	}
+	var want []string
+	for name := range files {
+		want = append(want, name)
+	}
+	slices.Sort(want)
+	if d := cmp.Diff(want, grepFiles(t, root, x, "needle", nil)); d != "" {
+		t.Errorf("grep needle (-want +got):\n%s", d)
+	}
+}
+
+// longText is text with many distinct trigrams.
+func longText(seed int) string {
+	b := make([]byte, 0, 4096)
+	for i := range 1000 {
+		b = fmt.Appendf(b, "%x", (i+1)*(seed+7)*2654435761)
+	}
+	return string(b)
+}
