@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/whale-ls/whale-ls/workspace"
 )
@@ -66,6 +67,29 @@ func BenchmarkFiles(b *testing.B) {
 		if err != nil || len(l.Paths) == 0 {
 			b.Fatal(err, len(l.Paths))
 		}
+	}
+}
+
+// BenchmarkFilesIndexed is BenchmarkFiles answered from a file index whose
+// content filter is done (it would compete for the processor otherwise).
+func BenchmarkFilesIndexed(b *testing.B) {
+	root := goSrcRoot(b)
+	x := NewIndex(root, "src", IndexOptions{})
+	defer x.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if st := x.Wait(ctx); st.State != IndexReady {
+		b.Skipf("no file index: %v", st)
+	}
+	for x.Status().ContentsPending > 0 && ctx.Err() == nil {
+		time.Sleep(10 * time.Millisecond)
+	}
+	for b.Loop() {
+		l, err := Files(context.Background(), root, workspace.NewIgnorer(root), FilesRequest{Pattern: "**/*_test.go", Index: x})
+		if err != nil || len(l.Paths) == 0 {
+			b.Fatal(err, len(l.Paths))
+		}
+		l.Text()
 	}
 }
 

@@ -394,8 +394,6 @@ func (c *contentFilter) keep(t *contentTable, rel string, blob uint32) bool {
 // index.
 func (x *Index) indexContents(w watcher, t *contentTable) {
 	gs := newGramSet()
-	bp := getBuf()
-	defer putBuf(bp)
 	first := true
 	for {
 		began := time.Now()
@@ -416,18 +414,18 @@ func (x *Index) indexContents(w watcher, t *contentTable) {
 				files, size := t.files, t.bytes
 				x.mu.Unlock()
 				if first {
-					x.log.Info("file contents indexed", "folder", x.folder, "files", files,
-						"filterBytes", size, "ms", time.Since(began).Milliseconds())
 					first = false
 					// As after the build: the pass's garbage (the read
 					// buffers grown for large files) goes back now.
 					debug.FreeOSMemory()
+					x.log.Info("file contents indexed", "folder", x.folder, "files", files,
+						"filterBytes", size, "ms", time.Since(began).Milliseconds())
 				}
 				break
 			}
 			delete(t.dirty, n)
 			x.mu.Unlock()
-			x.indexDirContents(w, t, n, gs, bp)
+			x.indexDirContents(w, t, n, gs)
 		}
 		select {
 		case <-x.ctx.Done():
@@ -452,7 +450,7 @@ type blobResult struct {
 
 // indexDirContents reads the files of unknown content in folder n and
 // records their blobs, unless they changed meanwhile.
-func (x *Index) indexDirContents(w watcher, t *contentTable, n *indexDir, gs *gramSet, bp *[]byte) {
+func (x *Index) indexDirContents(w watcher, t *contentTable, n *indexDir, gs *gramSet) {
 	x.mu.Lock()
 	if x.w != w || x.content != t || x.byWd[n.wd] != n {
 		x.mu.Unlock()
@@ -471,6 +469,8 @@ func (x *Index) indexDirContents(w watcher, t *contentTable, n *indexDir, gs *gr
 		return
 	}
 	results := make([]blobResult, len(names))
+	bp := getBuf()
+	defer putBuf(bp)
 	h, err := openStartDir(x.root, n.rel)
 	for i, name := range names {
 		r := &results[i]

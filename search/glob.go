@@ -50,7 +50,41 @@ type globSet struct {
 
 type glob struct {
 	pattern string
-	base    bool
+	// base: the glob matches the base name, as name (pattern, or what
+	// follows "**/" in it).
+	base bool
+	name string
+	// fast, when set, matches the base name without doublestar: the glob
+	// is a literal name, or a literal with "*" before or after it or both.
+	fast func(name string) bool
+}
+
+// globMeta are the bytes that make a glob more than a literal.
+const globMeta = "*?[]{}\\"
+
+// fastBaseMatch returns a string test equal to matching the base-name glob
+// p, when p is that simple; nil otherwise.
+func fastBaseMatch(p string) func(string) bool {
+	lead, trail := strings.HasPrefix(p, "*"), strings.HasSuffix(p, "*") && len(p) > 1
+	lit := p
+	if lead {
+		lit = lit[1:]
+	}
+	if trail {
+		lit = lit[:len(lit)-1]
+	}
+	if strings.ContainsAny(lit, globMeta) {
+		return nil
+	}
+	switch {
+	case lead && trail:
+		return func(name string) bool { return strings.Contains(name, lit) }
+	case lead:
+		return func(name string) bool { return strings.HasSuffix(name, lit) }
+	case trail:
+		return func(name string) bool { return strings.HasPrefix(name, lit) }
+	}
+	return func(name string) bool { return name == lit }
 }
 
 // parseGlobs splits s at commas outside brace sets ("*.go, **/*.{ts,tsx}")
@@ -98,7 +132,16 @@ func parseGlobs(s string) (*globSet, error) {
 		if n := braceExpansions(p); n > MaxGlobExpansions {
 			return nil, &GlobTooLargeError{Glob: p, Len: len(s), Expansions: n}
 		}
-		set.globs = append(set.globs, glob{pattern: p, base: !strings.Contains(p, "/")})
+		gl := glob{pattern: p, base: !strings.Contains(p, "/"), name: p}
+		// "**/x" with no other "/" matches what "x" matches against the
+		// base name: "**" takes any folders, "x" the last part.
+		if rest, ok := strings.CutPrefix(p, "**/"); ok && !strings.Contains(rest, "/") && rest != "**" {
+			gl.base, gl.name = true, rest
+		}
+		if gl.base {
+			gl.fast = fastBaseMatch(gl.name)
+		}
+		set.globs = append(set.globs, gl)
 	}
 	if len(set.globs) == 0 {
 		return nil, nil
@@ -154,8 +197,14 @@ func (g *globSet) match(rel, sub, name string) bool {
 		return true
 	}
 	for _, gl := range g.globs {
+		if gl.fast != nil {
+			if gl.fast(name) {
+				return true
+			}
+			continue
+		}
 		if gl.base {
-			if doublestar.MatchUnvalidated(gl.pattern, name) {
+			if doublestar.MatchUnvalidated(gl.name, name) {
 				return true
 			}
 			continue

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bmatcuk/doublestar/v4"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -70,5 +71,31 @@ func TestGlobLimits(t *testing.T) {
 	}
 	if n := braceExpansions("{a,{b,{c,d}}}{e,f}"); n != 8 {
 		t.Errorf("braceExpansions = %d, want 8", n)
+	}
+}
+
+// TestGlobShortcutsAgreeWithDoublestar checks the string tests that stand in
+// for doublestar on simple globs (a literal with "*" around it, "**/" before
+// a base-name glob) against doublestar itself.
+func TestGlobShortcutsAgreeWithDoublestar(t *testing.T) {
+	paths := []string{"main.go", "a/main.go", "a/b/main_test.go", ".hidden_test.go", "a/.git_x/y.go", "x_test.go/z",
+		"README", "docs/README.md", "a/b/c/READMEX", "test", "a/test", "a/b/atestb", "*.go", "a/?.go", "gó/ñ.go"}
+	globs := []string{"*.go", "*_test.go", "**/*_test.go", "main.go", "**/main.go", "README*", "**/README*", "*test*",
+		"**/*test*", "test", "**/test", "*", "**/*", "**/*.{go,md}", "**/?.go", "a/**/*.go", "**/b/*.go", "*.GO", "ñ.go", "**/ñ.go"}
+	for _, g := range globs {
+		set, err := parseGlobs(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range paths {
+			name := p[strings.LastIndexByte(p, '/')+1:]
+			want := doublestar.MatchUnvalidated(g, p)
+			if !strings.Contains(g, "/") {
+				want = doublestar.MatchUnvalidated(g, name)
+			}
+			if got := set.match(p, p, name); got != want {
+				t.Errorf("glob %q on %q: %v, doublestar says %v", g, p, got, want)
+			}
+		}
 	}
 }
