@@ -393,10 +393,11 @@ func (c *contentFilter) keep(t *contentTable, rel string, blob uint32) bool {
 // after changes), lets the changes settle, and reads them. It ends with the
 // index.
 func (x *Index) indexContents(w watcher, t *contentTable) {
-	gs := newGramSet()
 	first := true
 	for {
 		began := time.Now()
+		// The pass's trigram set: 256 KiB, not kept while the indexer waits.
+		var gs *gramSet
 		for {
 			x.mu.Lock()
 			if x.w != w || x.content != t {
@@ -425,6 +426,9 @@ func (x *Index) indexContents(w watcher, t *contentTable) {
 			}
 			delete(t.dirty, n)
 			x.mu.Unlock()
+			if gs == nil {
+				gs = newGramSet()
+			}
 			x.indexDirContents(w, t, n, gs)
 		}
 		select {

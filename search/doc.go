@@ -45,6 +45,15 @@
 // folder it does not hold (an ignored folder named as the path), searches
 // walk as before.
 //
+// The index also keeps a content filter: for each distinct content (files
+// with the same bytes share one) a Bloom filter of its trigrams, letters
+// folded, 8 bits per trigram. Where a pattern's required literal runs hold
+// three letters or more, grep reads only the files whose filter may hold
+// all of their trigrams (and never a binary file). A file that changed
+// since the filter read it, an open buffer, a file over 16 MiB and one over
+// the filter's memory budget (48 MiB) are always read; the filter reads a
+// changed file again in the background, 100 ms after the changes settle.
+//
 // Not guaranteed: a consistent snapshot of files that change during a
 // search; multi-line matches (a match never spans a newline); binary
 // detection beyond the first 8 KiB; the user's global git excludes file.

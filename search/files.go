@@ -8,6 +8,7 @@ import (
 	"path"
 	"slices"
 	"sync"
+	"unsafe"
 
 	"github.com/whale-ls/whale-ls/excerpt"
 	"github.com/whale-ls/whale-ls/workspace"
@@ -63,19 +64,9 @@ func Files(ctx context.Context, root *os.Root, ig *workspace.Ignorer, req FilesR
 	var mu sync.Mutex
 	var paths []string
 	seen := map[string]bool{}
-	want := func(rel, name string) bool { return globs.match(rel, subPath(start, rel), name) }
-	if dirs, ok := indexListing(req.Index, start, want); ok {
-		for _, d := range dirs {
-			prefix := d.rel + "/"
-			if d.rel == "." {
-				prefix = ""
-			}
-			for _, f := range d.files {
-				// Not marked seen: an open buffer of a listed file is on
-				// disk, which the check below finds.
-				paths = append(paths, prefix+f.name)
-			}
-		}
+	sorted := false
+	if dirs, ok := indexListing(req.Index, start, globs); ok {
+		paths, sorted = listedPaths(dirs), true
 	} else if _, err = parallelWalk(ctx, walkConfig{
 		root:  root,
 		ig:    ig,
@@ -104,19 +95,48 @@ func Files(ctx context.Context, root *os.Root, ig *workspace.Ignorer, req FilesR
 		}
 		if _, err := root.Lstat(rel); errors.Is(err, fs.ErrNotExist) {
 			paths = append(paths, rel)
+			sorted = false
 		}
 	}
-	slices.SortFunc(paths, comparePaths)
+	if !sorted {
+		slices.SortFunc(paths, comparePaths)
+	}
 	return &FileList{Request: req, Paths: paths}, nil
 }
 
-// indexListing asks x (when set) for the files below start that want
-// accepts.
-func indexListing(x *Index, start string, want func(rel, name string) bool) ([]indexedDir, bool) {
+// indexListing asks x (when set) for the files below start that globs
+// match.
+func indexListing(x *Index, start string, globs *globSet) ([]indexedDir, bool) {
 	if x == nil {
 		return nil, false
 	}
-	return x.listing(start, want, nil)
+	return x.listing(start, globs, nil)
+}
+
+// listedPaths returns the paths of the files of dirs, in their order. The
+// paths share one allocation. They are not marked seen: an open buffer of
+// a listed file is on disk, which the check for new buffers finds.
+func listedPaths(dirs []indexedDir) []string {
+	size, count := 0, 0
+	for _, d := range dirs {
+		for _, f := range d.files {
+			size += len(d.rel) + 1 + len(f.name)
+		}
+		count += len(d.files)
+	}
+	arena := make([]byte, 0, size)
+	paths := make([]string, 0, count)
+	for _, d := range dirs {
+		for _, f := range d.files {
+			from := len(arena)
+			if d.rel != "." {
+				arena = append(append(arena, d.rel...), '/')
+			}
+			arena = append(arena, f.name...)
+			paths = append(paths, unsafe.String(&arena[from], len(arena)-from))
+		}
+	}
+	return paths
 }
 
 // ErrNotDir is returned by Files when the path to search is a file.

@@ -65,6 +65,12 @@ const globMeta = "*?[]{}\\"
 // fastBaseMatch returns a string test equal to matching the base-name glob
 // p, when p is that simple; nil otherwise.
 func fastBaseMatch(p string) func(string) bool {
+	if pre, suf, ok := strings.Cut(p, "*"); ok && pre != "" && suf != "" && !strings.ContainsAny(pre+suf, globMeta) {
+		// "pre*suf"
+		return func(name string) bool {
+			return len(name) >= len(pre)+len(suf) && strings.HasPrefix(name, pre) && strings.HasSuffix(name, suf)
+		}
+	}
 	lead, trail := strings.HasPrefix(p, "*"), strings.HasSuffix(p, "*") && len(p) > 1
 	lit := p
 	if lead {
@@ -197,14 +203,8 @@ func (g *globSet) match(rel, sub, name string) bool {
 		return true
 	}
 	for _, gl := range g.globs {
-		if gl.fast != nil {
-			if gl.fast(name) {
-				return true
-			}
-			continue
-		}
 		if gl.base {
-			if doublestar.MatchUnvalidated(gl.name, name) {
+			if gl.matchName(name) {
 				return true
 			}
 			continue
@@ -214,6 +214,39 @@ func (g *globSet) match(rel, sub, name string) bool {
 		}
 	}
 	return false
+}
+
+// nameOnly reports whether every glob matches the base name alone, so that
+// matchName decides.
+func (g *globSet) nameOnly() bool {
+	for _, gl := range g.globs {
+		if !gl.base {
+			return false
+		}
+	}
+	return true
+}
+
+// matchName is match for a set whose globs all match the base name (nil
+// matches everything).
+func (g *globSet) matchName(name string) bool {
+	if g == nil {
+		return true
+	}
+	for _, gl := range g.globs {
+		if gl.matchName(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// matchName matches a base-name glob.
+func (gl *glob) matchName(name string) bool {
+	if gl.fast != nil {
+		return gl.fast(name)
+	}
+	return doublestar.MatchUnvalidated(gl.name, name)
 }
 
 // String lists the globs as given, for messages.

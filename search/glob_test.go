@@ -80,7 +80,7 @@ func TestGlobLimits(t *testing.T) {
 func TestGlobShortcutsAgreeWithDoublestar(t *testing.T) {
 	paths := []string{"main.go", "a/main.go", "a/b/main_test.go", ".hidden_test.go", "a/.git_x/y.go", "x_test.go/z",
 		"README", "docs/README.md", "a/b/c/READMEX", "test", "a/test", "a/b/atestb", "*.go", "a/?.go", "gó/ñ.go"}
-	globs := []string{"*.go", "*_test.go", "**/*_test.go", "main.go", "**/main.go", "README*", "**/README*", "*test*",
+	globs := []string{"*.go", "*_test.go", "a*.go", "ma*n.go", "**/x_*.go", "RE*ME", "a*a", "**/*_test.go", "main.go", "**/main.go", "README*", "**/README*", "*test*",
 		"**/*test*", "test", "**/test", "*", "**/*", "**/*.{go,md}", "**/?.go", "a/**/*.go", "**/b/*.go", "*.GO", "ñ.go", "**/ñ.go"}
 	for _, g := range globs {
 		set, err := parseGlobs(g)

@@ -246,12 +246,8 @@ func (g *grepRun) failed() error {
 // disk yet.
 func (g *grepRun) searchTree(root *os.Root, ig *workspace.Ignorer, start string, include *globSet, req Request) error {
 	if req.Index != nil {
-		want := func(rel, name string) bool { return include.match(rel, subPath(start, rel), name) }
-		if include == nil {
-			want = nil
-		}
 		content := &contentFilter{q: g.m.grams, overlay: req.Overlay}
-		if dirs, ok := req.Index.listing(start, want, content); ok {
+		if dirs, ok := req.Index.listing(start, include, content); ok {
 			return g.searchListed(root, ig, start, include, dirs, req)
 		}
 	}

@@ -693,13 +693,13 @@ type indexedDir struct {
 	files []indexFile
 }
 
-// listing returns the indexed files below start (a cleaned slash path) for
-// which want is true (nil: all; want must not keep the path it is given)
-// and, with a content filter, which that filter keeps, after applying
-// every queued change. ok is false when the index cannot answer: it is not
-// ready, or start is not an indexed folder (ignored, say), and the caller
-// walks instead.
-func (x *Index) listing(start string, want func(rel, name string) bool, content *contentFilter) (dirs []indexedDir, ok bool) {
+// listing returns the indexed files below start (a cleaned slash path)
+// that globs match (nil: all) and, with a content filter, that it keeps,
+// after applying every queued change; in path order (comparePaths), a
+// folder's files split where its subfolders come between them. ok is false
+// when the index cannot answer: it is not ready, or start is not an indexed
+// folder (ignored, say), and the caller walks instead.
+func (x *Index) listing(start string, globs *globSet, content *contentFilter) (dirs []indexedDir, ok bool) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.status.State != IndexReady {
@@ -722,34 +722,60 @@ func (x *Index) listing(start string, want func(rel, name string) bool, content 
 			}
 		}
 	}
+	byName := globs == nil || globs.nameOnly()
 	var scratch []byte
 	var walk func(d *indexDir)
 	walk = func(d *indexDir) {
-		if want == nil && content == nil {
-			if len(d.files) > 0 {
-				dirs = append(dirs, indexedDir{rel: d.rel, files: slices.Clone(d.files)})
+		var subs []string
+		if len(d.sub) > 0 {
+			subs = slices.Sorted(maps.Keys(d.sub))
+		}
+		var run []indexFile
+		flush := func() {
+			if len(run) > 0 {
+				dirs = append(dirs, indexedDir{rel: d.rel, files: run})
+				run = nil
 			}
-		} else {
-			var fs []indexFile
+		}
+		// The path of each file is built in scratch, after the folder's
+		// prefix, only when a test needs it; the tests must not keep it.
+		prefix := func() int {
 			scratch = scratch[:0]
 			if d.rel != "." {
 				scratch = append(append(scratch, d.rel...), '/')
 			}
-			n := len(scratch)
-			for _, f := range d.files {
-				// want sees the path in a reused buffer: it must not keep it.
-				scratch = append(scratch[:n], f.name...)
-				rel := unsafe.String(unsafe.SliceData(scratch), len(scratch))
-				if (want == nil || want(rel, f.name)) && (content == nil || content.keep(x.content, rel, f.blob)) {
-					fs = append(fs, f)
+			return len(scratch)
+		}
+		n := prefix()
+		si := 0
+		for _, f := range d.files {
+			for si < len(subs) && subs[si] < f.name {
+				flush()
+				walk(d.sub[subs[si]])
+				si++
+				n = prefix()
+			}
+			if byName {
+				if !globs.matchName(f.name) {
+					continue
+				}
+				if content == nil {
+					run = append(run, f)
+					continue
 				}
 			}
-			if len(fs) > 0 {
-				dirs = append(dirs, indexedDir{rel: d.rel, files: fs})
+			scratch = append(scratch[:n], f.name...)
+			rel := unsafe.String(unsafe.SliceData(scratch), len(scratch))
+			if !byName && !globs.match(rel, subPath(start, rel), f.name) {
+				continue
+			}
+			if content == nil || content.keep(x.content, rel, f.blob) {
+				run = append(run, f)
 			}
 		}
-		for _, s := range d.sub {
-			walk(s)
+		flush()
+		for ; si < len(subs); si++ {
+			walk(d.sub[subs[si]])
 		}
 	}
 	walk(d)

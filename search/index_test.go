@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -354,6 +355,8 @@ func TestIndexMemory(t *testing.T) {
 	if st := x.Wait(context.Background()); st.State != IndexReady || st.Files != 10000 {
 		t.Fatalf("Status = %+v", st)
 	}
+	// With its content filter (the files are empty: one blob for all).
+	waitContents(t, x)
 	runtime.GC()
 	runtime.ReadMemStats(&m1)
 	per := (float64(m1.HeapAlloc) - float64(m0.HeapAlloc) - float64(names)) / 10000
@@ -400,5 +403,27 @@ func TestIndexFillsSizes(t *testing.T) {
 	}
 	if !cmp.Equal(res.TooLarge, []string{"a/big.txt"}) || len(res.Files) != 2 {
 		t.Errorf("Grep with a 1000-byte limit: too large %q, %d files; want a/big.txt and 2 files", res.TooLarge, len(res.Files))
+	}
+}
+
+// TestIndexListsInPathOrder checks that the index lists files in the order
+// a sorted walk gives (Files then need not sort), with files and folders of
+// one folder interleaved by name.
+func TestIndexListsInPathOrder(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{}
+	for _, p := range []string{"a-b/x", "a/z", "a/b/c", "a.go", "B", "a/b.go", "a/b-c/d", "a/b/c.d/e", "a/a", "a/c/d", "Z/y", "_"} {
+		files[p] = "x\n"
+	}
+	writeTree(t, dir, files)
+	root, x := startIndex(t, dir, IndexOptions{})
+	l, err := Files(context.Background(), root, workspace.NewIgnorer(root), FilesRequest{Pattern: "*", Index: x})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := slices.Clone(l.Paths)
+	slices.SortFunc(want, comparePaths)
+	if d := cmp.Diff(want, l.Paths); d != "" || len(want) != len(files) {
+		t.Errorf("Files from the index, not in path order (-sorted +listed):\n%s", d)
 	}
 }
