@@ -4,7 +4,8 @@
 // workspace (through atomicfile, so a reader sees all of it or none); a
 // client (the MCP front end) finds it, connects and sends tool calls, which
 // then run in the server's session — edits land in the editor buffers,
-// shell tasks show as editor terminals, approvals are asked there.
+// shell tasks show as editor terminals, approvals are asked there; and
+// `whale-ls settings` asks it for its status (whale/status).
 //
 // Only the same OS user can connect: the folder and socket permissions keep
 // others out, and the server checks the peer's credentials (SO_PEERCRED) on
@@ -40,6 +41,7 @@ import (
 const (
 	MethodTools        = "whale/tools"        // → {tools: [Spec]}
 	MethodCall         = "whale/call"         // {name, input} → Envelope
+	MethodStatus       = "whale/status"       // → Status
 	MethodToolsChanged = "whale/toolsChanged" // server → client notification
 	MethodCancel       = "$/cancelRequest"    // client → server notification {id}
 )
@@ -51,6 +53,14 @@ type Discovery struct {
 	Root    string `json:"root"`
 	Version string `json:"version"`
 	UID     int    `json:"uid"`
+}
+
+// Status is the answer to whale/status: what the running server says
+// about itself, for people (`whale-ls settings` prints it).
+type Status struct {
+	// FileIndexes has one line per workspace folder's file index
+	// (search.IndexStatus.String); empty when the server keeps none.
+	FileIndexes []string `json:"fileIndexes"`
 }
 
 // Dir returns the private folder for sockets and discovery files, creating
@@ -108,10 +118,11 @@ type Service interface {
 
 // Listener serves attach connections for one language-server session.
 type Listener struct {
-	ln    net.Listener
-	files []string // discovery files to remove on Close
-	svc   Service
-	log   *slog.Logger
+	ln     net.Listener
+	files  []string // discovery files to remove on Close
+	svc    Service
+	status func() Status
+	log    *slog.Logger
 	// allowUID is the only user id accepted as a peer.
 	allowUID int
 
@@ -130,6 +141,8 @@ type ListenOptions struct {
 	AllowUID *int
 	Version  string
 	Log      *slog.Logger
+	// Status answers whale/status; nil answers an empty Status.
+	Status func() Status
 }
 
 // Listen opens the session's socket and writes a discovery file for each
@@ -156,7 +169,7 @@ func Listen(roots []string, svc Service, o ListenOptions) (*Listener, error) {
 		ln.Close()
 		return nil, err
 	}
-	l := &Listener{ln: ln, svc: svc, log: o.Log, allowUID: os.Getuid(), conns: map[jsonrpc2.Conn]context.CancelCauseFunc{}}
+	l := &Listener{ln: ln, svc: svc, status: o.Status, log: o.Log, allowUID: os.Getuid(), conns: map[jsonrpc2.Conn]context.CancelCauseFunc{}}
 	if o.AllowUID != nil {
 		l.allowUID = *o.AllowUID
 	}
@@ -218,6 +231,12 @@ func (l *Listener) serve(c net.Conn) {
 		switch req.Method() {
 		case MethodTools:
 			return map[string]any{"tools": l.svc.Specs()}, nil
+		case MethodStatus:
+			st := Status{FileIndexes: []string{}}
+			if l.status != nil {
+				st = l.status()
+			}
+			return st, nil
 		case MethodCancel:
 			if id, ok := cancelID(req.Params()); ok && !req.IsCall() {
 				calls.cancel(id)
@@ -463,6 +482,13 @@ func (c *Client) Tools(ctx context.Context) ([]toolbridge.Spec, error) {
 		return nil, err
 	}
 	return res.Tools, nil
+}
+
+// Status asks the server what it says about itself (whale/status).
+func (c *Client) Status(ctx context.Context) (Status, error) {
+	var st Status
+	_, err := c.conn.Call(ctx, MethodStatus, map[string]any{}, &st)
+	return st, err
 }
 
 // cancelNotifyTimeout bounds sending $/cancelRequest for a canceled call.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -65,6 +66,34 @@ func TestListenAndDial(t *testing.T) {
 	}
 	if _, err := Dial(ctx(t), root, dir); err == nil {
 		t.Errorf("Dial after Close succeeded")
+	}
+}
+
+// TestStatus: whale/status answers what ListenOptions.Status says, and an
+// empty list of file indexes without it.
+func TestStatus(t *testing.T) {
+	for _, tc := range []struct {
+		status func() Status
+		want   []string
+	}{
+		{func() Status { return Status{FileIndexes: []string{"file index of /x ready"}} }, []string{"file index of /x ready"}},
+		{nil, []string{}},
+	} {
+		dir, root := t.TempDir(), t.TempDir()
+		l, err := Listen([]string{root}, echoService{}, ListenOptions{Dir: dir, Status: tc.status})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := Dial(ctx(t), root, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := c.Status(ctx(t))
+		if err != nil || !slices.Equal(st.FileIndexes, tc.want) || st.FileIndexes == nil {
+			t.Errorf("Status() = %#v, %v; want file indexes %q", st, err, tc.want)
+		}
+		c.Close()
+		l.Close()
 	}
 }
 

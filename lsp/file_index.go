@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/whale-ls/whale-ls/attach"
 	"github.com/whale-ls/whale-ls/search"
+	"github.com/whale-ls/whale-ls/session"
 )
 
 // showIndexProgress shows work-done progress for each workspace folder
@@ -43,4 +45,16 @@ func (s *Server) indexProgress(x *search.Index) {
 	}
 	st := x.Wait(ctx) // returns when the index is ready, off or closed
 	_ = s.conn.Notify(ctx, "$/progress", map[string]any{"token": token, "value": map[string]any{"kind": "end", "message": st.String()}})
+}
+
+// attachStatus answers whale/status on the attach socket (what `whale-ls
+// settings` prints): the status line of each workspace folder's file index.
+func attachStatus(sess *session.Session) func() attach.Status {
+	return func() attach.Status {
+		st := attach.Status{FileIndexes: []string{}}
+		for _, x := range sess.FileIndexStatus() {
+			st.FileIndexes = append(st.FileIndexes, x.String())
+		}
+		return st
+	}
 }

@@ -2,6 +2,8 @@ package lsp_test
 
 import (
 	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -73,17 +75,7 @@ func TestFileIndexSeesEveryChange(t *testing.T) {
 			}
 		}
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		env := s.exec(ctx, "search_files", map[string]any{"pattern": "*"})
-		if env.Data.(map[string]any)["index"] == "ready" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the file index is not ready after 30 s: %v", env.Data)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitIndexReady(t, s)
 	check("start",
 		[]string{"a.go", "dir/x/y.go"},
 		[]string{".gitignore", "a.go", "dir/x/y.go", "dir/x/z.txt", "docs/read.md", "pkg/b.go"})
@@ -148,6 +140,109 @@ func TestFileIndexSeesEveryChange(t *testing.T) {
 	}
 	if !strings.Contains(s.stderrText(), "file index ready") {
 		t.Errorf("the server log does not say the index is ready:\n%s", s.stderrText())
+	}
+}
+
+// waitIndexReady waits until search_files answers from the file index.
+func waitIndexReady(t *testing.T, s *session) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		env := s.exec(ctxT(t), "search_files", map[string]any{"pattern": "*"})
+		if env.Data.(map[string]any)["index"] == "ready" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the file index is not ready after 30 s: %v", env.Data)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestSearchIndexSettingAndStatus runs the real server and `whale-ls
+// settings` next to it: settings prints the status line of the server's
+// file index (from the folder or a subfolder, or with --folder);
+// search.index false, sent at run time or at initialization, closes the
+// index (grep says it walked, settings says why), true brings it back;
+// with no server running, settings says so.
+func TestSearchIndexSettingAndStatus(t *testing.T) {
+	root := writeFiles(t, map[string]string{"a.go": "package a // needle\n", "sub/b.go": "package b\n"})
+	runtimeDir := t.TempDir()
+	settingsOf := func(runtimeDir, dir string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(whaleBinary(t), append([]string{"settings"}, args...)...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+runtimeDir)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("whale-ls settings %q: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	grepIndex := func(s *session) any {
+		t.Helper()
+		env := s.exec(ctxT(t), "grep", map[string]any{"pattern": "needle"})
+		if !env.OK {
+			t.Fatalf("grep = %s %q", env.Code, env.Text)
+		}
+		return env.Data.(map[string]any)["index"]
+	}
+	setIndex := func(s *session, on bool) {
+		t.Helper()
+		err := s.server.DidChangeConfiguration(ctxT(t), &protocol.DidChangeConfigurationParams{Settings: protocol.LSPAny(mustJSON(t, map[string]any{
+			"whale": map[string]any{"search": map[string]any{"index": on}},
+		}))})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	ready := "  file index of " + root + " ready: 2 files in 2 folders"
+	off := "  file index of " + root + " is off: the setting search.index is false; searches walk the folder"
+
+	s := start(t, root, sessionOptions{runtimeDir: runtimeDir})
+	waitIndexReady(t, s)
+	for _, tc := range []struct {
+		dir  string
+		args []string
+	}{{root, nil}, {filepath.Join(root, "sub"), nil}, {t.TempDir(), []string{"--folder", filepath.Join(root, "sub")}}} {
+		out := settingsOf(runtimeDir, tc.dir, tc.args...)
+		if !strings.Contains(out, "The whale-ls language server of "+root+" (pid ") || !strings.Contains(out, ready) {
+			t.Errorf("whale-ls settings %q in %s does not show the server's index %q:\n%s", tc.args, tc.dir, ready, out)
+		}
+	}
+
+	setIndex(s, false)
+	if got := grepIndex(s); got != "none" {
+		t.Errorf("grep with search.index false: data.index = %v, want none (walked)", got)
+	}
+	if out := settingsOf(runtimeDir, root); !strings.Contains(out, off) {
+		t.Errorf("whale-ls settings with search.index false lacks %q:\n%s", off, out)
+	}
+	if !strings.Contains(s.stderrText(), "file indexes closed: search.index is false") {
+		t.Errorf("the server log does not say the index was closed:\n%s", s.stderrText())
+	}
+	setIndex(s, true)
+	waitIndexReady(t, s)
+	if got := grepIndex(s); got != "ready" {
+		t.Errorf("grep with search.index back on: data.index = %v, want ready", got)
+	}
+	if out := settingsOf(runtimeDir, root); !strings.Contains(out, ready) {
+		t.Errorf("whale-ls settings with search.index back on lacks %q:\n%s", ready, out)
+	}
+
+	// Off from the start.
+	offRuntime := t.TempDir()
+	s2 := start(t, root, sessionOptions{runtimeDir: offRuntime, initOptions: map[string]any{"search.index": false}})
+	if got := grepIndex(s2); got != "none" {
+		t.Errorf("grep with search.index false at initialization: data.index = %v, want none", got)
+	}
+	if out := settingsOf(offRuntime, root); !strings.Contains(out, off) {
+		t.Errorf("whale-ls settings with search.index false at initialization lacks %q:\n%s", off, out)
+	}
+
+	want := "No whale-ls language server is running for " + root + "; its status (the file index of each workspace folder) shows here once an editor has started whale-ls on that folder."
+	if out := settingsOf(t.TempDir(), root); !strings.Contains(out, want) {
+		t.Errorf("whale-ls settings with no server running lacks %q:\n%s", want, out)
 	}
 }
 

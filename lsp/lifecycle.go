@@ -135,7 +135,7 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	s.mu.Unlock()
 	s.watchTools(registry, raw) // tools activated later (tools_changed.go)
 	// Let MCP front ends of the same user reach this session.
-	if ln, err := attach.Listen(roots, registry, attach.ListenOptions{Version: s.opts.Version, Log: s.log}); err != nil {
+	if ln, err := attach.Listen(roots, registry, attach.ListenOptions{Version: s.opts.Version, Log: s.log, Status: attachStatus(sess)}); err != nil {
 		s.log.Warn("MCP front ends cannot attach to this session", "err", err)
 	} else {
 		s.mu.Lock()

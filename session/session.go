@@ -38,8 +38,8 @@ type Options struct {
 	ExtraTools func(env catalog.Env) []toolbridge.Tool
 	Log        *slog.Logger
 	// FileIndex keeps a live file index of each workspace folder for grep
-	// and search_files (long-lived front ends: the language server, MCP);
-	// a one-shot call walks instead.
+	// and search_files while the setting search.index is on (long-lived
+	// front ends: the language server, MCP); a one-shot call walks instead.
 	FileIndex bool
 }
 
@@ -59,8 +59,15 @@ type Session struct {
 
 	settings atomic.Pointer[settings.Settings]
 	log      *slog.Logger
-	// indexes holds the file index of each workspace root (Options.FileIndex).
+	// fileIndex is Options.FileIndex: whether search.index may start indexes.
+	fileIndex bool
+
+	indexMu sync.Mutex
+	// indexes holds the file index of each workspace root while
+	// Options.FileIndex and search.index are on.
 	indexes map[*workspace.Root]*search.Index
+	// indexesClosed is set by Close: no index starts after it.
+	indexesClosed bool
 
 	closeMu sync.Mutex
 	closers []func() // run by Close, the last registered first
@@ -79,7 +86,7 @@ func New(o Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{Workspace: ws, log: log, Registry: toolbridge.NewRegistry(log)}
+	s := &Session{Workspace: ws, log: log, Registry: toolbridge.NewRegistry(log), fileIndex: o.FileIndex}
 	s.Terminals = terminal.NewTable(o.Terminal)
 	s.Gate = execboundary.NewGate(execboundary.Options{
 		Approver: NewApprover(o.Prompter),
@@ -90,14 +97,6 @@ func New(o Options) (*Session, error) {
 		log.Warn("approved or skill paths do not exist", "paths", strings.Join(missing, ", "))
 	}
 	s.Journal = openJournal(ws, o.Settings, log)
-	if o.FileIndex {
-		s.indexes = map[*workspace.Root]*search.Index{}
-		for _, r := range ws.Roots() {
-			if r.Kind == workspace.KindWorkspace {
-				s.indexes[r] = search.NewIndex(r.FS, r.Path, search.IndexOptions{Log: log})
-			}
-		}
-	}
 	reads := &catalog.ReadLedger{}
 	s.Commits = catalog.NewCommitter(catalog.CommitOptions{Workspace: ws, Editor: o.Editor, Reads: reads, Settings: s.Settings, Journal: s.Journal, Notifier: o.Notifier, Prompter: o.Prompter, Language: o.Language, Log: log})
 	env := catalog.Env{
@@ -118,8 +117,11 @@ func New(o Options) (*Session, error) {
 }
 
 // FileIndexes returns the file index of each workspace folder, in the
-// order of the roots; none unless Options.FileIndex was set.
+// order of the roots; none unless Options.FileIndex is set and search.index
+// is on.
 func (s *Session) FileIndexes() []*search.Index {
+	s.indexMu.Lock()
+	defer s.indexMu.Unlock()
 	var out []*search.Index
 	for _, r := range s.Workspace.Roots() {
 		if x := s.indexes[r]; x != nil {
@@ -129,7 +131,75 @@ func (s *Session) FileIndexes() []*search.Index {
 	return out
 }
 
-func (s *Session) indexOf(r *workspace.Root) *search.Index { return s.indexes[r] }
+// FileIndexStatus returns the status of each workspace folder's file index,
+// in the order of the roots: the index's own, or, while search.index is off,
+// one that says so. Empty unless Options.FileIndex is set.
+func (s *Session) FileIndexStatus() []search.IndexStatus {
+	if !s.fileIndex {
+		return nil
+	}
+	s.indexMu.Lock()
+	defer s.indexMu.Unlock()
+	var out []search.IndexStatus
+	for _, r := range s.Workspace.Roots() {
+		if r.Kind != workspace.KindWorkspace {
+			continue
+		}
+		switch x := s.indexes[r]; {
+		case x != nil:
+			out = append(out, x.Status())
+		case s.indexesClosed:
+			out = append(out, search.IndexStatus{Folder: r.Path, State: search.IndexClosed})
+		default:
+			out = append(out, search.IndexStatus{Folder: r.Path, State: search.IndexWalking, Reason: "the setting search.index is false"})
+		}
+	}
+	return out
+}
+
+func (s *Session) indexOf(r *workspace.Root) *search.Index {
+	s.indexMu.Lock()
+	defer s.indexMu.Unlock()
+	return s.indexes[r]
+}
+
+// setFileIndexes starts the workspace folders' file indexes when on (and
+// Options.FileIndex is set) and they are not running, or closes them when
+// off; searches of a folder without one walk it.
+func (s *Session) setFileIndexes(on bool) {
+	s.indexMu.Lock()
+	if on && s.fileIndex && !s.indexesClosed && s.indexes == nil {
+		s.indexes = map[*workspace.Root]*search.Index{}
+		for _, r := range s.Workspace.Roots() {
+			if r.Kind == workspace.KindWorkspace {
+				s.indexes[r] = search.NewIndex(r.FS, r.Path, search.IndexOptions{Log: s.log})
+			}
+		}
+	}
+	var stop map[*workspace.Root]*search.Index
+	if !on && s.indexes != nil {
+		s.log.Info("file indexes closed: search.index is false; searches walk the folders")
+		stop = s.takeIndexesLocked()
+	}
+	s.indexMu.Unlock()
+	// Close waits for an index's goroutines: outside the lock, so that
+	// searches meanwhile find no index and walk.
+	closeIndexes(stop)
+}
+
+// takeIndexesLocked empties the map of indexes and returns what it held.
+func (s *Session) takeIndexesLocked() map[*workspace.Root]*search.Index {
+	m := s.indexes
+	s.indexes = nil
+	return m
+}
+
+// closeIndexes closes each index of m.
+func closeIndexes(m map[*workspace.Root]*search.Index) {
+	for _, x := range m {
+		x.Close()
+	}
+}
 
 // Settings returns the current settings.
 func (s *Session) Settings() settings.Settings {
@@ -139,15 +209,17 @@ func (s *Session) Settings() settings.Settings {
 	return settings.Settings{}
 }
 
-// Apply replaces the settings: the shell tasks', the exec boundary's and
-// the read-only folders they name take effect at once, mcp.servers in the
-// next session. It returns the approved or skill paths that do not exist.
+// Apply replaces the settings: the shell tasks', the exec boundary's, the
+// read-only folders they name and search.index take effect at once,
+// mcp.servers in the next session. It returns the approved or skill paths
+// that do not exist.
 func (s *Session) Apply(cfg settings.Settings) (missing []string) {
 	s.settings.Store(&cfg)
 	s.Terminals.SetSettings(cfg.TerminalSettings())
 	if err := s.Gate.Configure(cfg.ExecBoundary.Mode, cfg.ExecBoundary.Rules, cfg.ExecBoundary.ApprovalTimeoutMs); err != nil {
 		s.log.Warn("execBoundary settings not fully applied", "err", err)
 	}
+	s.setFileIndexes(cfg.SearchIndex())
 	return s.Workspace.SetReadOnly(cfg.Read.ApprovedPaths, catalog.SkillFolders(cfg))
 }
 
@@ -174,9 +246,11 @@ func (s *Session) Close() {
 	for i := len(fns) - 1; i >= 0; i-- {
 		fns[i]()
 	}
-	for _, x := range s.indexes {
-		x.Close()
-	}
+	s.indexMu.Lock()
+	s.indexesClosed = true
+	indexes := s.takeIndexesLocked()
+	s.indexMu.Unlock()
+	closeIndexes(indexes)
 	s.Terminals.Close()
 	if s.Journal != nil {
 		s.Journal.Close()

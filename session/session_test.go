@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -131,6 +132,79 @@ func TestFileIndexEndsWithTheSession(t *testing.T) {
 	}
 	if n := openFDs(t); fdsBefore >= 0 && n > fdsBefore {
 		t.Errorf("%d open file descriptors after Close, %d before", n, fdsBefore)
+	}
+}
+
+// TestSearchIndexSetting: search.index false closes the folder's index
+// (FileIndexStatus says why), true starts a new one, while greps run all
+// along; without Options.FileIndex the setting starts none; after Close
+// none starts.
+func TestSearchIndexSetting(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.go"), []byte("package a // needle\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	no, yes := false, true
+	var off, on settings.Settings
+	off.Search.Index, on.Search.Index = &no, &yes
+	s, err := New(Options{Roots: []string{dir}, FileIndex: true, Settings: off})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if n := len(s.FileIndexes()); n != 0 {
+		t.Fatalf("search.index false at start: %d indexes, want none", n)
+	}
+	if st := s.FileIndexStatus(); len(st) != 1 || st[0].State != search.IndexWalking || st[0].Reason != "the setting search.index is false" {
+		t.Errorf("FileIndexStatus() with search.index false = %v", st)
+	}
+	stop := make(chan struct{})
+	greps := make(chan error)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				close(greps)
+				return
+			default:
+			}
+			env := s.Registry.Dispatch(context.Background(), toolbridge.Call{Name: "grep", Input: json.RawMessage(`{"pattern":"needle"}`)})
+			if !env.OK {
+				greps <- fmt.Errorf("grep = %s %q", env.Code, env.Text)
+			}
+		}
+	}()
+	var last *search.Index
+	for range 5 {
+		s.Apply(on)
+		indexes := s.FileIndexes()
+		if len(indexes) != 1 || indexes[0] == last {
+			t.Fatalf("search.index true: FileIndexes() = %v, want one new index", indexes)
+		}
+		last = indexes[0]
+		s.Apply(off)
+		if st := last.Status(); st.State != search.IndexClosed {
+			t.Errorf("index after search.index false: %v, want closed", st)
+		}
+	}
+	close(stop)
+	for err := range greps {
+		t.Error(err)
+	}
+	s.Apply(on)
+	s.Close()
+	s.Apply(on)
+	if n := len(s.FileIndexes()); n != 0 {
+		t.Errorf("search.index true after Close: %d indexes, want none", n)
+	}
+
+	plain, err := New(Options{Roots: []string{dir}, Settings: on})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	if n, st := len(plain.FileIndexes()), plain.FileIndexStatus(); n != 0 || st != nil {
+		t.Errorf("without Options.FileIndex: %d indexes, status %v; want none", n, st)
 	}
 }
 

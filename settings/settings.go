@@ -63,6 +63,9 @@ type Settings struct {
 	Skills struct {
 		Paths []string `json:"paths,omitempty"`
 	} `json:"skills"`
+	Search struct {
+		Index *bool `json:"index,omitempty"`
+	} `json:"search"`
 	Edits struct {
 		SaveAfterApply *bool  `json:"saveAfterApply,omitempty"`
 		Review         string `json:"review,omitempty"`
@@ -83,6 +86,12 @@ type Settings struct {
 // SaveAfterApply reports the edits.saveAfterApply setting (default true).
 func (s Settings) SaveAfterApply() bool {
 	return s.Edits.SaveAfterApply == nil || *s.Edits.SaveAfterApply
+}
+
+// SearchIndex reports the search.index setting (default true): whether the
+// long-lived front ends keep a live file index of each workspace folder.
+func (s Settings) SearchIndex() bool {
+	return s.Search.Index == nil || *s.Search.Index
 }
 
 // TerminalSettings returns the shell.* settings in the terminal package's
@@ -325,6 +334,18 @@ var Table = []Spec{
 			Items:   &Schema{Type: "string"},
 			MarkdownDescription: "More places with skills for `load_skill`, besides `.whale/skills/` in the workspace and " +
 				"`~/.config/whale/skills/`: each a skill folder (with a `SKILL.md`) or a folder of them. They become readable too.",
+		},
+	},
+	{
+		Key: "search.index",
+		Schema: Schema{
+			Type:    "boolean",
+			Default: true,
+			MarkdownDescription: "Keep a live index of each workspace folder's files, so that `grep` and `search_files` answer without " +
+				"walking the tree; it follows changes through the system's file notifications (inotify). Off: every search walks the folder, " +
+				"for network filesystems (changes made on other machines are not notified) or to save the inotify watches. " +
+				"Where the index cannot work (the watch limit is reached, no inotify) searches walk and `whale-ls settings` says why. " +
+				"A change takes effect at once.",
 		},
 	},
 	{

@@ -247,6 +247,9 @@ func TestSettingsTableDefaultsAreTheCodes(t *testing.T) {
 	if want := settingSpec(t, "edits.saveAfterApply").Schema.Default; (Settings{}).SaveAfterApply() != want {
 		t.Errorf("unset edits.saveAfterApply = %v, table says %v", (Settings{}).SaveAfterApply(), want)
 	}
+	if want := settingSpec(t, "search.index").Schema.Default; (Settings{}).SearchIndex() != want {
+		t.Errorf("unset search.index = %v, table says %v", (Settings{}).SearchIndex(), want)
+	}
 	if want := settingSpec(t, "web.allowPrivate").Schema.Default; (Settings{}).Web.AllowPrivate != want {
 		t.Errorf("unset web.allowPrivate = %v, table says %v", (Settings{}).Web.AllowPrivate, want)
 	}

@@ -21,6 +21,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/whale-ls/whale-ls/attach"
 	"github.com/whale-ls/whale-ls/catalog"
 	"github.com/whale-ls/whale-ls/lsp"
 	"github.com/whale-ls/whale-ls/session"
@@ -58,7 +59,9 @@ Usage:
   whale-ls changes [--root DIR] [--json] list [--since ID] [--limit N] | diff ID | revert ID | revert --to ID
                                    what whale changed in the workspace, newest first; one change's
                                    diff; take a change (or it and every later one) back
-  whale-ls settings [--json]       list the settings with their defaults (their JSON schemas with --json)
+  whale-ls settings [--folder DIR | --json]
+                                   list the settings with their defaults, then the status of the
+                                   language server running for DIR (their JSON schemas with --json)
   whale-ls version                 print the version
 `
 
@@ -456,18 +459,24 @@ func toolsLong(specs []toolbridge.Spec, names []string, stdout, stderr io.Writer
 	return exitOK
 }
 
-// listSettings prints settings.Table: a table for people, or with
-// --json the {"settings": [{key, schema}]} list the editors' setting
+// listSettings prints settings.Table: a table for people, followed by the
+// status of the language server running for the folder; or with --json
+// the {"settings": [{key, schema}]} list the editors' setting
 // contributions are generated from.
 func listSettings(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("settings", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print every setting's key and JSON schema as JSON")
+	folder := fs.String("folder", "", "show the status of the language server running for this folder (default: the current folder)")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "whale-ls settings: unexpected argument %q; run `whale-ls settings` or `whale-ls settings --json`\n", fs.Arg(0))
+		return exitUsage
+	}
+	if *asJSON && *folder != "" {
+		fmt.Fprintln(stderr, "whale-ls settings: --json lists the settings' schemas only; run `whale-ls settings --folder DIR` for the status of that folder's language server")
 		return exitUsage
 	}
 	if *asJSON {
@@ -479,6 +488,13 @@ func listSettings(args []string, stdout, stderr io.Writer) int {
 			return exitFailure
 		}
 		return exitOK
+	}
+	if *folder == "" {
+		*folder = "."
+	}
+	if fi, err := os.Stat(*folder); err != nil || !fi.IsDir() {
+		fmt.Fprintf(stderr, "whale-ls settings: --folder %s is not a folder; give a workspace folder or one inside it\n", *folder)
+		return exitUsage
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "KEY\tTYPE\tDEFAULT\tWHAT IT DOES")
@@ -494,8 +510,36 @@ func listSettings(args []string, stdout, stderr io.Writer) int {
 	}
 	tw.Flush()
 	fmt.Fprintln(stdout, "\n"+sandboxSummary())
+	fmt.Fprintln(stdout, "\n"+serverStatus(*folder))
 	fmt.Fprintln(stdout, "\nwhale-ls settings --json has each setting's full description and JSON schema.")
 	return exitOK
+}
+
+// serverStatus is what the language server running for folder (the
+// workspace folder holding it) says about itself through the attach
+// socket: one line per file index. When none is running it says so.
+func serverStatus(folder string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, err := attach.Dial(ctx, folder, "")
+	if err != nil {
+		msg := err.Error()
+		return strings.ToUpper(msg[:1]) + msg[1:] + "; its status (the file index of each workspace folder) shows here once an editor has started whale-ls on that folder."
+	}
+	defer c.Close()
+	d := c.Discovery
+	st, err := c.Status(ctx)
+	if err != nil {
+		return fmt.Sprintf("The whale-ls language server of %s (pid %d, version %s) does not report its status (%v); restart it with the editor to see it here.", d.Root, d.PID, d.Version, err)
+	}
+	lines := []string{fmt.Sprintf("The whale-ls language server of %s (pid %d):", d.Root, d.PID)}
+	for _, l := range st.FileIndexes {
+		lines = append(lines, "  "+l)
+	}
+	if len(st.FileIndexes) == 0 {
+		lines = append(lines, "  no file index: searches walk the folders")
+	}
+	return strings.Join(lines, "\n")
 }
 
 // firstSentence is text up to its first ". " (or all of it).

@@ -115,6 +115,7 @@ func TestToolsLong(t *testing.T) {
 }
 
 func TestSettings(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir()) // no language server is found
 	code, out, errOut := runCLI(t, t.TempDir(), "", "settings", "--json")
 	if code != exitOK {
 		t.Fatalf("settings --json = exit %d, err %q", code, errOut)
@@ -150,13 +151,22 @@ func TestSettings(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("settings = exit %d", code)
 	}
-	for _, want := range []string{"shell.yieldTimeMs", "15000", "/bin/bash, else /bin/sh", "mcp.servers"} {
+	for _, want := range []string{"shell.yieldTimeMs", "15000", "/bin/bash, else /bin/sh", "mcp.servers", "search.index", "No whale-ls language server is running for "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("settings output lacks %q:\n%s", want, out)
 		}
 	}
-	if code, _, errOut := runCLI(t, t.TempDir(), "", "settings", "extra"); code != exitUsage || !strings.Contains(errOut, "whale-ls settings --json") {
-		t.Errorf("settings extra = exit %d, err %q; want a usage error naming the right call", code, errOut)
+	for _, tc := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"settings", "extra"}, "whale-ls settings --json"},
+		{[]string{"settings", "--folder", filepath.Join(t.TempDir(), "missing")}, "is not a folder"},
+		{[]string{"settings", "--json", "--folder", "."}, "whale-ls settings --folder DIR"},
+	} {
+		if code, _, errOut := runCLI(t, t.TempDir(), "", tc.args...); code != exitUsage || !strings.Contains(errOut, tc.err) {
+			t.Errorf("whale-ls %q = exit %d, err %q; want a usage error with %q", tc.args, code, errOut, tc.err)
+		}
 	}
 }
 
