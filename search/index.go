@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -152,7 +153,23 @@ type indexDir struct {
 	rules  *workspace.DirRules
 	files  []indexFile // by name
 	sub    map[string]*indexDir
+	// subList is sub in the order of the names, computed by listing when
+	// needed; nil after sub changes.
+	subList []*indexDir
 }
+
+// sortedSubs returns d's subfolders in the order of their names.
+func (d *indexDir) sortedSubs() []*indexDir {
+	if d.subList == nil && len(d.sub) > 0 {
+		for _, name := range slices.Sorted(maps.Keys(d.sub)) {
+			d.subList = append(d.subList, d.sub[name])
+		}
+	}
+	return d.subList
+}
+
+// name is the folder's own name.
+func (d *indexDir) name() string { return d.rel[strings.LastIndexByte(d.rel, '/')+1:] }
 
 // indexFile is one regular file: 40 bytes plus its name.
 type indexFile struct {
@@ -485,6 +502,7 @@ func (x *Index) scan(ctx context.Context, w watcher, ig *workspace.Ignorer, rel 
 			p.sub = map[string]*indexDir{}
 		}
 		p.sub[path.Base(r)] = n
+		p.subList = nil
 		n.parent = p
 	}
 	return nodes[rel], byWd, files, nil
@@ -610,6 +628,7 @@ func (x *Index) dropLocked(n *indexDir, name string) {
 		return
 	}
 	delete(n.sub, name)
+	n.subList = nil
 	x.ig.Forget(sub.rel)
 	x.forgetTreeLocked(sub)
 }
@@ -646,6 +665,7 @@ func (x *Index) addLocked(n *indexDir, name string) {
 		n.sub = map[string]*indexDir{}
 	}
 	n.sub[name] = sub
+	n.subList = nil
 	maps.Copy(x.byWd, byWd)
 	for _, d := range byWd {
 		x.markDirtyLocked(d)
@@ -723,22 +743,27 @@ func (x *Index) listing(start string, globs *globSet, content *contentFilter) (d
 		}
 	}
 	byName := globs == nil || globs.nameOnly()
+	// The path of a file is built in scratch, after its folder's prefix (n
+	// bytes), only when a test needs it; the tests must not keep it.
 	var scratch []byte
-	var walk func(d *indexDir)
-	walk = func(d *indexDir) {
-		var subs []string
-		if len(d.sub) > 0 {
-			subs = slices.Sorted(maps.Keys(d.sub))
-		}
-		var run []indexFile
-		flush := func() {
-			if len(run) > 0 {
-				dirs = append(dirs, indexedDir{rel: d.rel, files: run})
-				run = nil
+	keep := func(f indexFile, n int) bool {
+		if byName {
+			if !globs.matchName(f.name) {
+				return false
+			}
+			if content == nil {
+				return true
 			}
 		}
-		// The path of each file is built in scratch, after the folder's
-		// prefix, only when a test needs it; the tests must not keep it.
+		scratch = append(scratch[:n], f.name...)
+		rel := unsafe.String(unsafe.SliceData(scratch), len(scratch))
+		if !byName && !globs.match(rel, subPath(start, rel), f.name) {
+			return false
+		}
+		return content == nil || content.keep(x.content, rel, f.blob)
+	}
+	var walk func(d *indexDir)
+	walk = func(d *indexDir) {
 		prefix := func() int {
 			scratch = scratch[:0]
 			if d.rel != "." {
@@ -747,36 +772,36 @@ func (x *Index) listing(start string, globs *globSet, content *contentFilter) (d
 			return len(scratch)
 		}
 		n := prefix()
-		si := 0
-		for _, f := range d.files {
-			for si < len(subs) && subs[si] < f.name {
-				flush()
-				walk(d.sub[subs[si]])
-				si++
-				n = prefix()
+		var run []indexFile
+		flush := func() {
+			if len(run) > 0 {
+				dirs = append(dirs, indexedDir{rel: d.rel, files: run})
+				run = nil
 			}
-			if byName {
-				if !globs.matchName(f.name) {
-					continue
-				}
-				if content == nil {
+		}
+		// The files before each subfolder's name, then the subfolder; at
+		// last the files after every subfolder.
+		subs := d.sortedSubs()
+		pos := 0
+		for si := 0; si <= len(subs); si++ {
+			end := len(d.files)
+			if si < len(subs) {
+				name := subs[si].name()
+				end = pos + sort.Search(end-pos, func(i int) bool { return d.files[pos+i].name > name })
+			}
+			for _, f := range d.files[pos:end] {
+				if keep(f, n) {
 					run = append(run, f)
-					continue
 				}
 			}
-			scratch = append(scratch[:n], f.name...)
-			rel := unsafe.String(unsafe.SliceData(scratch), len(scratch))
-			if !byName && !globs.match(rel, subPath(start, rel), f.name) {
-				continue
-			}
-			if content == nil || content.keep(x.content, rel, f.blob) {
-				run = append(run, f)
+			pos = end
+			if si < len(subs) {
+				flush()
+				walk(subs[si])
+				n = prefix()
 			}
 		}
 		flush()
-		for ; si < len(subs); si++ {
-			walk(d.sub[subs[si]])
-		}
 	}
 	walk(d)
 	return dirs, true

@@ -342,7 +342,8 @@ var Table = []Spec{
 			Type:    "boolean",
 			Default: true,
 			MarkdownDescription: "Keep a live index of each workspace folder's files, so that `grep` and `search_files` answer without " +
-				"walking the tree; it follows changes through the system's file notifications (inotify). Off: every search walks the folder, " +
+				"walking the tree, and a filter of their contents, so that `grep` reads only the files that may match (at most 48 MiB of memory); " +
+				"it follows changes through the system's file notifications (inotify). Off: every search walks the folder, " +
 				"for network filesystems (changes made on other machines are not notified) or to save the inotify watches. " +
 				"Where the index cannot work (the watch limit is reached, no inotify) searches walk and `whale-ls settings` says why. " +
 				"A change takes effect at once.",
