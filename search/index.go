@@ -61,8 +61,14 @@ type IndexStatus struct {
 func (s IndexStatus) String() string {
 	switch s.State {
 	case IndexReady:
-		return fmt.Sprintf("file index of %s ready: %d files in %d folders (built in %s); content filter: %d files (%.1f MiB), %d to read",
-			s.Folder, s.Files, s.Dirs, s.BuildTime.Round(time.Millisecond), s.Contents, float64(s.FilterBytes)/(1<<20), s.ContentsPending)
+		line := fmt.Sprintf("file index of %s ready: %d files in %d folders (built in %s)", s.Folder, s.Files, s.Dirs, s.BuildTime.Round(time.Millisecond))
+		switch {
+		case s.Contents == 0 && s.ContentsPending > 0:
+			return line + fmt.Sprintf("; content filter: reading %d files", s.ContentsPending)
+		case s.ContentsPending > 0:
+			return line + fmt.Sprintf("; content filter: %d files (%.1f MiB), %d to read", s.Contents, float64(s.FilterBytes)/(1<<20), s.ContentsPending)
+		}
+		return line + fmt.Sprintf("; content filter: %d files (%.1f MiB)", s.Contents, float64(s.FilterBytes)/(1<<20))
 	case IndexBuilding:
 		if s.Reason != "" {
 			return fmt.Sprintf("file index of %s being rebuilt (%s); searches walk the folder until it is ready", s.Folder, s.Reason)
