@@ -1,9 +1,10 @@
 // Command server times grep and search_files through a running whale-ls
-// (one workspace/executeCommand round trip per call, the file index warm)
-// against ripgrep run as a process in the same run, checks that both find
-// the same matches, and reports the index's build time (with rg --files on
-// the same tree as the yardstick), the server's memory with the index, and
-// how soon a new file is found.
+// (one workspace/executeCommand round trip per call, the file index and its
+// content filter warm) against ripgrep run as a process in the same run,
+// checks that both find the same matches, and reports the index's build
+// time (with rg --files on the same tree as the yardstick), the content
+// filter's first pass and size, the server's memory with both, and how soon
+// a new file is found.
 //
 //	go run ./bench/search/server [-tree DIR] [-copies N] [-runs 7] [-bin whale-ls]
 //
