@@ -152,9 +152,13 @@ func (f gramFilter) has(g uint32) bool {
 
 // gramQuery is what a pattern requires of a file's trigrams: all of all,
 // and, when any is set, one of any too. A nil *gramQuery requires nothing.
+// With folded, some trigram stands for an ASCII k or s whose other forms
+// (kelvinSign, longS) it does not cover: a file holding one of those is
+// kept whatever its filter says.
 type gramQuery struct {
-	all []uint32
-	any []*gramQuery
+	all    []uint32
+	any    []*gramQuery
+	folded bool
 }
 
 // mayMatch reports whether a file whose filter is f can hold a match.
@@ -195,10 +199,11 @@ func gramsFor(re *syntax.Regexp) *gramQuery {
 				return nil // a branch that requires nothing: so does the whole
 			}
 			q.any = append(q.any, s)
+			q.folded = q.folded || s.folded
 		}
 		return q
 	}
-	b := &seqBuilder{}
+	b := &seqBuilder{lenient: true}
 	b.walk(re)
 	b.cut()
 	var all []uint32
@@ -220,7 +225,13 @@ func gramsFor(re *syntax.Regexp) *gramQuery {
 	if len(all) == 0 {
 		return nil
 	}
-	return &gramQuery{all: all}
+	return &gramQuery{all: all, folded: b.folded}
+}
+
+// foldsToASCII reports whether data holds a rune outside ASCII that folds to
+// an ASCII letter (kelvinSign, longS).
+func foldsToASCII(data []byte) bool {
+	return bytes.Contains(data, []byte(string(kelvinSign))) || bytes.Contains(data, []byte(string(longS)))
 }
 
 // foldedSingle returns the one letter (gramByte) the set allows; ok is
@@ -257,6 +268,9 @@ type blobKey struct {
 type contentTable struct {
 	seed    maphash.Seed
 	filters []gramFilter // by blob id; nil for a free or reserved id
+	// folds: the blob holds a rune that folds to an ASCII letter
+	// (foldsToASCII).
+	folds   []bool
 	keys    []blobKey
 	refs    []int32
 	byKey   map[blobKey]uint32
@@ -278,6 +292,7 @@ func newContentTable() *contentTable {
 	return &contentTable{
 		seed:    maphash.MakeSeed(),
 		filters: make([]gramFilter, firstBlob),
+		folds:   make([]bool, firstBlob),
 		keys:    make([]blobKey, firstBlob),
 		refs:    make([]int32, firstBlob),
 		byKey:   map[blobKey]uint32{},
@@ -312,7 +327,7 @@ func (t *contentTable) release(blob uint32) {
 		if t.refs[blob]--; t.refs[blob] == 0 {
 			delete(t.byKey, t.keys[blob])
 			t.bytes -= int64(len(t.filters[blob])) * 8
-			t.filters[blob], t.keys[blob] = nil, blobKey{}
+			t.filters[blob], t.keys[blob], t.folds[blob] = nil, blobKey{}, false
 			t.free = append(t.free, blob)
 		}
 	}
@@ -330,7 +345,7 @@ func (t *contentTable) ref(key blobKey) (uint32, bool) {
 
 // add stores a new blob with one reference; ok is false when it would go
 // over the memory budget.
-func (t *contentTable) add(key blobKey, f gramFilter) (uint32, bool) {
+func (t *contentTable) add(key blobKey, f gramFilter, folds bool) (uint32, bool) {
 	if id, ok := t.ref(key); ok {
 		return id, true
 	}
@@ -340,10 +355,10 @@ func (t *contentTable) add(key blobKey, f gramFilter) (uint32, bool) {
 	var id uint32
 	if n := len(t.free); n > 0 {
 		id, t.free = t.free[n-1], t.free[:n-1]
-		t.filters[id], t.keys[id], t.refs[id] = f, key, 1
+		t.filters[id], t.keys[id], t.refs[id], t.folds[id] = f, key, 1, folds
 	} else {
 		id = uint32(len(t.filters))
-		t.filters, t.keys, t.refs = append(t.filters, f), append(t.keys, key), append(t.refs, 1)
+		t.filters, t.keys, t.refs, t.folds = append(t.filters, f), append(t.keys, key), append(t.refs, 1), append(t.folds, folds)
 	}
 	t.byKey[key] = id
 	t.bytes += int64(len(f)) * 8
@@ -381,7 +396,7 @@ func (c *contentFilter) keep(t *contentTable, rel string, blob uint32) bool {
 	}
 	if c.verdict[blob] == 0 {
 		c.verdict[blob] = 1
-		if c.q.mayMatch(t.filters[blob]) {
+		if c.q.folded && t.folds[blob] || c.q.mayMatch(t.filters[blob]) {
 			c.verdict[blob] = 2
 		}
 	}
@@ -450,6 +465,7 @@ type blobResult struct {
 	blob   uint32 // a state, or 0 when key and filter say what to add
 	key    blobKey
 	filter gramFilter
+	folds  bool
 }
 
 // indexDirContents reads the files of unknown content in folder n and
@@ -502,7 +518,7 @@ func (x *Index) indexDirContents(w watcher, t *contentTable, n *indexDir, gs *gr
 		x.mu.Unlock()
 		r.blob = 0
 		if !known {
-			r.filter = newGramFilter(gs.of(data))
+			r.filter, r.folds = newGramFilter(gs.of(data)), foldsToASCII(data)
 		}
 	}
 	if h != nil {
@@ -531,7 +547,7 @@ func (x *Index) indexDirContents(w watcher, t *contentTable, n *indexDir, gs *gr
 			switch {
 			case ok:
 			case r.filter != nil:
-				if id, ok = t.add(r.key, r.filter); !ok {
+				if id, ok = t.add(r.key, r.filter, r.folds); !ok {
 					id = blobUnfiltered // over the budget
 					t.unfiltered++
 				}

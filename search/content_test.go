@@ -19,7 +19,12 @@ import (
 // grepFiles greps pat (files mode) with the index and the overlay.
 func grepFiles(t *testing.T, root *os.Root, x *Index, pat string, overlay map[string][]byte) []string {
 	t.Helper()
-	res, err := Grep(context.Background(), root, workspace.NewIgnorer(root), Request{Pattern: pat, Mode: ModeFiles, Index: x, Overlay: overlay})
+	return grepFilesCase(t, root, x, pat, false, overlay)
+}
+
+func grepFilesCase(t *testing.T, root *os.Root, x *Index, pat string, icase bool, overlay map[string][]byte) []string {
+	t.Helper()
+	res, err := Grep(context.Background(), root, workspace.NewIgnorer(root), Request{Pattern: pat, CaseInsensitive: icase, Mode: ModeFiles, Index: x, Overlay: overlay})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,9 +37,9 @@ func grepFiles(t *testing.T, root *os.Root, x *Index, pat string, overlay map[st
 }
 
 // listedFor returns the files the index would have grep read for pat.
-func listedFor(t *testing.T, x *Index, pat string) []string {
+func listedFor(t *testing.T, x *Index, pat string, icase bool) []string {
 	t.Helper()
-	m, err := compilePattern(pat, false, false)
+	m, err := compilePattern(pat, false, icase)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,10 +74,10 @@ func TestContentFilterReadsOnlyCandidates(t *testing.T) {
 	}
 	// A false positive is possible (about 3% per file here): a handful is
 	// fine, most of 200 is not.
-	if got := listedFor(t, x, "needle"); !slices.Contains(got, "hit.go") || len(got) > 10 || slices.Contains(got, "bin.dat") {
+	if got := listedFor(t, x, "needle", false); !slices.Contains(got, "hit.go") || len(got) > 10 || slices.Contains(got, "bin.dat") {
 		t.Errorf("grep needle would read %d files %v; want hit.go and few others, not bin.dat", len(got), got)
 	}
-	if got := listedFor(t, x, `\w+`); len(got) != len(files)-1 {
+	if got := listedFor(t, x, `\w+`, false); len(got) != len(files)-1 {
 		t.Errorf(`grep \w+ (no trigram) would read %d files, want every text file (%d)`, len(got), len(files)-1)
 	}
 	if got := grepFiles(t, root, x, "needle", nil); !slices.Equal(got, []string{"hit.go"}) {
@@ -227,4 +232,24 @@ func longText(seed int) string {
 		b = fmt.Appendf(b, "%x", (i+1)*(seed+7)*2654435761)
 	}
 	return string(b)
+}
+
+// TestContentFilterFoldedLetters checks that a case-insensitive grep whose
+// pattern has a k or an s finds the lines where those are the Kelvin sign
+// or the long s, which fold to them, while the filter still leaves out the
+// files that cannot match.
+func TestContentFilterFoldedLetters(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"a.txt": "SE\u017f\u017fION\n", "b.txt": "Session\n", "c.txt": "nothing\n", "d.txt": "\u212aind\n"})
+	root, x := startIndex(t, dir, IndexOptions{})
+	waitContents(t, x)
+	if got := grepFilesCase(t, root, x, "session", true, nil); !slices.Equal(got, []string{"a.txt", "b.txt"}) {
+		t.Errorf("grep -i session = %v, want [a.txt b.txt]", got)
+	}
+	if got := grepFilesCase(t, root, x, "kind", true, nil); !slices.Equal(got, []string{"d.txt"}) {
+		t.Errorf("grep -i kind = %v, want [d.txt]", got)
+	}
+	if got := listedFor(t, x, "session", true); slices.Contains(got, "c.txt") {
+		t.Errorf("grep -i session would read %v, not c.txt", got)
+	}
 }

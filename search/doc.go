@@ -49,7 +49,9 @@
 // with the same bytes share one) a Bloom filter of its trigrams, letters
 // folded, 8 bits per trigram. Where a pattern's required literal runs hold
 // three letters or more, grep reads only the files whose filter may hold
-// all of their trigrams (and never a binary file). A file that changed
+// all of their trigrams (and never a binary file); with -i a k or an s
+// counts as its ASCII letters, and a file holding the Kelvin sign or the
+// long s (which fold to them) is always read. A file that changed
 // since the filter read it, an open buffer, a file over 16 MiB and one over
 // the filter's memory budget (48 MiB) are always read; the filter reads a
 // changed file again in the background, 100 ms after the changes settle.

@@ -283,7 +283,19 @@ type seqBuilder struct {
 	// cr: a position accepts '\r', which a hit may take from a line's
 	// ending, so hits must be checked by the regexp.
 	cr bool
+	// lenient (the content filter's sequences only): a case-folded k or s
+	// stands for its ASCII letters alone, its other forms (the Kelvin sign
+	// and the long s, the only non-ASCII runes that fold to ASCII letters)
+	// left to the filter, which keeps every file holding one; folded says
+	// that happened.
+	lenient, folded bool
 }
+
+// Runes outside ASCII that fold to an ASCII letter.
+const (
+	kelvinSign = '\u212a' // K
+	longS      = '\u017f' // s
+)
 
 func (b *seqBuilder) cut() {
 	if len(b.cur) > 0 {
@@ -388,11 +400,15 @@ func (b *seqBuilder) rune(r rune, fold bool) {
 	}
 	var s byteSet
 	for f := r; ; {
-		if f >= utf8.RuneSelf {
+		switch {
+		case b.lenient && (f == kelvinSign || f == longS):
+			b.folded = true
+		case f >= utf8.RuneSelf:
 			b.cut()
 			return
+		default:
+			s.add(byte(f))
 		}
-		s.add(byte(f))
 		f = unicode.SimpleFold(f)
 		if f == r {
 			break
