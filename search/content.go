@@ -270,13 +270,13 @@ type contentTable struct {
 	filters []gramFilter // by blob id; nil for a free or reserved id
 	// folds: the blob holds a rune that folds to an ASCII letter
 	// (foldsToASCII).
-	folds   []bool
-	keys    []blobKey
-	refs    []int32
-	byKey   map[blobKey]uint32
-	free    []uint32
-	bytes   int64 // held by the filters
-	budget  int64 // the most bytes the filters may take
+	folds  []bool
+	keys   []blobKey
+	refs   []int32
+	byKey  map[blobKey]uint32
+	free   []uint32
+	bytes  int64 // held by the filters
+	budget int64 // the most bytes the filters may take
 	// files counts the files whose blob is known (binary included),
 	// unfiltered those the indexer left out.
 	files, unfiltered int

@@ -172,7 +172,7 @@ func TestGramsFor(t *testing.T) {
 		{`TODO|FIXME`, false, 0, 2},
 		{`TODO|FI`, false, -1, 0}, // a branch with no trigram: no query
 		{`ab`, false, -1, 0},
-		{`kind`, true, 2, 0},  // k stands for k and K (a file with the Kelvin sign is always read)
+		{`kind`, true, 2, 0}, // k stands for k and K (a file with the Kelvin sign is always read)
 		{`session`, true, 5, 0},
 		{`Kind`, false, 2, 0}, // case-sensitive: both
 		{`a.cde`, false, 1, 0},
