@@ -167,7 +167,7 @@ func BenchmarkContentFilter(b *testing.B) {
 	for b.Loop() {
 		for _, data := range files {
 			_ = maphash.Bytes(t.seed, data)
-			newGramFilter(gs.of(data))
+			newGramFilter(gs.of(data), gramBits)
 		}
 	}
 }

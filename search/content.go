@@ -38,7 +38,16 @@ const (
 const (
 	// gramBits is the size of a blob's filter per distinct trigram it
 	// holds: with 3 probes a trigram it lacks passes about 3% of the time.
-	gramBits = 8
+	// When the files still to read would not fit in the budget at that
+	// size, new filters get fewer bits, down to minGramBits (a trigram a
+	// file lacks then passes about 15% of the time at 4 bits, 47% at 2),
+	// so that more files are filtered, less sharply.
+	gramBits    = 8
+	minGramBits = 2
+	// bytesPerGram is about how many bytes of source text hold one
+	// distinct trigram (the Go tree has 109 MB of text and 11.4 M), a
+	// little low, for estimating what files not yet read will need.
+	bytesPerGram = 8
 	// gramProbes is the number of bits each trigram sets.
 	gramProbes = 3
 	// maxFilteredSize is the size from which a file is read by every grep
@@ -125,8 +134,9 @@ func probes(g uint32, m uint64) [gramProbes]uint64 {
 	return p
 }
 
-func newGramFilter(grams []uint32) gramFilter {
-	f := make(gramFilter, (len(grams)*gramBits+63)/64)
+// newGramFilter builds the filter of grams with bits bits per trigram.
+func newGramFilter(grams []uint32, bits int) gramFilter {
+	f := make(gramFilter, (len(grams)*bits+63)/64)
 	m := uint64(len(f)) * 64
 	for _, g := range grams {
 		for _, p := range probes(g, m) {
@@ -333,6 +343,19 @@ func (t *contentTable) release(blob uint32) {
 	}
 }
 
+// bitsPerGram is the filter size per trigram for a new blob, when about
+// toRead bytes of files are still to be read in this pass: gramBits while
+// they would fit in what is left of the budget at that size, else what
+// lets them fit, but at least minGramBits.
+func (t *contentTable) bitsPerGram(toRead int64) int {
+	free := t.budget - t.bytes
+	grams := max(toRead/bytesPerGram, 1)
+	if grams*gramBits/8 <= free {
+		return gramBits
+	}
+	return int(min(max(free*8/grams, minGramBits), gramBits))
+}
+
 // ref gives one more file the blob of key, if one exists.
 func (t *contentTable) ref(key blobKey) (uint32, bool) {
 	id, ok := t.byKey[key]
@@ -413,6 +436,9 @@ func (x *Index) indexContents(w watcher, t *contentTable) {
 		began := time.Now()
 		// The pass's trigram set: 256 KiB, not kept while the indexer waits.
 		var gs *gramSet
+		x.mu.Lock()
+		toRead := t.unknownBytesLocked()
+		x.mu.Unlock()
 		for {
 			x.mu.Lock()
 			if x.w != w || x.content != t {
@@ -444,7 +470,7 @@ func (x *Index) indexContents(w watcher, t *contentTable) {
 			if gs == nil {
 				gs = newGramSet()
 			}
-			x.indexDirContents(w, t, n, gs)
+			x.indexDirContents(w, t, n, gs, &toRead)
 		}
 		select {
 		case <-x.ctx.Done():
@@ -459,6 +485,20 @@ func (x *Index) indexContents(w watcher, t *contentTable) {
 	}
 }
 
+// unknownBytesLocked adds up the sizes of the files of unknown content in
+// the dirty folders (the ones whose size fillStats has not seen count 0).
+func (t *contentTable) unknownBytesLocked() int64 {
+	var n int64
+	for d := range t.dirty {
+		for _, f := range d.files {
+			if f.blob == blobUnknown && f.size > 0 {
+				n += f.size
+			}
+		}
+	}
+	return n
+}
+
 // blobResult is what the indexer learned about one file.
 type blobResult struct {
 	name   string
@@ -469,8 +509,9 @@ type blobResult struct {
 }
 
 // indexDirContents reads the files of unknown content in folder n and
-// records their blobs, unless they changed meanwhile.
-func (x *Index) indexDirContents(w watcher, t *contentTable, n *indexDir, gs *gramSet) {
+// records their blobs, unless they changed meanwhile; toRead, the bytes the
+// pass has still to read, goes down by what it read.
+func (x *Index) indexDirContents(w watcher, t *contentTable, n *indexDir, gs *gramSet, toRead *int64) {
 	x.mu.Lock()
 	if x.w != w || x.content != t || x.byWd[n.wd] != n {
 		x.mu.Unlock()
@@ -513,12 +554,14 @@ func (x *Index) indexDirContents(w watcher, t *contentTable, n *indexDir, gs *gr
 			x.opts.afterContentRead(joinRel(n.rel, name))
 		}
 		r.key = blobKey{size: int64(len(data)), sum: maphash.Bytes(t.seed, data)}
+		*toRead -= int64(len(data))
 		x.mu.Lock()
 		_, known := t.byKey[r.key]
+		bits := t.bitsPerGram(*toRead + int64(len(data)))
 		x.mu.Unlock()
 		r.blob = 0
 		if !known {
-			r.filter, r.folds = newGramFilter(gs.of(data)), foldsToASCII(data)
+			r.filter, r.folds = newGramFilter(gs.of(data), bits), foldsToASCII(data)
 		}
 	}
 	if h != nil {

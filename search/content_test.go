@@ -253,3 +253,24 @@ func TestContentFilterFoldedLetters(t *testing.T) {
 		t.Errorf("grep -i session would read %v, not c.txt", got)
 	}
 }
+
+// TestBitsPerGram checks how the filters shrink as the budget runs short.
+func TestBitsPerGram(t *testing.T) {
+	tab := newContentTable()
+	tab.budget = 1 << 20
+	for _, tc := range []struct {
+		used, toRead int64
+		want         int
+	}{
+		{0, 8 << 20, gramBits},     // 1 M trigrams at 8 bits: 1 MiB, fits
+		{0, 16 << 20, 4},           // twice that: half the bits
+		{0, 64 << 20, minGramBits}, // never below the floor
+		{1 << 19, 8 << 20, 4},      // half the budget used
+		{1 << 20, 1, minGramBits},  // nothing left (add then refuses)
+	} {
+		tab.bytes = tc.used
+		if got := tab.bitsPerGram(tc.toRead); got != tc.want {
+			t.Errorf("bitsPerGram(%d) with %d of %d bytes used = %d, want %d", tc.toRead, tc.used, tab.budget, got, tc.want)
+		}
+	}
+}

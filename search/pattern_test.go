@@ -66,9 +66,16 @@ func checkScan(t *testing.T, pattern string, icase bool, text string) {
 		if count != len(want) {
 			t.Errorf("scan(%q) by the %s count = %d, want %d", pattern, engine.name, count, len(want))
 		}
-	} // The content filter may not turn away a text that has a match.
-	if len(want) > 0 && m.grams != nil && !(m.grams.folded && foldsToASCII([]byte(text))) && !m.grams.mayMatch(newGramFilter(newGramSet().of([]byte(text)))) {
-		t.Errorf("the content filter of %q turns away a text that matches %q (icase=%v)", text, pattern, icase)
+	}
+	// The content filter, of any size, may not turn away a text that has a
+	// match.
+	if len(want) > 0 && m.grams != nil && !(m.grams.folded && foldsToASCII([]byte(text))) {
+		grams := newGramSet().of([]byte(text))
+		for _, bits := range []int{gramBits, minGramBits} {
+			if !m.grams.mayMatch(newGramFilter(grams, bits)) {
+				t.Errorf("the content filter (%d bits a trigram) of %q turns away a text that matches %q (icase=%v)", bits, text, pattern, icase)
+			}
+		}
 	}
 }
 

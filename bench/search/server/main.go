@@ -10,7 +10,10 @@
 //
 // -copies N searches a folder holding N copies of the tree instead (hard
 // links, so that the copies cost no disk and share one page cache: both
-// sides read the same cached bytes). Without -bin it builds whale-ls.
+// sides read the same cached bytes); with -unique the copies are real and
+// every file of copy K ends with a line naming K, so that no two copies
+// share a content (as in a monorepo, and unlike hard links, whose copies the
+// content filter stores once). Without -bin it builds whale-ls.
 // Same matches means: the same number of matching files and lines (from
 // the Envelope's data), and the same path:count set whenever the tool's
 // text is not cut (the Envelope carries 64 KiB of text).
@@ -41,12 +44,13 @@ func main() {
 	out, _ := exec.Command("go", "env", "GOROOT").Output()
 	tree := flag.String("tree", filepath.Join(strings.TrimSpace(string(out)), "src"), "folder to search")
 	copies := flag.Int("copies", 0, "search N hard-linked copies of the tree under one folder (0: the tree itself)")
+	unique := flag.Bool("unique", false, "with -copies: real copies whose every file differs from the other copies'")
 	runs := flag.Int("runs", 7, "timed runs per case, after one warm-up; the median is reported")
 	changes := flag.Int("changes", 50, "files created to time how soon grep finds them")
 	bin := flag.String("bin", "", "whale-ls binary (default: build it)")
 	cpuProfile := flag.String("cpuprofile", "", "have the server write a CPU profile to this file")
 	flag.Parse()
-	ok, err := run(*tree, *copies, *runs, *changes, *bin, *cpuProfile)
+	ok, err := run(*tree, *copies, *unique, *runs, *changes, *bin, *cpuProfile)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench/search/server:", err)
 		os.Exit(2)
@@ -63,7 +67,7 @@ type benchCase struct {
 	arg  string
 }
 
-func run(tree string, copies, runs, changes int, bin, cpuProfile string) (bool, error) {
+func run(tree string, copies int, unique bool, runs, changes int, bin, cpuProfile string) (bool, error) {
 	if _, err := exec.LookPath("rg"); err != nil {
 		return false, fmt.Errorf("ripgrep (rg) is not installed; install it (Debian: apt-get install ripgrep) and run again")
 	}
@@ -82,8 +86,18 @@ func run(tree string, copies, runs, changes int, bin, cpuProfile string) (bool, 
 		ws = filepath.Join(dir, "ws")
 		os.Mkdir(ws, 0o755)
 		for i := range copies {
-			if out, err := exec.Command("cp", "-al", tree, filepath.Join(ws, fmt.Sprintf("copy%02d", i))).CombinedOutput(); err != nil {
-				return false, fmt.Errorf("cp -al: %v\n%s", err, out)
+			copyDir := filepath.Join(ws, fmt.Sprintf("copy%02d", i))
+			if !unique {
+				if out, err := exec.Command("cp", "-al", tree, copyDir).CombinedOutput(); err != nil {
+					return false, fmt.Errorf("cp -al: %v\n%s", err, out)
+				}
+				continue
+			}
+			if out, err := exec.Command("cp", "-r", tree, copyDir).CombinedOutput(); err != nil {
+				return false, fmt.Errorf("cp -r: %v\n%s", err, out)
+			}
+			if err := markCopy(copyDir, i); err != nil {
+				return false, err
 			}
 		}
 	}
@@ -222,6 +236,25 @@ func run(tree string, copies, runs, changes int, bin, cpuProfile string) (bool, 
 		ws, nFiles, runs, runtime.NumCPU(), strings.Join(strings.Fields(string(load))[:3], " "), rgVersion)
 	fmt.Println("timed: rg as a process; whale as one executeCommand round trip to the running server")
 	return allOK, nil
+}
+
+// markCopy appends a line naming copy i to every regular file below dir.
+func markCopy(dir string, i int) error {
+	line := []byte(fmt.Sprintf("\n// whale bench copy %02d\n", i))
+	return filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			return nil // read-only test data: left as it is
+		}
+		_, err = f.Write(line)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	})
 }
 
 func toolOf(c benchCase) string {
