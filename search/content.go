@@ -3,6 +3,7 @@ package search
 import (
 	"bytes"
 	"hash/maphash"
+	"maps"
 	"math/bits"
 	"regexp/syntax"
 	"runtime/debug"
@@ -344,7 +345,7 @@ func (t *contentTable) release(blob uint32) {
 }
 
 // bitsPerGram is the filter size per trigram for a new blob, when about
-// toRead bytes of files are still to be read in this pass: gramBits while
+// toRead bytes of new contents are still to be read in this pass: gramBits while
 // they would fit in what is left of the budget at that size, else what
 // lets them fit, but at least minGramBits.
 func (t *contentTable) bitsPerGram(toRead int64) int {
@@ -434,43 +435,33 @@ func (x *Index) indexContents(w watcher, t *contentTable) {
 	first := true
 	for {
 		began := time.Now()
-		// The pass's trigram set: 256 KiB, not kept while the indexer waits.
-		var gs *gramSet
 		x.mu.Lock()
-		toRead := t.unknownBytesLocked()
-		x.mu.Unlock()
-		for {
-			x.mu.Lock()
-			if x.w != w || x.content != t {
-				x.mu.Unlock()
-				return
-			}
-			var n *indexDir
-			for d := range t.dirty {
-				n = d
-				break
-			}
-			if n == nil {
-				t.passes++
-				x.notifyLocked()
-				files, size := t.files, t.bytes
-				x.mu.Unlock()
-				if first {
-					first = false
-					// As after the build: the pass's garbage (the read
-					// buffers grown for large files) goes back now.
-					debug.FreeOSMemory()
-					x.log.Info("file contents indexed", "folder", x.folder, "files", files,
-						"filterBytes", size, "ms", time.Since(began).Milliseconds())
-				}
-				break
-			}
-			delete(t.dirty, n)
+		if x.w != w || x.content != t {
 			x.mu.Unlock()
-			if gs == nil {
-				gs = newGramSet()
-			}
-			x.indexDirContents(w, t, n, gs, &toRead)
+			return
+		}
+		dirs := slices.Collect(maps.Keys(t.dirty))
+		clear(t.dirty)
+		x.mu.Unlock()
+		if len(dirs) > 0 {
+			x.contentPass(w, t, dirs)
+		}
+		x.mu.Lock()
+		if x.w != w || x.content != t {
+			x.mu.Unlock()
+			return
+		}
+		t.passes++
+		x.notifyLocked()
+		files, size := t.files, t.bytes
+		x.mu.Unlock()
+		if first {
+			first = false
+			// As after the build: the pass's garbage (the read buffers
+			// grown for large files) goes back now.
+			debug.FreeOSMemory()
+			x.log.Info("file contents indexed", "folder", x.folder, "files", files,
+				"filterBytes", size, "ms", time.Since(began).Milliseconds())
 		}
 		select {
 		case <-x.ctx.Done():
@@ -485,37 +476,139 @@ func (x *Index) indexContents(w watcher, t *contentTable) {
 	}
 }
 
-// unknownBytesLocked adds up the sizes of the files of unknown content in
-// the dirty folders (the ones whose size fillStats has not seen count 0).
-func (t *contentTable) unknownBytesLocked() int64 {
-	var n int64
-	for d := range t.dirty {
-		for _, f := range d.files {
-			if f.blob == blobUnknown && f.size > 0 {
-				n += f.size
+// placed names one file of folder n.
+type placed struct {
+	n    *indexDir
+	name string
+}
+
+// pendingLocked returns the entry of p if it is still being read (no change
+// since it was marked), else nil.
+func (x *Index) pendingLocked(p placed) *indexFile {
+	if x.byWd[p.n.wd] != p.n {
+		return nil
+	}
+	i, found := slices.BinarySearchFunc(p.n.files, p.name, func(f indexFile, name string) int { return strings.Compare(f.name, name) })
+	if !found || p.n.files[i].blob != blobPending {
+		return nil // changed since: the change marked it unknown again
+	}
+	return &p.n.files[i]
+}
+
+// contentPass reads the files of unknown content in dirs in two rounds.
+// The first hashes every file: a file whose content the table holds gets
+// its blob at once, the others are grouped by content. With the bytes of
+// the new contents known, the second round builds one filter per new
+// content, at the size the budget allows for all of them (bitsPerGram),
+// from a file that still holds it.
+func (x *Index) contentPass(w watcher, t *contentTable, dirs []*indexDir) {
+	bp := getBuf()
+	defer putBuf(bp)
+	fresh := map[blobKey][]placed{}
+	var order []blobKey
+	var freshBytes int64
+	for _, n := range dirs {
+		names, results := x.hashDir(w, t, n, bp)
+		x.mu.Lock()
+		if x.w != w || x.content != t {
+			x.mu.Unlock()
+			return
+		}
+		for i, r := range results {
+			p := placed{n, names[i]}
+			f := x.pendingLocked(p)
+			switch {
+			case f == nil:
+			case r.state == blobBinary:
+				f.blob = blobBinary
+				t.files++
+			case r.state == blobUnfiltered:
+				f.blob = blobUnfiltered
+				t.unfiltered++
+			default:
+				if id, ok := t.ref(r.key); ok {
+					f.blob = id
+					break
+				}
+				if fresh[r.key] == nil {
+					order = append(order, r.key)
+					freshBytes += r.key.size
+				}
+				fresh[r.key] = append(fresh[r.key], p)
 			}
 		}
+		x.mu.Unlock()
 	}
-	return n
+	if len(order) == 0 {
+		return
+	}
+	x.mu.Lock()
+	bits := t.bitsPerGram(freshBytes)
+	x.mu.Unlock()
+	gs := newGramSet()
+	for _, key := range order {
+		var filter gramFilter
+		var folds bool
+		for _, p := range fresh[key] {
+			if x.ctx.Err() != nil {
+				return
+			}
+			if data, ok := x.readContent(t, p, key, bp); ok {
+				filter, folds = newGramFilter(gs.of(data), bits), foldsToASCII(data)
+				break
+			}
+		}
+		x.mu.Lock()
+		if x.w != w || x.content != t {
+			x.mu.Unlock()
+			return
+		}
+		x.placeLocked(t, key, fresh[key], filter, folds)
+		x.mu.Unlock()
+	}
 }
 
-// blobResult is what the indexer learned about one file.
-type blobResult struct {
-	name   string
-	blob   uint32 // a state, or 0 when key and filter say what to add
-	key    blobKey
-	filter gramFilter
-	folds  bool
+// placeLocked gives the files of one new content that are still pending
+// its blob: a new one with filter, or, when no file read back as that
+// content (filter nil: they changed), nothing, so that they are read again.
+func (x *Index) placeLocked(t *contentTable, key blobKey, files []placed, filter gramFilter, folds bool) {
+	id, added := uint32(0), false
+	for _, p := range files {
+		f := x.pendingLocked(p)
+		switch {
+		case f == nil:
+		case filter == nil:
+			f.blob = blobUnknown
+			x.markDirtyLocked(p.n)
+		case !added:
+			var ok bool
+			if id, ok = t.add(key, filter, folds); !ok {
+				f.blob = blobUnfiltered // over the budget
+				t.unfiltered++
+				continue
+			}
+			f.blob, added = id, true
+		default:
+			t.ref(key)
+			f.blob = id
+		}
+	}
 }
 
-// indexDirContents reads the files of unknown content in folder n and
-// records their blobs, unless they changed meanwhile; toRead, the bytes the
-// pass has still to read, goes down by what it read.
-func (x *Index) indexDirContents(w watcher, t *contentTable, n *indexDir, gs *gramSet, toRead *int64) {
+// hashResult is what the first round learned about one file: a state
+// (blobBinary, blobUnfiltered) or, with state 0, its content's key.
+type hashResult struct {
+	state uint32
+	key   blobKey
+}
+
+// hashDir marks the files of unknown content in folder n as being read,
+// reads them and returns their names and what they hold.
+func (x *Index) hashDir(w watcher, t *contentTable, n *indexDir, bp *[]byte) ([]string, []hashResult) {
 	x.mu.Lock()
 	if x.w != w || x.content != t || x.byWd[n.wd] != n {
 		x.mu.Unlock()
-		return
+		return nil, nil
 	}
 	var names []string
 	var sizes []int64
@@ -527,80 +620,59 @@ func (x *Index) indexDirContents(w watcher, t *contentTable, n *indexDir, gs *gr
 	}
 	x.mu.Unlock()
 	if len(names) == 0 {
-		return
+		return nil, nil
 	}
-	results := make([]blobResult, len(names))
-	bp := getBuf()
-	defer putBuf(bp)
+	results := make([]hashResult, len(names))
 	h, err := openStartDir(x.root, n.rel)
 	for i, name := range names {
 		r := &results[i]
-		r.name, r.blob = name, blobUnfiltered
+		r.state = blobUnfiltered
 		if err != nil || x.ctx.Err() != nil || sizes[i] >= maxFilteredSize {
 			continue
 		}
-		data, rerr := h.readFile(name, *bp, true, maxFilteredSize, sizes[i])
-		if cap(data) > cap(*bp) {
-			*bp = data[:0]
-		}
-		switch {
-		case rerr == errBinary || (rerr == nil && bytes.IndexByte(data[:min(len(data), binaryProbe)], 0) >= 0):
-			r.blob = blobBinary
-			continue
-		case rerr != nil:
+		data, state := readForFilter(h, name, bp, sizes[i])
+		if r.state = state; state != 0 {
 			continue
 		}
 		if x.opts.afterContentRead != nil {
 			x.opts.afterContentRead(joinRel(n.rel, name))
 		}
 		r.key = blobKey{size: int64(len(data)), sum: maphash.Bytes(t.seed, data)}
-		*toRead -= int64(len(data))
-		x.mu.Lock()
-		_, known := t.byKey[r.key]
-		bits := t.bitsPerGram(*toRead + int64(len(data)))
-		x.mu.Unlock()
-		r.blob = 0
-		if !known {
-			r.filter, r.folds = newGramFilter(gs.of(data), bits), foldsToASCII(data)
-		}
 	}
 	if h != nil {
 		h.close()
 	}
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if x.w != w || x.content != t || x.byWd[n.wd] != n {
-		return
+	return names, results
+}
+
+// readContent reads the file p and returns its bytes if they are still the
+// content key.
+func (x *Index) readContent(t *contentTable, p placed, key blobKey, bp *[]byte) ([]byte, bool) {
+	h, err := openStartDir(x.root, p.n.rel)
+	if err != nil {
+		return nil, false
 	}
-	for _, r := range results {
-		i, found := slices.BinarySearchFunc(n.files, r.name, func(f indexFile, name string) int { return strings.Compare(f.name, name) })
-		if !found || n.files[i].blob != blobPending {
-			continue // changed since: the change marked it unknown again
-		}
-		f := &n.files[i]
-		switch {
-		case r.blob == blobBinary:
-			f.blob = blobBinary
-			t.files++
-		case r.blob != 0:
-			f.blob = r.blob
-			t.unfiltered++
-		default:
-			id, ok := t.ref(r.key)
-			switch {
-			case ok:
-			case r.filter != nil:
-				if id, ok = t.add(r.key, r.filter, r.folds); !ok {
-					id = blobUnfiltered // over the budget
-					t.unfiltered++
-				}
-			default:
-				// Its blob was known when looked up and freed since: look
-				// again.
-				id = blobUnknown
-				x.markDirtyLocked(n)
-			}
-			f.blob = id
-		}
+	defer h.close()
+	data, state := readForFilter(h, p.name, bp, key.size)
+	if state != 0 || int64(len(data)) != key.size || maphash.Bytes(t.seed, data) != key.sum {
+		return nil, false
 	}
+	return data, true
+}
+
+// readForFilter reads the file name of h into *bp (growing it) and returns
+// its bytes with state 0, or the state it gets without a filter: binary, or
+// unfiltered (too large, unreadable).
+func readForFilter(h dirHandle, name string, bp *[]byte, size int64) ([]byte, uint32) {
+	data, err := h.readFile(name, *bp, true, maxFilteredSize, size)
+	if cap(data) > cap(*bp) {
+		*bp = data[:0]
+	}
+	switch {
+	case err == errBinary || (err == nil && bytes.IndexByte(data[:min(len(data), binaryProbe)], 0) >= 0):
+		return nil, blobBinary
+	case err != nil:
+		return nil, blobUnfiltered
+	}
+	return data, 0
 }

@@ -154,16 +154,17 @@ func TestContentFilterSharesBlobs(t *testing.T) {
 // TestContentFilterChangeWhileReading changes files just after the content
 // indexer read them and before it recorded their filters, with the change's
 // event applied before it records (a.go) or after (b.go): the next grep
-// must see the new bytes either way.
+// must see the new bytes either way, and c.go, which still holds what they
+// held, must keep a filter of those bytes (not of what a.go or b.go became).
 func TestContentFilterChangeWhileReading(t *testing.T) {
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{"a.go": "hay\n", "b.go": "hay\n"})
+	writeTree(t, dir, map[string]string{"a.go": "hay\n", "b.go": "hay\n", "c.go": "hay\n"})
 	root := openRoot(t, dir)
 	var xp atomic.Pointer[Index]
 	changed := make(chan string, 2)
 	seen := map[string]bool{}
 	o := IndexOptions{afterContentRead: func(rel string) {
-		if seen[rel] {
+		if seen[rel] || rel == "c.go" {
 			return
 		}
 		seen[rel] = true
@@ -191,13 +192,14 @@ func TestContentFilterChangeWhileReading(t *testing.T) {
 			t.Fatal("the content indexer did not read a.go and b.go")
 		}
 	}
-	want := []string{"a.go", "b.go"}
-	if got := grepFiles(t, root, x, "needle", nil); !slices.Equal(got, want) {
-		t.Errorf("grep needle just after the changes = %v, want %v", got, want)
-	}
-	waitContents(t, x)
-	if got := grepFiles(t, root, x, "needle", nil); !slices.Equal(got, want) {
-		t.Errorf("grep needle once read again = %v, want %v", got, want)
+	for _, when := range []string{"just after the changes", "once read again"} {
+		if got, want := grepFiles(t, root, x, "needle", nil), []string{"a.go", "b.go"}; !slices.Equal(got, want) {
+			t.Errorf("grep needle %s = %v, want %v", when, got, want)
+		}
+		if got, want := grepFiles(t, root, x, "hay", nil), []string{"c.go"}; !slices.Equal(got, want) {
+			t.Errorf("grep hay %s = %v, want %v", when, got, want)
+		}
+		waitContents(t, x)
 	}
 }
 
