@@ -47,7 +47,8 @@
 //
 // The index also keeps a content filter: for each distinct content (files
 // with the same bytes share one) a Bloom filter of its trigrams, letters
-// folded, 8 bits per trigram. Where a pattern's required literal runs hold
+// folded, 8 bits per trigram (fewer, down to 2, when the new contents of a
+// pass of the indexer would not fit the budget at 8). Where a pattern's required literal runs hold
 // three letters or more, grep reads only the files whose filter may hold
 // all of their trigrams (and never a binary file); with -i a k or an s
 // counts as its ASCII letters, and a file holding the Kelvin sign or the
