@@ -1,7 +1,6 @@
 package search
 
 import (
-	"bytes"
 	"context"
 	"hash/maphash"
 	"io/fs"
@@ -104,7 +103,7 @@ func BenchmarkScanInMemory(b *testing.B) {
 			return nil
 		}
 		data, err := os.ReadFile(p)
-		if err == nil && bytes.IndexByte(data[:min(len(data), binaryProbe)], 0) < 0 {
+		if err == nil && !isBinary(data) {
 			corpus = append(corpus, data)
 			size += len(data)
 		}
@@ -150,7 +149,7 @@ func BenchmarkContentFilter(b *testing.B) {
 	var total int64
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() {
-			if data, err := os.ReadFile(p); err == nil && bytes.IndexByte(data[:min(len(data), binaryProbe)], 0) < 0 {
+			if data, err := os.ReadFile(p); err == nil && !isBinary(data) {
 				files = append(files, data)
 				total += int64(len(data))
 			}

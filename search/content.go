@@ -295,8 +295,6 @@ type contentTable struct {
 	// the indexer when one is added.
 	dirty map[*indexDir]struct{}
 	poke  chan struct{}
-	// passes counts the indexer's passes over dirty folders.
-	passes int
 }
 
 func newContentTable() *contentTable {
@@ -451,7 +449,6 @@ func (x *Index) indexContents(w watcher, t *contentTable) {
 			x.mu.Unlock()
 			return
 		}
-		t.passes++
 		x.notifyLocked()
 		files, size := t.files, t.bytes
 		x.mu.Unlock()
@@ -669,7 +666,7 @@ func readForFilter(h dirHandle, name string, bp *[]byte, size int64) ([]byte, ui
 		*bp = data[:0]
 	}
 	switch {
-	case err == errBinary || (err == nil && bytes.IndexByte(data[:min(len(data), binaryProbe)], 0) >= 0):
+	case err == errBinary || (err == nil && isBinary(data)):
 		return nil, blobBinary
 	case err != nil:
 		return nil, blobUnfiltered

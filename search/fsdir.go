@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"errors"
 	"os"
 )
@@ -54,6 +55,12 @@ const MaxFileSize = 128 << 20
 
 // binaryProbe is how much of a file is looked at for a NUL byte.
 const binaryProbe = 8 << 10
+
+// isBinary reports whether a file starting with data is binary: a NUL in
+// its first binaryProbe bytes. Grep skips such files.
+func isBinary(data []byte) bool {
+	return bytes.IndexByte(data[:min(len(data), binaryProbe)], 0) >= 0
+}
 
 // openStartDir opens the directory rel of root as a dirHandle. rel itself is
 // resolved by os.Root (so it may go through a symlink that stays inside the

@@ -55,7 +55,8 @@ type glob struct {
 	base bool
 	name string
 	// fast, when set, matches the base name without doublestar: the glob
-	// is a literal name, or a literal with "*" before or after it or both.
+	// is a literal name, a literal with "*" before or after it or both, or
+	// two literals with one "*" between them.
 	fast func(name string) bool
 }
 

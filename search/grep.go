@@ -420,7 +420,7 @@ func (g *grepRun) searchNewBuffers(root *os.Root, ig *workspace.Ignorer, start s
 
 // searchText searches one file's bytes and records a match.
 func (g *grepRun) searchText(rel string, data []byte, checkBinary bool) {
-	if checkBinary && bytes.IndexByte(data[:min(len(data), binaryProbe)], 0) >= 0 {
+	if checkBinary && isBinary(data) {
 		return
 	}
 	keep := 0
