@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -724,7 +725,7 @@ func TestAllowForSessionSettlesOtherPrompts(t *testing.T) {
 			return
 		}
 		rig.answer <- AllowSession
-		if cause, ok := receive(t, rig.ended, "the other prompt to be withdrawn"); ok && cause != errAllowedForSession {
+		if cause, ok := receive(t, rig.ended, "the other prompt to be withdrawn"); ok && !errors.Is(cause, errAllowedForSession) {
 			t.Errorf("the other prompt ended with %v, want errAllowedForSession", cause)
 		}
 	})
@@ -785,7 +786,7 @@ func TestCancelledTaskWithdrawsSharedPrompt(t *testing.T) {
 	within(t, rig.asked, "the prompt")
 	within(t, joined, "the second exec to join the prompt")
 	kill()
-	if cause := within(t, rig.ended, "the prompt to be withdrawn"); cause != errGone {
+	if cause := within(t, rig.ended, "the prompt to be withdrawn"); !errors.Is(cause, errGone) {
 		t.Errorf("the prompt ended with %v, want %v", cause, errGone)
 	}
 	if got := strings.Join(rmEntries(t, state, 2), " "); got != "deny/gone deny/gone/shared" {
@@ -853,7 +854,7 @@ func TestDeadExecsOfASharedPrompt(t *testing.T) {
 		_, state, dir, rig, _ := setup(t)
 		killPid(t, dir, "p1")
 		killPid(t, dir, "p2")
-		if cause := within(t, rig.ended, "the prompt to be withdrawn"); cause != errGone {
+		if cause := within(t, rig.ended, "the prompt to be withdrawn"); !errors.Is(cause, errGone) {
 			t.Errorf("the prompt ended with %v, want %v", cause, errGone)
 		}
 		waitForFile(t, filepath.Join(dir, "marker"))

@@ -110,7 +110,7 @@ func (s *frameStream) readFrame() ([]byte, int64, error) {
 		line, err := s.readLine()
 		total += int64(len(line))
 		if err != nil {
-			if err == io.EOF && (sawHeader || len(line) > 0) {
+			if errors.Is(err, io.EOF) && (sawHeader || len(line) > 0) {
 				return nil, 0, io.ErrUnexpectedEOF
 			}
 			return nil, 0, err
@@ -164,9 +164,9 @@ func (s *frameStream) readLine() ([]byte, error) {
 	for {
 		chunk, err := s.in.ReadSlice('\n')
 		line = append(line, chunk...)
-		if err == bufio.ErrBufferFull {
+		if errors.Is(err, bufio.ErrBufferFull) {
 			if len(line) > maxHeaderBytes {
-				for err == bufio.ErrBufferFull {
+				for errors.Is(err, bufio.ErrBufferFull) {
 					_, err = s.in.ReadSlice('\n')
 				}
 				return nil, &badFrame{reason: "header line too long"}

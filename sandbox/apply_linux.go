@@ -37,7 +37,7 @@ func LandlockABI() (int, error) {
 	case unix.ENOSYS:
 		return 0, errors.New("this kernel has no Landlock (Linux 5.13 or later with CONFIG_SECURITY_LANDLOCK is needed)")
 	case unix.EOPNOTSUPP:
-		return 0, errors.New("Landlock is not enabled in this kernel's LSM list (boot parameter lsm=…,landlock)")
+		return 0, errors.New("this kernel does not enable Landlock in its LSM list (boot parameter lsm=…,landlock)")
 	}
 	return 0, fmt.Errorf("ask the kernel for its Landlock version: %w", errno)
 }

@@ -65,4 +65,3 @@ func TestSeccompForcedAbsent(t *testing.T) {
 		}
 	}
 }
-
