@@ -1,6 +1,6 @@
 // Package probe finds out whether this machine has a property a test relies
 // on — the i386 syscall gate, Landlock, namespaces, seccomp user
-// notification, a PTY, IPv6 loopback, root — the way a user or an attacker
+// notification, a PTY, root — the way a user or an attacker
 // would meet it: by trying it on a harmless target, independently of
 // whale's own code. A test skips with the Result's reason when the property
 // is absent (the attack it guards against is then impossible too) and must
@@ -12,7 +12,6 @@ package probe
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"strings"
 )
@@ -52,18 +51,6 @@ func Root() Result {
 		return present("running as root")
 	}
 	return absent("not running as root (uid %d); run the tests as root to include it", os.Geteuid())
-}
-
-// IPv6Loopback reports whether a TCP socket can listen on [::1].
-func IPv6Loopback() Result { return listenOn("[::1]:0") }
-
-func listenOn(addr string) Result {
-	l, err := net.Listen("tcp", addr)
-	if err != nil {
-		return absent("cannot listen on %s: %v", addr, err)
-	}
-	l.Close()
-	return present("listened on %s", addr)
 }
 
 // SeccompUserNotif reports whether the kernel offers seccomp's user

@@ -30,16 +30,6 @@ func landlockAtLeast(abi, min int) Result {
 	return present("Landlock ABI %d", abi)
 }
 
-// UserNamespace reports whether this user can create a user namespace (and
-// map itself to root in it), as an unprivileged sandbox does.
-func UserNamespace() Result {
-	return startIn(&syscall.SysProcAttr{
-		Cloneflags:  syscall.CLONE_NEWUSER,
-		UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Geteuid(), Size: 1}},
-		GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getegid(), Size: 1}},
-	}, "a user namespace")
-}
-
 // NetNamespace reports whether this process can start a program in a new
 // network namespace: directly as root, else inside a user namespace.
 func NetNamespace() Result {

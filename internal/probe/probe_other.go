@@ -11,9 +11,6 @@ func notLinux(what string) Result {
 // Landlock is absent outside Linux.
 func Landlock(min int) Result { return notLinux("Landlock") }
 
-// UserNamespace is absent outside Linux.
-func UserNamespace() Result { return notLinux("a user namespace") }
-
 // NetNamespace is absent outside Linux.
 func NetNamespace() Result { return notLinux("a network namespace") }
 

@@ -13,10 +13,8 @@ import (
 func TestProbesRun(t *testing.T) {
 	for name, r := range map[string]Result{
 		"Root":             Root(),
-		"IPv6Loopback":     IPv6Loopback(),
 		"SeccompUserNotif": SeccompUserNotif(),
 		"Landlock(1)":      Landlock(1),
-		"UserNamespace":    UserNamespace(),
 		"NetNamespace":     NetNamespace(),
 		"PTY":              PTY(),
 		"Int80":            Int80(t.TempDir()),
@@ -25,16 +23,6 @@ func TestProbesRun(t *testing.T) {
 			t.Errorf("%s = %+v: no reason given", name, r)
 		}
 		t.Logf("%s: present=%v (%s)", name, r.Present, r.Reason)
-	}
-}
-
-func TestListenForcedAbsent(t *testing.T) {
-	// 192.0.2.1 is TEST-NET-1 (RFC 5737): never this machine's address.
-	if r := listenOn("192.0.2.1:0"); r.Present {
-		t.Errorf("listenOn(192.0.2.1:0) = %+v, want absent", r)
-	}
-	if r := listenOn("127.0.0.1:0"); !r.Present {
-		t.Errorf("listenOn(127.0.0.1:0) = %+v, want present", r)
 	}
 }
 
