@@ -12,7 +12,7 @@ import (
 
 	"github.com/whale-ls/whale-ls/changes"
 	"github.com/whale-ls/whale-ls/edits"
-	"github.com/whale-ls/whale-ls/execboundary"
+	"github.com/whale-ls/whale-ls/internal/userdir"
 	"github.com/whale-ls/whale-ls/settings"
 	"github.com/whale-ls/whale-ls/toolbridge"
 	"github.com/whale-ls/whale-ls/workspace"
@@ -90,7 +90,7 @@ func NewCommitter(o CommitOptions) *Committer {
 // this process's alone when there is none).
 func (c *Committer) commitLocks() *edits.Locks {
 	c.locksOnce.Do(func() {
-		dir, err := execboundary.RuntimeDir()
+		dir, err := userdir.Runtime()
 		if err != nil {
 			c.log.Warn("no private runtime folder: edits are serialised within this process only", "err", err)
 			dir = ""

@@ -1,6 +1,7 @@
 package changes
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -12,6 +13,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/whale-ls/whale-ls/internal/filelock"
 )
 
 // Defaults of Options.
@@ -145,10 +148,10 @@ const (
 func (j *Journal) locked(fn func() error) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if err := lockFile(j.lockf); err != nil {
+	if err := filelock.Lock(context.Background(), j.lockf); err != nil {
 		return fmt.Errorf("lock change journal: %w", err)
 	}
-	defer unlockFile(j.lockf)
+	defer filelock.Unlock(j.lockf)
 	if err := j.catchUp(true); err != nil {
 		return err
 	}

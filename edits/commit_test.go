@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/whale-ls/whale-ls/internal/filelock"
 )
 
 // testLocks commit with in-process locks only, as a command line would
@@ -339,13 +341,13 @@ func TestLocksExcludeOtherHolders(t *testing.T) {
 	// take it the way that process would, bypassing this process's stripes.
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	if _, err := lockFile(ctx, tx.held.files[0].Name()); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("lockFile while held = %v, want the context's deadline", err)
+	if _, err := filelock.Open(ctx, tx.held.files[0].Name()); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("filelock.Open while held = %v, want the context's deadline", err)
 	}
 	tx.End()
-	f, err := lockFile(context.Background(), filepath.Join(dir, "locks", bucketName(int(hashKey(lockKey(target))%lockBuckets))))
+	f, err := filelock.Open(context.Background(), filepath.Join(dir, "locks", bucketName(int(hashKey(lockKey(target))%lockBuckets))))
 	if err != nil {
-		t.Fatalf("lockFile after End = %v", err)
+		t.Fatalf("filelock.Open after End = %v", err)
 	}
-	unlockFile(f)
+	filelock.Close(f)
 }

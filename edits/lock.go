@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/whale-ls/whale-ls/internal/filelock"
 )
 
 // LockOptions configures Locks.
@@ -21,7 +23,7 @@ type LockOptions struct {
 
 // Locks serialises commits of the same file. Inside the process it uses
 // striped mutexes shared by every Locks value (two roots may reach one
-// file); across processes it uses advisory locks (flock) on lock files in
+// file); across processes it uses advisory locks (internal/filelock) on lock files in
 // LockOptions.Dir, so that the language server, `whale-ls mcp` and
 // `whale-ls call` never commit one file at the same time.
 //
@@ -61,7 +63,7 @@ type heldLocks struct {
 
 func (h *heldLocks) release() {
 	for k := len(h.files) - 1; k >= 0; k-- {
-		unlockFile(h.files[k])
+		filelock.Close(h.files[k])
 	}
 	for k := len(h.stripes) - 1; k >= 0; k-- {
 		<-stripes[h.stripes[k]]
@@ -102,14 +104,12 @@ func (l *Locks) Begin(ctx context.Context, paths ...string) (*Txn, error) {
 		return nil, err
 	}
 	for _, b := range buckets {
-		f, err := lockFile(ctx, filepath.Join(dir, bucketName(b)))
+		f, err := filelock.Open(ctx, filepath.Join(dir, bucketName(b)))
 		if err != nil {
 			tx.End()
 			return nil, err
 		}
-		if f != nil {
-			tx.held.files = append(tx.held.files, f)
-		}
+		tx.held.files = append(tx.held.files, f)
 	}
 	return tx, nil
 }
