@@ -12,6 +12,7 @@ import (
 
 	"github.com/whale-ls/whale-ls/changes"
 	"github.com/whale-ls/whale-ls/edits"
+	"github.com/whale-ls/whale-ls/internal/filelock"
 	"github.com/whale-ls/whale-ls/internal/userdir"
 	"github.com/whale-ls/whale-ls/settings"
 	"github.com/whale-ls/whale-ls/toolbridge"
@@ -136,6 +137,9 @@ func (c *Committer) commit(ctx context.Context, shown []string, plan planner, re
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, "", "", toolbridge.Fail(toolbridge.CodeCanceled, "the edit was canceled while it waited for another edit of the same file; nothing was written")
+			}
+			if held, ok := errors.AsType[*filelock.HeldError](err); ok {
+				return nil, "", "", toolbridge.Fail(toolbridge.CodeWriteConflict, "another process kept whale's edit lock for this file for %v (%s); nothing was written — end that process, or retry when it is done", held.Waited.Round(time.Second), holderText(held))
 			}
 			return nil, "", "", toolbridge.Fail(toolbridge.CodeInternal, "could not take the edit lock (%v); nothing was written — retry, and report it if it persists", err)
 		}
@@ -411,4 +415,12 @@ func (c *Committer) explainMissedTarget(src *editSource, steps []edits.Edit, err
 		Text: fmt.Sprintf("%s: the text this edit searches for was at %s when you read the file, but it changed %s: %s. Nothing was written — re-read %s and redo the edit on their current text.", src.shown, at, who, where, reread),
 		Data: map[string]any{"lines": []int{from, max(from, to)}},
 	}
+}
+
+// holderText names the processes holding a lock, for a model or a person.
+func holderText(e *filelock.HeldError) string {
+	if len(e.Holders) == 0 {
+		return "the system does not say which"
+	}
+	return "held by " + strings.Join(e.Holders, ", ")
 }

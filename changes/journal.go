@@ -24,6 +24,11 @@ const (
 	DefaultPendingAge   = time.Hour
 )
 
+// lockWait bounds the wait for the journal's lock: appends hold it for
+// milliseconds, and a process that took it and keeps it (a task can open
+// the lock file) must not stall every later change.
+const lockWait = 30 * time.Second
+
 // ErrNotFound is wrapped by the errors of Get, Blob, Diff and PlanRevert
 // when an id names nothing in the journal (never written, or dropped by the
 // size bound).
@@ -148,7 +153,7 @@ const (
 func (j *Journal) locked(fn func() error) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if err := filelock.Lock(context.Background(), j.lockf); err != nil {
+	if err := filelock.LockWithin(context.Background(), j.lockf, lockWait); err != nil {
 		return fmt.Errorf("lock change journal: %w", err)
 	}
 	defer filelock.Unlock(j.lockf)

@@ -351,3 +351,32 @@ func TestLocksExcludeOtherHolders(t *testing.T) {
 	}
 	filelock.Close(f)
 }
+
+// TestLockWaitIsBounded: a process outside whale that took a commit's lock
+// file and keeps it (a task can open the file) makes Begin fail after
+// LockOptions.Wait with a *filelock.HeldError, instead of waiting for ever.
+func TestLockWaitIsBounded(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(t.TempDir(), "f.txt")
+	locks := NewLocks(LockOptions{Dir: dir, Wait: 200 * time.Millisecond})
+	tx, err := locks.Begin(context.Background(), target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := tx.held.files[0].Name()
+	tx.End()
+	squatter, err := filelock.Open(context.Background(), name) // another open file: as another process
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer filelock.Close(squatter)
+	start := time.Now()
+	_, err = locks.Begin(context.Background(), target)
+	var held *filelock.HeldError
+	if !errors.As(err, &held) {
+		t.Fatalf("Begin while another holds the lock = %v, want a *filelock.HeldError", err)
+	}
+	if waited := time.Since(start); waited > 10*time.Second {
+		t.Errorf("Begin waited %v with a 200ms bound", waited)
+	}
+}

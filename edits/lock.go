@@ -1,11 +1,13 @@
 package edits
 
 import (
+	"cmp"
 	"context"
 	"hash/fnv"
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/whale-ls/whale-ls/internal/filelock"
 )
@@ -16,10 +18,19 @@ type LockOptions struct {
 	// whale process of the user, where the advisory cross-process locks
 	// live. Empty leaves only the locks of this process.
 	Dir string
+	// Wait bounds the wait for another process's lock (DefaultLockWait
+	// when 0): a process that took a lock file and keeps it — a task can
+	// open one — gets a *filelock.HeldError naming it, not a commit that
+	// waits for ever.
+	Wait time.Duration
 	// BeforeRename, when set (by tests), runs before each rename of a
 	// commit and can make it fail, to exercise the rollback.
 	BeforeRename func(target string) error
 }
+
+// DefaultLockWait is how long a commit waits for another whale process's
+// lock on the same file: commits hold it for milliseconds.
+const DefaultLockWait = 30 * time.Second
 
 // Locks serialises commits of the same file. Inside the process it uses
 // striped mutexes shared by every Locks value (two roots may reach one
@@ -104,7 +115,7 @@ func (l *Locks) Begin(ctx context.Context, paths ...string) (*Txn, error) {
 		return nil, err
 	}
 	for _, b := range buckets {
-		f, err := filelock.Open(ctx, filepath.Join(dir, bucketName(b)))
+		f, err := filelock.OpenWithin(ctx, filepath.Join(dir, bucketName(b)), cmp.Or(l.opts.Wait, DefaultLockWait))
 		if err != nil {
 			tx.End()
 			return nil, err

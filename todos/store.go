@@ -94,7 +94,7 @@ func (s *Store) Update(fn func(l *List) (changed bool, err error)) (l List, warn
 		return l, "", fmt.Errorf("open the todo lock: %w", err)
 	}
 	defer lock.Close()
-	if err := filelock.Lock(context.Background(), lock); err != nil {
+	if err := filelock.LockWithin(context.Background(), lock, 30*time.Second); err != nil {
 		return l, "", fmt.Errorf("lock the todo list: %w", err)
 	}
 	defer filelock.Unlock(lock)

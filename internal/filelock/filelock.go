@@ -11,7 +11,10 @@ package filelock
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
+	"strings"
 	"time"
 )
 
@@ -50,6 +53,50 @@ func Lock(ctx context.Context, f *os.File) error {
 		case <-time.After(delay):
 		}
 	}
+}
+
+// HeldError says that a lock stayed held by others for as long as a
+// caller would wait, and by which processes where the system tells.
+type HeldError struct {
+	Path   string
+	Waited time.Duration
+	// Holders are the processes holding the lock ("pid 1234 (flock)"),
+	// when the system lists them; empty otherwise.
+	Holders []string
+}
+
+func (e *HeldError) Error() string {
+	who := "another process"
+	if len(e.Holders) > 0 {
+		who = strings.Join(e.Holders, ", ")
+	}
+	return fmt.Sprintf("%s is locked by %s, still after %v", e.Path, who, e.Waited.Round(time.Second))
+}
+
+// LockWithin is Lock with a bound: when others still hold the lock after d,
+// it returns a *HeldError naming them where the system tells (a task that
+// took whale's lock must not stall whale for ever).
+func LockWithin(ctx context.Context, f *os.File, d time.Duration) error {
+	bounded, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	err := Lock(bounded, f)
+	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		return &HeldError{Path: f.Name(), Waited: d, Holders: holders(f)}
+	}
+	return err
+}
+
+// OpenWithin is Open with LockWithin's bound.
+func OpenWithin(ctx context.Context, path string, d time.Duration) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|openFlags, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := LockWithin(ctx, f, d); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 // Unlock releases the lock Lock took on f; f stays open.

@@ -3,8 +3,12 @@ package filelock
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 )
@@ -15,7 +19,7 @@ func TestExcludes(t *testing.T) {
 	if !Supported {
 		t.Skip("no file locks on this system")
 	}
-	path := filepath.Join(t.TempDir(), "lock")
+	path := filepath.Join(tempDir(t), "lock")
 	held, err := Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +59,7 @@ func TestLockAndUnlock(t *testing.T) {
 	if !Supported {
 		t.Skip("no file locks on this system")
 	}
-	path := filepath.Join(t.TempDir(), "journal.lock")
+	path := filepath.Join(tempDir(t), "journal.lock")
 	a, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
@@ -78,4 +82,54 @@ func TestLockAndUnlock(t *testing.T) {
 	if busy, err := tryLock(b); err != nil || busy {
 		t.Fatalf("tryLock after Unlock = %v, %v; want the lock", busy, err)
 	}
+}
+
+// TestLockWithinNamesTheHolder has flock(1) — another process, as a task
+// would be — hold the lock: the bounded wait must end and name it.
+func TestLockWithinNamesTheHolder(t *testing.T) {
+	flock, err := exec.LookPath("flock")
+	if err != nil {
+		t.Skip("flock(1) is not installed (util-linux)")
+	}
+	path := filepath.Join(tempDir(t), "lock")
+	holder := exec.Command(flock, path, "sleep", "60")
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { holder.Process.Kill(); holder.Wait() }()
+	// Wait until flock(1) has it.
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		f, err := OpenWithin(context.Background(), path, 10*time.Millisecond)
+		if err != nil {
+			break
+		}
+		Close(f)
+		if time.Now().After(deadline) {
+			t.Fatal("flock(1) never took the lock")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	start := time.Now()
+	_, err = OpenWithin(context.Background(), path, 300*time.Millisecond)
+	var held *HeldError
+	if !errors.As(err, &held) {
+		t.Fatalf("OpenWithin while flock(1) holds it = %v, want a *HeldError", err)
+	}
+	if time.Since(start) > 20*time.Second {
+		t.Errorf("the bounded wait took %v", time.Since(start))
+	}
+	if runtime.GOOS == "linux" && (len(held.Holders) == 0 || !strings.Contains(held.Error(), fmt.Sprint(holder.Process.Pid))) {
+		t.Errorf("HeldError = %q, want it to name pid %d", held.Error(), holder.Process.Pid)
+	}
+}
+
+// tempDir is t.TempDir whose removal may fail: Wine cannot delete files
+// the way Go's RemoveAll does on Windows, which says nothing of the locks.
+func tempDir(t *testing.T) string {
+	dir, err := os.MkdirTemp("", "filelock-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
 }
