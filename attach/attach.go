@@ -169,10 +169,19 @@ func (l *Listener) accept() {
 			c.Close()
 			continue
 		}
-		uid, err := peerUID(uc)
+		uid, pid, err := peerCred(uc)
 		if err != nil || uid != l.allowUID {
 			l.log.Warn("attach connection refused: the peer is another user", "uid", uid, "err", err)
 			c.Write([]byte(`{"jsonrpc":"2.0","method":"whale/refused","params":{"reason":"this whale-ls session belongs to another user"}}` + "\n"))
+			c.Close()
+			continue
+		}
+		if pid > 0 && pid != os.Getpid() && descendantOf(pid, os.Getpid()) {
+			// A process inside one of this server's tasks would get the
+			// server's own reach — its network, its writable folders —
+			// instead of the task's confinement.
+			l.log.Warn("attach connection refused: the peer runs inside one of this server's tasks", "pid", pid)
+			c.Write([]byte(`{"jsonrpc":"2.0","method":"whale/refused","params":{"reason":"a process inside one of this whale-ls session's shell tasks cannot attach to it; it runs standalone, under the task's confinement"}}` + "\n"))
 			c.Close()
 			continue
 		}
