@@ -49,9 +49,11 @@ type Committer struct {
 	settings func() settings.Settings
 	log      *slog.Logger
 	journal  *changes.Journal // nil: changes are not journaled
-	notifier toolbridge.Notifier
-	prompter toolbridge.Prompter
-	language toolbridge.Language
+	// journalErr is why the journal that should be there is not.
+	journalErr error
+	notifier   toolbridge.Notifier
+	prompter   toolbridge.Prompter
+	language   toolbridge.Language
 
 	locksOnce sync.Once
 	locks     *edits.Locks
@@ -71,6 +73,10 @@ type CommitOptions struct {
 	// Journal records every committed change in the same commit: a change
 	// that cannot be journaled is not made.
 	Journal *changes.Journal
+	// JournalErr is why there is no Journal when one should be (it could
+	// not be opened): changes are then refused, unless the setting
+	// changes.required is false. Nil with a nil Journal: none is kept.
+	JournalErr error
 	// Notifier, when set, is told of every journaled change.
 	Notifier toolbridge.Notifier
 	// Prompter shows changes for review when edits.review asks for it.
@@ -83,7 +89,7 @@ type CommitOptions struct {
 // NewCommitter returns the commit path for o.Workspace.
 func NewCommitter(o CommitOptions) *Committer {
 	env := Env{Reads: o.Reads, Settings: o.Settings, Log: o.Log}.withDefaults()
-	return &Committer{ws: o.Workspace, editor: o.Editor, reads: env.Reads, settings: env.Settings, log: env.Log, journal: o.Journal, notifier: o.Notifier, prompter: o.Prompter, language: o.Language}
+	return &Committer{ws: o.Workspace, editor: o.Editor, reads: env.Reads, settings: env.Settings, log: env.Log, journal: o.Journal, journalErr: o.JournalErr, notifier: o.Notifier, prompter: o.Prompter, language: o.Language}
 }
 
 // commitLocks returns the locks this session's commits take, shared with
@@ -264,13 +270,24 @@ func (c *Committer) saveOpenDocuments(ctx context.Context, chs []*fileChange) st
 
 // pendingEntry is a journal entry begun for a commit; nil when there is no
 // journal.
-type pendingEntry struct{ p *changes.Pending }
+type pendingEntry struct {
+	p *changes.Pending
+	// unjournaled: there is no journal and changes.required is false; the
+	// result says the change cannot be reverted.
+	unjournaled bool
+}
 
 // journalBegin records chs, before they are committed, as one entry of the
 // call's tool and id.
 func (c *Committer) journalBegin(ctx context.Context, chs []*fileChange, revertOf []string) (*pendingEntry, error) {
 	if c.journal == nil {
-		return nil, nil
+		if c.journalErr == nil {
+			return nil, nil
+		}
+		if required := c.settings().Changes.Required; required == nil || *required {
+			return nil, toolbridge.Fail(toolbridge.CodeNotConfigured, "the journal of changes could not be opened (%v), and whale makes no change it cannot take back; nothing was changed — ask the user to fix the state folder (free space, permissions) and restart whale, or to set changes.required to false", c.journalErr)
+		}
+		return &pendingEntry{unjournaled: true}, nil
 	}
 	var files []changes.FileChange
 	for _, ch := range chs {
@@ -294,12 +311,12 @@ func (c *Committer) journalBegin(ctx context.Context, chs []*fileChange, revertO
 	if err != nil {
 		return nil, toolbridge.Fail(toolbridge.CodeInternal, "the change could not be recorded in the journal of changes (%v), so it was not made; nothing was changed — retry, and if it persists ask the user to check the state folder's free space", err)
 	}
-	return &pendingEntry{p}, nil
+	return &pendingEntry{p: p}, nil
 }
 
 // abort removes the entry of a commit that failed.
 func (e *pendingEntry) abort() {
-	if e != nil {
+	if e != nil && e.p != nil {
 		e.p.Abort()
 	}
 }
@@ -310,6 +327,9 @@ func (e *pendingEntry) abort() {
 func (e *pendingEntry) commit(log *slog.Logger) (note, id string) {
 	if e == nil {
 		return "", ""
+	}
+	if e.unjournaled {
+		return "(Not journaled: the journal of changes could not be opened and changes.required is false, so changes_revert cannot take this change back.)", ""
 	}
 	entry, err := e.p.Commit()
 	if err != nil {
