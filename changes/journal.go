@@ -260,6 +260,9 @@ type pendingFile struct {
 	Entry Entry    `json:"entry"`
 	Added []string `json:"added,omitempty"` // blobs this entry stored first
 	PID   int      `json:"pid"`
+	// Start tells PID's process from a later one with the same id (its
+	// start time where the system gives one; 0 otherwise).
+	Start uint64 `json:"start,omitempty"`
 }
 
 // Pending is an entry whose change is being committed. Exactly one of
@@ -317,7 +320,7 @@ func (j *Journal) Begin(m Meta, files []FileChange) (*Pending, error) {
 		if err != nil {
 			return err
 		}
-		pf := pendingFile{Entry: e, Added: added, PID: os.Getpid()}
+		pf := pendingFile{Entry: e, Added: added, PID: os.Getpid(), Start: selfStart}
 		raw, err := json.Marshal(pf)
 		if err != nil {
 			return err

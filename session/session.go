@@ -283,7 +283,10 @@ func openJournal(ws *workspace.Set, cfg settings.Settings, log *slog.Logger) (*c
 	if len(reals) == 1 {
 		root = reals[0]
 	}
-	j, err := changes.Open(filepath.Join(dir, "changes"), changes.Options{MaxBytes: max(maxBytes, 1<<20), Root: root, Log: log})
+	// Sync: an entry and the contents it records are on disk before the
+	// change it records is made, so a crash of the machine cannot leave a
+	// change the journal does not know.
+	j, err := changes.Open(filepath.Join(dir, "changes"), changes.Options{MaxBytes: max(maxBytes, 1<<20), Root: root, Log: log, Sync: true})
 	if err != nil {
 		log.Warn("no journal of changes: changes cannot be listed or reverted", "dir", dir, "err", err)
 		return nil, err
