@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creack/pty"
 	"github.com/whale-ls/whale-ls/execboundary"
 	"github.com/whale-ls/whale-ls/internal/probe"
 	"github.com/whale-ls/whale-ls/sandbox"
@@ -551,5 +552,58 @@ func TestNetworkAsUnprivilegedUser(t *testing.T) {
 	}
 	if err != nil || strings.Contains(string(out), "--- SKIP") || !strings.Contains(string(out), "--- PASS: TestNetworkLoopback") || !strings.Contains(string(out), "--- PASS: TestNetworkOff") {
 		t.Fatalf("the network tests as nobody: %v\n%s", err, out)
+	}
+}
+
+// TestRootTaskLosesDevicesAndPowers runs as root what a root task could do
+// with the full capability set: make a block device in the workspace (which
+// writes wherever its disk is), keep CAP_SYS_ADMIN (TIOCSTI into another
+// terminal, mounts), CAP_MKNOD or CAP_LINUX_IMMUTABLE (chattr +i). Each must
+// be gone, while the controls keep working (TestControlsWorkSandboxed).
+func TestRootTaskLosesDevicesAndPowers(t *testing.T) {
+	probe.Need(t, probe.Root())
+	need(t, "python3")
+	b := newBox(t, sandbox.WorkspaceWrite, sandbox.NetOn)
+	// Another terminal, as the user's own shell would have: a task that
+	// could push bytes into its input with TIOCSTI would type commands
+	// there.
+	master, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminal for the victim terminal: %v", err)
+	}
+	defer master.Close()
+	defer tty.Close()
+	script := `
+import fcntl, os, termios
+def attempt(name, f):
+    try:
+        f(); print(name, "WROTE")
+    except OSError as e:
+        print(name, "refused", e.errno)
+attempt("mknod-block", lambda: os.mknod("blk", 0o600 | 0o060000, os.makedev(7, 0)))
+attempt("mknod-char", lambda: os.mknod("chr", 0o600 | 0o020000, os.makedev(1, 3)))
+def sti():
+    fd = os.open(os.environ["VICTIM_TTY"], os.O_RDWR | os.O_NOCTTY)
+    fcntl.ioctl(fd, termios.TIOCSTI, b"x")
+attempt("tiocsti", sti)
+caps = int([l for l in open("/proc/self/status") if l.startswith("CapBnd:")][0].split()[1], 16)
+for name, bit in (("sys_admin", 21), ("mknod", 27), ("linux_immutable", 9), ("sys_module", 16), ("setfcap", 31)):
+    print("cap", name, "KEPT" if caps >> bit & 1 else "gone")
+print("cap chown", "kept" if caps & 1 else "GONE")
+`
+	if err := os.WriteFile(filepath.Join(b.ws, "powers.py"), []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b.env = append(b.env, "VICTIM_TTY="+tty.Name())
+	for _, mode := range []terminal.Mode{terminal.ModePipe, terminal.ModePTY} {
+		out, _ := b.run(t, mode, "python3 powers.py")
+		for _, want := range []string{"mknod-block refused", "mknod-char refused", "tiocsti refused", "cap sys_admin gone", "cap mknod gone", "cap linux_immutable gone", "cap chown kept"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("mode %s: %q missing; output:\n%s", mode, want, out)
+			}
+		}
+		if strings.Contains(out, "WROTE") || strings.Contains(out, "KEPT") {
+			t.Errorf("mode %s: a device or a power got through:\n%s", mode, out)
+		}
 	}
 }
