@@ -67,7 +67,7 @@ func (sh Shell) sandboxFor(cfg settings.Settings, env []string) (*sandbox.Policy
 			}
 		}
 	}
-	p, err := sandbox.Plan(sandbox.Options{Mode: cfg.Shell.Sandbox, Network: cfg.Shell.Network, Workspace: ws, Extra: cfg.Shell.WritableRoots, Env: append(os.Environ(), env...), Temp: sh.sandboxTemp})
+	p, err := sandbox.Plan(sandbox.Options{Mode: cfg.Shell.Sandbox, Network: cfg.Shell.Network, Workspace: ws, Extra: cfg.Shell.WritableRoots, GitWritable: cfg.Shell.GitWritable, Env: append(os.Environ(), env...), Temp: sh.sandboxTemp})
 	if err != nil {
 		return nil, "", toolbridge.Fail(toolbridge.CodeNotConfigured, "%v, so the command was not run; ask the user to fix the setting", err)
 	}

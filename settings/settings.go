@@ -51,6 +51,7 @@ type Settings struct {
 		Sandbox          string   `json:"sandbox,omitempty"`
 		Network          string   `json:"network,omitempty"`
 		WritableRoots    []string `json:"writableRoots,omitempty"`
+		GitWritable      bool     `json:"gitWritable,omitempty"`
 	} `json:"shell"`
 	ExecBoundary struct {
 		Mode              string          `json:"mode,omitempty"`
@@ -258,6 +259,17 @@ var Table = []Spec{
 			Items:   &Schema{Type: "string"},
 			MarkdownDescription: "More folders shell tasks may write in under `shell.sandbox` (absolute or `~/…`); " +
 				"folders that do not exist are skipped and the result says so.",
+		},
+	},
+	{
+		Key: "shell.gitWritable",
+		Schema: Schema{
+			Scope:   ScopeMachine,
+			Type:    "boolean",
+			Default: false,
+			MarkdownDescription: "Whether shell tasks under `shell.sandbox: workspace-write` may write the workspace's `.git/hooks` and " +
+				"`.git/config`. They are read-only by default: git runs hooks and the commands that config names (core.fsmonitor, " +
+				"filters, aliases) the next time the user runs git, outside the sandbox. Commits, branches and fetches work either way.",
 		},
 	},
 	{
