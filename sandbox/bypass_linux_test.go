@@ -512,10 +512,10 @@ func TestControlsWorkSandboxed(t *testing.T) {
 	}
 }
 
-// TestNetworkAsUnprivilegedUser runs the network tests again as the user
-// nobody, where the namespace comes with a user namespace of its own (and
-// the capability it needs must not reach the task). It needs root to
-// switch users.
+// TestNetworkAsUnprivilegedUser runs the network, metadata and git tests
+// again as the user nobody, where the namespaces come with a user namespace
+// of their own (and the capabilities the helper needs there must not reach
+// the task). It needs root to switch users.
 func TestNetworkAsUnprivilegedUser(t *testing.T) {
 	if os.Getenv("WHALE_SANDBOX_CHILD") != "" {
 		t.Skip("this is the run as nobody already")
@@ -536,7 +536,7 @@ func TestNetworkAsUnprivilegedUser(t *testing.T) {
 	if err := os.WriteFile(bin, data, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "-test.run", "^TestNetwork(Off|Loopback)$", "-test.count=1", "-test.v")
+	cmd := exec.Command(bin, "-test.run", "^(TestNetwork(Off|Loopback)|TestGitHooksStayReadOnly|TestMetadataOutsideIsRefused)$", "-test.count=1", "-test.v")
 	cmd.Dir = dir
 	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + dir, "TMPDIR=" + os.TempDir(), "CI=" + os.Getenv("CI"), "WHALE_SANDBOX_CHILD=1"}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
@@ -550,8 +550,13 @@ func TestNetworkAsUnprivilegedUser(t *testing.T) {
 			}
 		}
 	}
-	if err != nil || strings.Contains(string(out), "--- SKIP") || !strings.Contains(string(out), "--- PASS: TestNetworkLoopback") || !strings.Contains(string(out), "--- PASS: TestNetworkOff") {
-		t.Fatalf("the network tests as nobody: %v\n%s", err, out)
+	if err != nil || strings.Contains(string(out), "--- SKIP") {
+		t.Fatalf("the tests as nobody: %v\n%s", err, out)
+	}
+	for _, name := range []string{"TestNetworkLoopback", "TestNetworkOff", "TestGitHooksStayReadOnly", "TestMetadataOutsideIsRefused"} {
+		if !strings.Contains(string(out), "--- PASS: "+name) {
+			t.Errorf("%s did not pass as nobody:\n%s", name, out)
+		}
 	}
 }
 
