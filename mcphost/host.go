@@ -226,7 +226,9 @@ func objectArguments(args json.RawMessage) (json.RawMessage, error) {
 	return json.RawMessage(trimmed), nil
 }
 
-// Close stops every running server and waits for them.
+// Close stops every running server and waits for them, within
+// stopWithin: each is told by the end of its input, then SIGTERM, and
+// whatever is left of its process group is killed.
 func (h *Host) Close() {
 	var wg sync.WaitGroup
 	for _, s := range h.servers {
@@ -237,12 +239,37 @@ func (h *Host) Close() {
 			defer s.mu.Unlock()
 			s.closed = true
 			if s.session != nil {
-				s.session.Close()
+				stop(s.session, s.pid)
 				s.session = nil
 			}
 		}()
 	}
 	wg.Wait()
+}
+
+// The steps of stop: the end of input, then SIGTERM, each given
+// terminateAfter; then the group is killed. `whale-ls mcp` gives its whole
+// session 600 ms to close once its client left (it exits within a second),
+// so the whole stays under that.
+const (
+	terminateAfter = 150 * time.Millisecond
+	stopWithin     = 3*terminateAfter + 100*time.Millisecond
+)
+
+// stop ends a server's session and its process group: the SDK closes its
+// input, waits, sends SIGTERM and waits again; whatever still runs in the
+// group then — the server, or children it started — is killed.
+func stop(sess *mcp.ClientSession, pid int) {
+	done := make(chan struct{})
+	go func() {
+		sess.Close()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(stopWithin):
+	}
+	killGroup(pid)
 }
 
 // server is one configured MCP server.
@@ -253,6 +280,7 @@ type server struct {
 
 	mu          sync.Mutex
 	session     *mcp.ClientSession // nil when not running
+	pid         int                // the session's process, leader of its group
 	gen         int                // counts starts, to tell stops apart
 	tools       []ToolInfo
 	starts      int
@@ -308,7 +336,7 @@ func (s *server) stoppedLocked(err error) {
 	s.host.log.Warn("MCP server stopped", "server", s.name, "err", err)
 	s.lastErr = err
 	if s.session != nil {
-		go s.session.Close() // reaps the process; it may take the terminate delay
+		go stop(s.session, s.pid) // reaps the process; it may take the terminate delay
 		s.session = nil
 	}
 	if s.starts >= maxStarts {
@@ -331,15 +359,22 @@ func (s *server) start(ctx context.Context) (*mcp.ClientSession, []ToolInfo, err
 		cmd.Env = append(cmd.Env, k+"="+os.ExpandEnv(v))
 	}
 	cmd.Stderr = &stderrLog{log: s.host.log, server: s.name}
+	ownGroup(cmd)
 	client := mcp.NewClient(&mcp.Implementation{Name: "whale-ls", Version: s.host.opts.Version}, nil)
-	sess, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil)
+	sess, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: terminateAfter}, nil)
+	if cmd.Process != nil {
+		s.pid = cmd.Process.Pid
+	}
 	if err != nil {
+		if cmd.Process != nil {
+			killGroup(cmd.Process.Pid)
+		}
 		return nil, nil, err
 	}
 	var tools []ToolInfo
 	for t, err := range sess.Tools(ctx, nil) {
 		if err != nil {
-			sess.Close()
+			stop(sess, s.pid)
 			return nil, nil, fmt.Errorf("list tools: %w", err)
 		}
 		schema, _ := json.Marshal(t.InputSchema)

@@ -9,8 +9,12 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"os/exec"
+	"os/signal"
 	"slices"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -33,11 +37,19 @@ type issuesIn struct {
 
 type none struct{}
 
+// lingerChild is the first argument of the child a lingering server
+// starts; the second is the server's name, so that a test finds both.
+const lingerChild = "--linger-child"
+
 func text(s string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == lingerChild {
+		time.Sleep(10 * time.Minute) // its command line names the server
+		return
+	}
 	fmt.Fprintln(os.Stderr, "testserver: ready, pid", os.Getpid())
 	name := "testserver"
 	if len(os.Args) > 1 && os.Args[1] != mcptest.SchemasArg {
@@ -78,7 +90,20 @@ func main() {
 				})
 		}
 	}
+	if slices.Contains(os.Args[1:], mcptest.LingerArg) {
+		// A server that outlives its input, and a child of its own that
+		// outlives it: what a client must still end.
+		signal.Ignore(syscall.SIGTERM)
+		child := exec.Command(os.Args[0], lingerChild, name)
+		if err := child.Start(); err == nil {
+			fmt.Fprintln(os.Stderr, "testserver: child pid", child.Process.Pid)
+		}
+	}
 	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		log.Printf("testserver: %v", err)
+	}
+	if slices.Contains(os.Args[1:], mcptest.LingerArg) {
+		fmt.Fprintln(os.Stderr, "testserver: input ended, staying")
+		time.Sleep(10 * time.Minute)
 	}
 }
