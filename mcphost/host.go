@@ -354,7 +354,7 @@ func (s *server) start(ctx context.Context) (*mcp.ClientSession, []ToolInfo, err
 	if cmd.Dir == "" {
 		cmd.Dir = s.host.opts.Dir
 	}
-	cmd.Env = os.Environ()
+	cmd.Env = serverEnv(os.Environ())
 	for k, v := range s.cfg.Env {
 		cmd.Env = append(cmd.Env, k+"="+os.ExpandEnv(v))
 	}
@@ -456,3 +456,34 @@ func (w *stderrLog) emit(line string) {
 }
 
 var _ io.Writer = (*stderrLog)(nil)
+
+// serverEnv keeps of whale's environment what a server needs to run and
+// reach the network — the search path, home, user and shell, temp folder,
+// locale and time zone, proxies and CA bundles, the XDG folders, and the
+// variables Windows programs need — and nothing else: a variable set for
+// whale (a token, say) reaches a server only through its configured env.
+func serverEnv(environ []string) []string {
+	var out []string
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		up := strings.ToUpper(name)
+		if passedOn[up] || strings.HasPrefix(up, "LC_") || strings.HasPrefix(up, "XDG_") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// passedOn are the variables serverEnv keeps, upper-cased (Windows names
+// are not case-sensitive; proxies are spelt both ways on Unix).
+var passedOn = map[string]bool{
+	"PATH": true, "HOME": true, "USER": true, "LOGNAME": true, "SHELL": true, "TMPDIR": true,
+	"LANG": true, "LANGUAGE": true, "TZ": true,
+	"HTTP_PROXY": true, "HTTPS_PROXY": true, "NO_PROXY": true, "ALL_PROXY": true,
+	"SSL_CERT_FILE": true, "SSL_CERT_DIR": true, "NODE_EXTRA_CA_CERTS": true,
+	// Windows
+	"SYSTEMROOT": true, "SYSTEMDRIVE": true, "WINDIR": true, "COMSPEC": true, "PATHEXT": true,
+	"USERPROFILE": true, "USERNAME": true, "APPDATA": true, "LOCALAPPDATA": true, "PROGRAMDATA": true,
+	"PROGRAMFILES": true, "PROGRAMFILES(X86)": true, "COMMONPROGRAMFILES": true, "TEMP": true, "TMP": true,
+	"HOMEDRIVE": true, "HOMEPATH": true, "COMPUTERNAME": true, "NUMBER_OF_PROCESSORS": true, "PROCESSOR_ARCHITECTURE": true,
+}

@@ -68,6 +68,14 @@ func main() {
 		func(_ context.Context, _ *mcp.CallToolRequest, in issuesIn) (*mcp.CallToolResult, any, error) {
 			return text("issues about " + strings.ToLower(in.Query) + ": #12 crash on start"), nil, nil
 		})
+	mcp.AddTool(s, &mcp.Tool{Name: "getenv", Description: "Return the value of an environment variable of the server, or (unset)."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
+			v, ok := os.LookupEnv(in.Text)
+			if !ok {
+				v = "(unset)"
+			}
+			return text(v), nil, nil
+		})
 	mcp.AddTool(s, &mcp.Tool{Name: "fail", Description: "Always fails with a tool error."},
 		func(_ context.Context, _ *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, any, error) {
 			return nil, nil, fmt.Errorf("the database is locked")
