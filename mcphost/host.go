@@ -22,8 +22,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -108,6 +110,9 @@ type Options struct {
 	Log *slog.Logger
 	// Dir is the working folder servers start in unless their config names one.
 	Dir string
+	// Roots are the workspace folders (absolute paths), which a server
+	// that asks (roots/list) is told.
+	Roots []string
 	// Version is reported to servers as the client's version.
 	Version string
 	// StartTimeout bounds starting a server and listing its tools (20s if 0).
@@ -361,6 +366,9 @@ func (s *server) start(ctx context.Context) (*mcp.ClientSession, []ToolInfo, err
 	cmd.Stderr = &stderrLog{log: s.host.log, server: s.name}
 	ownGroup(cmd)
 	client := mcp.NewClient(&mcp.Implementation{Name: "whale-ls", Version: s.host.opts.Version}, nil)
+	for _, r := range s.host.opts.Roots {
+		client.AddRoots(&mcp.Root{URI: (&url.URL{Scheme: "file", Path: filepath.ToSlash(r)}).String(), Name: filepath.Base(r)})
+	}
 	sess, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: terminateAfter}, nil)
 	if cmd.Process != nil {
 		s.pid = cmd.Process.Pid

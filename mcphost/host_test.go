@@ -207,3 +207,20 @@ func TestServerEnvironment(t *testing.T) {
 		}
 	}
 }
+
+// TestServerSeesTheWorkspaceRoots: roots/list answers the workspace
+// folders as file URIs.
+func TestServerSeesTheWorkspaceRoots(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	h := New(map[string]ServerConfig{"r": {Command: mcptest.Server(t)}}, Options{Roots: []string{a, b}})
+	defer h.Close()
+	res, err := h.Call(ctxT(t), "r", "roots", []byte(`{}`))
+	if err != nil || res.IsError {
+		t.Fatalf("Call(roots) = %+v, %v", res, err)
+	}
+	for _, dir := range []string{a, b} {
+		if !strings.Contains(res.Text, "file://"+filepath.ToSlash(dir)) {
+			t.Errorf("roots/list = %q, want %s among them", res.Text, dir)
+		}
+	}
+}

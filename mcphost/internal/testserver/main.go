@@ -76,6 +76,20 @@ func main() {
 			}
 			return text(v), nil, nil
 		})
+	mcp.AddTool(s, &mcp.Tool{Name: "roots", Description: "List the client's roots (roots/list), one URI a line."},
+		func(_ context.Context, req *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, any, error) {
+			// Asked the way current protocol versions allow: the result
+			// asks, and the client calls again with the answer.
+			list, ok := req.Params.InputResponses["roots"].(*mcp.ListRootsResult)
+			if !ok {
+				return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"roots": &mcp.ListRootsParams{}}}, nil, nil
+			}
+			var uris []string
+			for _, r := range list.Roots {
+				uris = append(uris, r.URI)
+			}
+			return text(strings.Join(uris, "\n")), nil, nil
+		})
 	mcp.AddTool(s, &mcp.Tool{Name: "fail", Description: "Always fails with a tool error."},
 		func(_ context.Context, _ *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, any, error) {
 			return nil, nil, fmt.Errorf("the database is locked")
