@@ -62,6 +62,10 @@ Usage:
   whale-ls settings [--folder DIR | --json]
                                    list the settings with their defaults, then the status of the
                                    language server running for DIR (their JSON schemas with --json)
+  whale-ls setup HOST [--scope project|user] [--root DIR] [--command PATH] [--dry-run] [--undo]
+                                   make a terminal agent (claude, codex, gemini, opencode, copilot,
+                                   qwen) start whale-ls mcp and turn off its built-in edit and
+                                   shell tools; --list lists them
   whale-ls version                 print the version
 `
 
@@ -83,6 +87,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return mcpCommand(args, stderr)
 	case "changes":
 		return changesCommand(args, stdout, stderr)
+	case "setup":
+		return setupCommand(args, stdout, stderr)
 	case supervisorCommand:
 		// Hidden: the per-task supervisor the server runs in front of each
 		// shell, so task trees die with the server.
