@@ -116,7 +116,9 @@ mcp-conformance: build
 # build tag "hosts"): Claude Code, Codex CLI, Gemini CLI, opencode,
 # Copilot CLI and Qwen Code from npm, cached under ${XDG_CACHE_HOME:-~/.cache}/whale-ls/hosts,
 # each driven through a turn by a scripted model on 127.0.0.1, in a
-# loopback-only network namespace when run as root. Without npm or the
+# loopback-only network namespace when run as root; then again in whale
+# mode, after `whale-ls setup HOST`, with none of its built-in edit or
+# shell tools offered. Without npm or the
 # registry a host is skipped, except in CI (CI=true).
 hosts: build
 	$(GO) vet -tags hosts ./mcpfront/hosts

@@ -336,21 +336,24 @@ func prepare(c change) (*pending, error) {
 		for _, op := range c.json {
 			name := strings.Join(op.path, ".")
 			if op.value != nil {
-				prev, changed, err := doc.set(op.path, op.value)
+				at, prev, changed, err := doc.set(op.path, op.value)
 				if err != nil {
 					return nil, fmt.Errorf("%s: cannot set %s: %v; whale-ls setup left the file untouched", c.path, name, err)
 				}
 				if changed {
-					p.rec.JSON = append(p.rec.JSON, undoJSON{Path: op.path, Set: json.RawMessage(render(op.value, "", "")), Prev: prev})
+					p.rec.JSON = append(p.rec.JSON, undoJSON{Path: at, Set: rawAt(doc, at), Prev: prev})
 					p.summary = append(p.summary, name)
 				}
 				continue
 			}
-			added, err := doc.addToArray(op.path, op.add)
+			added, created, err := doc.addToArray(op.path, op.add)
 			if err != nil {
 				return nil, fmt.Errorf("%s: cannot add to %s: %v; whale-ls setup left the file untouched", c.path, name, err)
 			}
-			if len(added) > 0 {
+			if created != nil {
+				p.rec.JSON = append(p.rec.JSON, undoJSON{Path: created, Set: rawAt(doc, created)})
+				p.summary = append(p.summary, name+" = "+strings.Join(added, ", "))
+			} else if len(added) > 0 {
 				p.rec.JSON = append(p.rec.JSON, undoJSON{Path: op.path, Added: added})
 				p.summary = append(p.summary, name+" += "+strings.Join(added, ", "))
 			}
@@ -388,6 +391,13 @@ func prepare(c change) (*pending, error) {
 		panic("hostsetup: format " + c.format)
 	}
 	return p, nil
+}
+
+// rawAt is the compact JSON of the value at path.
+func rawAt(doc *jsonDoc, path []string) json.RawMessage {
+	v, _ := doc.get(path)
+	data, _ := json.Marshal(v)
+	return data
 }
 
 // write writes the files and the record (merged with an earlier one).

@@ -272,6 +272,7 @@ func decodeNode(src []byte, n *jnode) (any, error) {
 // stripJSONC blanks comments and drops trailing commas, so that
 // encoding/json reads a JSONC value.
 func stripJSONC(src []byte) []byte {
+	// First the comments go (strings kept), then the trailing commas.
 	out := make([]byte, 0, len(src))
 	inStr := false
 	for i := 0; i < len(src); i++ {
@@ -302,7 +303,28 @@ func stripJSONC(src []byte) []byte {
 			}
 			i += 2 + end + 1
 			out = append(out, ' ')
-		case c == ',':
+		default:
+			out = append(out, c)
+		}
+	}
+	src, out = out, make([]byte, 0, len(out))
+	inStr = false
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		if inStr {
+			out = append(out, c)
+			if c == '\\' && i+1 < len(src) {
+				i++
+				out = append(out, src[i])
+			} else if c == '"' {
+				inStr = false
+			}
+			continue
+		}
+		if c == '"' {
+			inStr = true
+		}
+		if c == ',' {
 			j := i + 1
 			for j < len(src) && (src[j] == ' ' || src[j] == '\t' || src[j] == '\n' || src[j] == '\r') {
 				j++
@@ -310,10 +332,8 @@ func stripJSONC(src []byte) []byte {
 			if j < len(src) && (src[j] == '}' || src[j] == ']') {
 				continue
 			}
-			out = append(out, c)
-		default:
-			out = append(out, c)
 		}
+		out = append(out, c)
 	}
 	return out
 }
@@ -526,49 +546,40 @@ func (d *jsonDoc) get(path []string) (any, bool) {
 	return v, err == nil
 }
 
-// container returns the object at path, creating the missing objects on
-// the way; an existing non-object on the way is an error.
-func (d *jsonDoc) container(path []string) (*jnode, error) {
-	n := d.root
-	for i, k := range path {
-		m := n.member(k)
-		if m == nil {
-			if err := d.insertMember(n, k, obj{}); err != nil {
-				return nil, err
+// set makes path hold v, creating the objects on the way as part of the
+// value it writes. It returns the path it wrote at (shorter than path when
+// it created objects on the way), the previous value's text there (nil
+// when there was none) and whether anything changed.
+func (d *jsonDoc) set(path []string, v any) (at []string, prev json.RawMessage, changed bool, err error) {
+	for i := 0; i < len(path)-1; i++ {
+		n := d.root.lookup(path[:i+1])
+		if n == nil {
+			for j := len(path) - 1; j > i; j-- {
+				v = obj{{path[j], v}}
 			}
-			n = d.root.lookup(path[:i+1])
-			continue
+			path = path[:i+1]
+			break
 		}
-		if m.val.kind != '{' {
-			return nil, fmt.Errorf("%s is not an object", strings.Join(path[:i+1], "."))
+		if n.kind != '{' {
+			return nil, nil, false, fmt.Errorf("%s is not an object", strings.Join(path[:i+1], "."))
 		}
-		n = m.val
 	}
-	return n, nil
-}
-
-// set makes path hold v. It returns the previous value's text (nil when
-// there was none) and whether anything changed.
-func (d *jsonDoc) set(path []string, v any) (prev json.RawMessage, changed bool, err error) {
-	parent, err := d.container(path[:len(path)-1])
-	if err != nil {
-		return nil, false, err
-	}
+	parent := d.root.lookup(path[:len(path)-1])
 	key := path[len(path)-1]
 	m := parent.member(key)
 	if m == nil {
-		return nil, true, d.insertMember(parent, key, v)
+		return path, nil, true, d.insertMember(parent, key, v)
 	}
 	cur, err := decodeNode(d.src, m.val)
 	if err == nil && jsonEqual(cur, plain(v)) {
-		return nil, false, nil
+		return path, nil, false, nil
 	}
 	prev = append(json.RawMessage(nil), d.src[m.val.start:m.val.end]...)
 	unit := ""
 	if !d.oneLine(parent) {
 		unit = d.unit()
 	}
-	return prev, true, d.splice(m.val.start, m.val.end, d.nl(render(v, d.lineIndent(m.keyStart), unit)))
+	return path, prev, true, d.splice(m.val.start, m.val.end, d.nl(render(v, d.lineIndent(m.keyStart), unit)))
 }
 
 // setRaw puts back a value's original text (undo).
@@ -602,8 +613,9 @@ func (d *jsonDoc) insertItem(n *jnode, prefix string, v any) error {
 		lastEnd = n.elems[len(n.elems)-1].end
 	}
 	if count == 0 {
-		// {} or [ ]: an array of plain values stays on one line.
-		if n.kind == '[' {
+		// {} or [ ]: an array of plain values stays on one line, and so
+		// does an object inside one written on one line.
+		if p := d.parentOf(n); n.kind == '[' || (p != nil && d.oneLine(p)) {
 			return d.splice(n.start+1, n.end-1, render(v, "", ""))
 		}
 		item := prefix + render(v, indent+unit, unit)
@@ -648,6 +660,31 @@ func (d *jsonDoc) insertItem(n *jnode, prefix string, v any) error {
 	return nil
 }
 
+// parentOf returns the object or array that holds n.
+func (d *jsonDoc) parentOf(n *jnode) *jnode {
+	var walk func(p *jnode) *jnode
+	walk = func(p *jnode) *jnode {
+		for _, m := range p.members {
+			if m.val == n {
+				return p
+			}
+			if r := walk(m.val); r != nil {
+				return r
+			}
+		}
+		for _, e := range p.elems {
+			if e == n {
+				return p
+			}
+			if r := walk(e); r != nil {
+				return r
+			}
+		}
+		return nil
+	}
+	return walk(d.root)
+}
+
 // lineEnd is where a new line may be opened after off: the end of a //
 // comment that follows off on its line (when the closing bracket, at
 // limit-1, is not on it); else off itself.
@@ -675,32 +712,32 @@ func (d *jsonDoc) nl(text string) string {
 	return text
 }
 
-// addToArray appends to the array at path the items it lacks, creating
-// the array (and objects on the way) when missing. It returns the items
-// added.
-func (d *jsonDoc) addToArray(path []string, items []string) ([]string, error) {
+// addToArray appends to the array at path the items it lacks. When the
+// array is missing it is created whole (with the objects on the way), and
+// created is the path of what it wrote. It returns the items added.
+func (d *jsonDoc) addToArray(path []string, items []string) (added []string, created []string, err error) {
 	n := d.root.lookup(path)
 	if n == nil {
-		if _, _, err := d.set(path, []any{}); err != nil {
-			return nil, err
+		at, _, _, err := d.set(path, items)
+		if err != nil {
+			return nil, nil, err
 		}
-		n = d.root.lookup(path)
+		return items, at, nil
 	}
 	if n.kind != '[' {
-		return nil, fmt.Errorf("%s is not a list", strings.Join(path, "."))
+		return nil, nil, fmt.Errorf("%s is not a list", strings.Join(path, "."))
 	}
-	var added []string
 	for _, it := range items {
 		n = d.root.lookup(path)
 		if d.arrayIndex(n, it) >= 0 {
 			continue
 		}
 		if err := d.insertItem(n, "", it); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		added = append(added, it)
 	}
-	return added, nil
+	return added, nil, nil
 }
 
 func (d *jsonDoc) arrayIndex(n *jnode, s string) int {

@@ -277,11 +277,13 @@ func (d *tomlDoc) unset(table []string, key, wrote, prevLine string, newTable bo
 			return
 		}
 	}
+	// The header goes with the blank line setup put before it; blank
+	// lines after it (someone else's) stay.
 	from := start
 	if from > 0 && strings.TrimSpace(d.lines[from-1]) == "" {
 		from--
 	}
-	d.lines = append(d.lines[:from], d.lines[end:]...)
+	d.lines = append(d.lines[:from], d.lines[start+1:]...)
 }
 
 func tomlEqual(cur, v any) bool {
