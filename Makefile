@@ -20,9 +20,9 @@ FUZZ_TARGETS := \
 	./execboundary:FuzzParseCommandLine \
 	./changes:FuzzMerge3
 
-.PHONY: test fmt-check vet race fuzz neovim vscode vscode-e2e vscode-chat-e2e vscode-package mcp-conformance hosts build build-test bench-rpc cross wine
+.PHONY: test fmt-check vet race fuzz neovim vscode vscode-e2e vscode-chat-e2e vscode-package mcp-conformance hosts build build-test bench-rpc cross wine release release-check
 
-test: fmt-check vet cross wine race fuzz neovim vscode vscode-package vscode-e2e vscode-chat-e2e mcp-conformance hosts
+test: fmt-check vet cross wine race fuzz neovim vscode vscode-package vscode-e2e vscode-chat-e2e mcp-conformance hosts release-check
 
 build:
 	$(GO) build -o bin/whale-ls ./cmd/whale-ls
@@ -123,6 +123,20 @@ mcp-conformance: build
 hosts: build
 	$(GO) vet -tags hosts ./mcpfront/hosts
 	WHALE_LS=$(CURDIR)/bin/whale-ls $(GO) test -tags hosts -count=1 -timeout 30m -v ./mcpfront/hosts
+
+# The release files of the commit checked out, in dist/ (scripts/release):
+# an archive per platform (binary, README, third-party notices), a .vsix
+# per VS Code target, a CycloneDX SBOM of the Go modules and SHA256SUMS,
+# reproducible (README "Releases").
+release:
+	$(GO) run ./scripts/release build
+
+# Two platforms and their .vsix built twice from the same commit: the
+# checksums, the versions in the binaries (`go version -m`), the archives'
+# entries and the .vsix contents checked, and the two builds' archives
+# compared byte for byte. Without npm the .vsix are skipped, except in CI.
+release-check:
+	$(GO) run ./scripts/release twice -targets linux/amd64,windows/arm64 -vsix linux-x64,win32-arm64
 
 bench-rpc:
 	$(GO) run ./bench/rpc
