@@ -22,7 +22,7 @@ var copilot = &Host{
 	Name:   "copilot",
 	Title:  "Copilot CLI",
 	Tested: "1.0.102",
-	Off:    []string{"bash", "edit", "create", "and the rest but view, grep and glob (in the whale agent)"},
+	Off:    []string{"bash", "edit", "create and every other built-in but view, grep, glob, skill and sql, in the agent whale"},
 	Limits: []string{"the default agent keeps bash, edit and create: Copilot CLI 1.0.102 takes tool exclusions only from its command line (--excluded-tools, --deny-tool) or an organization's policy, so setup adds the agent whale"},
 	Kept:   []string{"view", "grep", "glob", "skill", "sql"},
 	Start:  "copilot --agent whale (or /agent in a session, then whale)",

@@ -25,6 +25,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
 
 	"github.com/whale-ls/whale-ls/atomicfile"
@@ -141,6 +142,9 @@ type fileRecord struct {
 	JSON     []undoJSON  `json:"json,omitempty"`
 	TOML     []undoTOML  `json:"toml,omitempty"`
 	Mode     fs.FileMode `json:"mode,omitempty"`
+	// Stale says the file was changed by someone else between two runs of
+	// setup: Original is no longer what to restore, only setup's entries go.
+	Stale bool `json:"stale,omitempty"`
 }
 
 // undoJSON is one JSON edit: Set is the value setup wrote at Path and Prev
@@ -428,7 +432,12 @@ func (h *Host) write(o Options, files []*pending) error {
 			if f.Path != p.rec.Path {
 				continue
 			}
-			// Setup ran before: the first original stays, the edits add up.
+			// Setup ran before: the first original stays, the edits add up;
+			// a file changed since the last run can no longer come back
+			// whole.
+			if p.rec.Created || !bytes.Equal(p.rec.Original, f.Written) {
+				f.Stale = true
+			}
 			f.Written = p.rec.Written
 			f.JSON = append(f.JSON, p.rec.JSON...)
 			f.TOML = append(f.TOML, p.rec.TOML...)
@@ -539,7 +548,7 @@ func (h *Host) Undo(o Options, w io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if bytes.Equal(cur, f.Written) {
+		if bytes.Equal(cur, f.Written) && !f.Stale {
 			if f.Created {
 				fmt.Fprintf(w, "  %s %s (setup created it)\n", verb("removed"), f.Path)
 				if !o.DryRun {
@@ -630,25 +639,83 @@ func takeOut(f fileRecord, cur []byte) ([]byte, error) {
 				}
 				continue
 			}
-			// The value goes (or the old one comes back) only while it is
-			// still the one setup wrote.
-			v, ok := doc.get(e.Path)
 			var set any
 			json.Unmarshal(e.Set, &set)
-			if !ok || !jsonEqual(v, set) {
+			if e.Prev != nil {
+				// A value setup replaced comes back only while it is still
+				// the one setup wrote.
+				if v, ok := doc.get(e.Path); ok && jsonEqual(v, set) {
+					if err := doc.setRaw(e.Path, e.Prev); err != nil {
+						return nil, err
+					}
+				}
 				continue
 			}
-			if e.Prev != nil {
-				if err := doc.setRaw(e.Path, e.Prev); err != nil {
-					return nil, err
-				}
-			} else if err := doc.remove(e.Path); err != nil {
+			if err := subtract(doc, e.Path, set); err != nil {
 				return nil, err
 			}
 		}
 		return doc.src, nil
 	}
 	return nil, errors.New("was written whole by setup")
+}
+
+// subtract takes out of the value at path what setup put there (set):
+// all of it while it is unchanged; else, member by member and item by item,
+// what is still as setup wrote it, and the object or list itself when
+// nothing else is left in it. A value someone changed stays.
+func subtract(doc *jsonDoc, path []string, set any) error {
+	cur, ok := doc.get(path)
+	if !ok {
+		return nil
+	}
+	if jsonEqual(cur, set) {
+		return doc.remove(path)
+	}
+	switch set := set.(type) {
+	case map[string]any:
+		if _, ok := cur.(map[string]any); !ok {
+			return nil
+		}
+		keys := make([]string, 0, len(set))
+		for k := range set {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if err := subtract(doc, append(append([]string(nil), path...), k), set[k]); err != nil {
+				return err
+			}
+		}
+	case []any:
+		if _, ok := cur.([]any); !ok {
+			return nil
+		}
+		var items []string
+		for _, it := range set {
+			if s, ok := it.(string); ok {
+				items = append(items, s)
+			}
+		}
+		if err := doc.removeFromArray(path, items); err != nil {
+			return err
+		}
+	default:
+		return nil
+	}
+	if left, ok := doc.get(path); ok {
+		switch l := left.(type) {
+		case map[string]any:
+			if len(l) == 0 {
+				return doc.remove(path)
+			}
+		case []any:
+			if len(l) == 0 {
+				return doc.remove(path)
+			}
+		}
+	}
+	return nil
 }
 
 // List writes the hosts setup knows and what it does for each.

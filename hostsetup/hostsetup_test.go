@@ -554,6 +554,29 @@ func TestUndoAfterTheUserChangedTheFile(t *testing.T) {
 	})
 }
 
+// TestChangesBetweenTwoRunsSurviveUndo: a file the user changed between
+// two runs of setup keeps the user's change after undo.
+func TestChangesBetweenTwoRunsSurviveUndo(t *testing.T) {
+	e := newEnv(t, Project)
+	path := e.write(t, ".claude/settings.json", "{\n  \"model\": \"opus\"\n}\n")
+	e.setup(t, claude)
+	// The user takes one deny rule out and adds a setting; setup runs again
+	// and puts the rule back.
+	data, _ := os.ReadFile(path)
+	edited := strings.Replace(string(data), `"model": "opus"`, `"model": "opus",`+"\n  \"theme\": \"dark\"", 1)
+	edited = strings.Replace(edited, `, "NotebookEdit"`, "", 1)
+	os.WriteFile(path, []byte(edited), 0o644)
+	e.setup(t, claude)
+	if data, _ := os.ReadFile(path); !strings.Contains(string(data), `"NotebookEdit"`) {
+		t.Fatalf("the second setup did not put the rule back:\n%s", data)
+	}
+	e.undo(t, claude)
+	got, _ := os.ReadFile(path)
+	if want := "{\n  \"model\": \"opus\",\n  \"theme\": \"dark\"\n}\n"; string(got) != want {
+		t.Errorf("undo left:\n%s\nwant:\n%s", got, want)
+	}
+}
+
 // TestUndoWithoutSetup is an error that says nothing was set up.
 func TestUndoWithoutSetup(t *testing.T) {
 	e := newEnv(t, Project)
