@@ -709,6 +709,9 @@ func check(dist string, s stamp) error {
 	if err != nil {
 		return err
 	}
+	if !bytes.Contains(sums, []byte("whale-ls_"+s.Version)) {
+		return fmt.Errorf("%s holds no release of the commit checked out (%s, %s): run make release again", dist, s.Commit[:12], s.Version)
+	}
 	listed := map[string]bool{}
 	for _, line := range strings.Split(strings.TrimSpace(string(sums)), "\n") {
 		hash, name, ok := strings.Cut(line, "  ")
