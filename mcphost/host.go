@@ -367,6 +367,7 @@ func (s *server) start(ctx context.Context) (*mcp.ClientSession, []ToolInfo, err
 	ownGroup(cmd)
 	client := mcp.NewClient(&mcp.Implementation{Name: "whale-ls", Version: s.host.opts.Version}, nil)
 	for _, r := range s.host.opts.Roots {
+		//lint:ignore SA1019 roots are deprecated from protocol 2026-07-28, and servers of the versions before still ask.
 		client.AddRoots(&mcp.Root{URI: (&url.URL{Scheme: "file", Path: filepath.ToSlash(r)}).String(), Name: filepath.Base(r)})
 	}
 	sess, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: terminateAfter}, nil)
