@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/whale-ls/whale-ls/catalog"
 	"github.com/whale-ls/whale-ls/execboundary"
 	"github.com/whale-ls/whale-ls/terminal"
 	"github.com/whale-ls/whale-ls/toolbridge"
@@ -44,6 +45,8 @@ const (
 	methodTerminalList = "whale/terminal/list"
 	// client → server request: shellJudgeParams → shellJudgeResult.
 	methodShellJudge = "whale/shell/judge"
+	// client → server request: previewParams → previewResult.
+	methodPreview = "whale/preview"
 
 	// server → client notification: promptParams; answered by methodPromptAnswer.
 	methodPrompt = "whale/prompt"
@@ -83,7 +86,7 @@ var whaleMethods = []string{
 	methodTools, methodToolsChanged,
 	methodTerminalOpen, methodTerminalOutput, methodTerminalExit,
 	methodTerminalInput, methodTerminalResize, methodTerminalCancel, methodTerminalList,
-	methodShellJudge,
+	methodShellJudge, methodPreview,
 	methodPrompt, methodPromptAnswer,
 	methodSaveDocuments,
 	methodPlan, methodTodos,
@@ -162,6 +165,46 @@ type shellJudgeParams struct {
 type shellJudgeResult struct {
 	ReadOnly bool   `json:"readOnly"`
 	Boundary string `json:"boundary"`
+}
+
+// previewParams are the params of whale/preview: a tool call the model
+// asked for, before the host runs it. Tool is the catalog name ("edit");
+// Input the tool input exactly as the model sent it.
+type previewParams struct {
+	Tool  string          `json:"tool"`
+	Input json.RawMessage `json:"input"`
+}
+
+// previewResult tells a person what that call will do, for the host's
+// approval: ReadOnly (it changes nothing of the user's: hosts never ask),
+// WhaleAsks (whale itself will ask: edits.review, or the exec boundary's
+// rules; the host should not ask again), Title (one plain line, "Edit
+// src/main.go (+3 −1)"), Detail (Markdown: a ```diff fence for a change;
+// command, programs, folder and what the exec boundary will do for a
+// command), Files (a change's files, relative to their workspace folder),
+// Error (why the call will fail, when it will).
+type previewResult struct {
+	ReadOnly  bool          `json:"readOnly"`
+	WhaleAsks bool          `json:"whaleAsks"`
+	Title     string        `json:"title"`
+	Detail    string        `json:"detail"`
+	Files     []previewFile `json:"files,omitempty"`
+	Error     string        `json:"error,omitempty"`
+}
+
+// previewFile is one file of a previewed change.
+type previewFile struct {
+	Path    string `json:"path"`
+	Added   int    `json:"added"`
+	Removed int    `json:"removed"`
+}
+
+func previewResultOf(p catalog.Preview) previewResult {
+	r := previewResult{ReadOnly: p.ReadOnly, WhaleAsks: p.WhaleAsks, Title: p.Title, Detail: p.Detail, Error: p.Error}
+	for _, f := range p.Files {
+		r.Files = append(r.Files, previewFile{Path: f.Path, Added: f.Added, Removed: f.Removed})
+	}
+	return r
 }
 
 // terminalOpenParams is the payload of whale/terminal/open: a task started.

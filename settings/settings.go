@@ -293,11 +293,13 @@ var Table = []Spec{
 						MarkdownDescription: "Globs; at least one argument, wherever it stands, must match one of them (`-*r*`)."},
 					"decision": {Type: "string", Enum: []string{"allow", "ask", "deny"},
 						MarkdownDescription: "What happens when the rule matches; `ask` asks in the editor."},
+					"why": {Type: "string",
+						MarkdownDescription: "What the programs the rule matches do, in plain words, shown when whale asks or refuses (\"deletes files recursively or without asking\"); it follows the command, as in \"`rm` with `-rf` deletes …\"."},
 				},
 				Required:             []string{"program", "decision"},
 				AdditionalProperties: false,
 			},
-			MarkdownDescription: "Rules `{program, argsPrefix?, argsAny?, decision}` for the programs shell tasks execute. " +
+			MarkdownDescription: "Rules `{program, argsPrefix?, argsAny?, decision, why?}` for the programs shell tasks execute. " +
 				"The strictest matching rule wins (deny > ask > allow); a program no rule matches runs. Deny and ask rules " +
 				"also match hard links, symlinks and copies of the named program. Setting this list replaces the default " +
 				"set (ask before `sudo`, `su`, `doas`, `pkexec`, `dd`, `mkfs*`, power changes, `git push`, `npm publish` and " +

@@ -118,6 +118,37 @@ export interface ShellJudgeResult {
 /** client → server: what whale will do with a shell_run command, before the call (one confirmation per command). */
 export const shellJudge = new RequestType<ShellJudgeParams, ShellJudgeResult, void>('whale/shell/judge');
 
+export interface PreviewParams {
+    /** The catalog name of the tool ("edit"). */
+    tool: string;
+    /** The tool input exactly as the model sent it. */
+    input: unknown;
+}
+
+export interface PreviewFile {
+    /** Relative to its workspace folder ("src/app/main.go"). */
+    path: string;
+    added: number;
+    removed: number;
+}
+
+export interface PreviewResult {
+    /** The call changes nothing of the user's: never ask. */
+    readOnly: boolean;
+    /** whale itself will ask (edits.review, the exec boundary's rules): do not ask again. */
+    whaleAsks: boolean;
+    /** One plain line: "Edit src/main.go (+3 −1)". */
+    title: string;
+    /** Markdown for a person: a ```diff fence for a change; command, programs, folder and why for a command. */
+    detail: string;
+    files?: PreviewFile[];
+    /** Set when the call will fail; detail says what will fail. */
+    error?: string;
+}
+
+/** client → server: what a tool call will do, planned as its commit would be, for the host's approval. */
+export const preview = new RequestType<PreviewParams, PreviewResult, void>('whale/preview');
+
 // Prompts ----------------------------------------------------------------
 
 export type PromptKind = 'approval' | 'choice' | 'text' | 'review';

@@ -25,6 +25,9 @@ return {
   terminal_list = 'whale/terminal/list',
   -- client -> server request {command, cwd?} -> {readOnly, boundary = 'allow'|'ask'|'deny'|'unchecked'}
   shell_judge = 'whale/shell/judge',
+  -- client -> server request {tool, input} -> {readOnly, whaleAsks, title, detail (markdown),
+  -- files? = [{path, added, removed}], error?}: what a tool call will do, before it runs
+  preview = 'whale/preview',
 
   -- server -> client notification {promptId, kind, title, detail, options, placeholder?, timeoutMs?,
   -- files? = [{path, uri, before, after, hunks = [{id, header, diff}]}] (kind "review")}
