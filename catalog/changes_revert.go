@@ -96,7 +96,7 @@ func (c *Committer) Revert(ctx context.Context, ids []string) (toolbridge.Result
 		return c.planRevert(ctx, ids, load)
 	}, ids)
 	if err != nil {
-		return toolbridge.Result{}, err
+		return toolbridge.Result{}, c.withRevertMessage(err)
 	}
 	texts := make([]string, 0, len(chs))
 	files := make([]string, 0, len(chs))
@@ -109,7 +109,12 @@ func (c *Committer) Revert(ctx context.Context, ids []string) (toolbridge.Result
 	if note != "" {
 		head += " " + note
 	}
-	return toolbridge.Result{Text: head + "\n\n" + strings.Join(texts, "\n\n"), Data: map[string]any{"reverted": ids, "files": files, "entry": entryID},
+	var shown []string
+	for _, ch := range chs {
+		shown = append(shown, ch.src.displayPath())
+	}
+	message := "Reverted " + strings.Join(shown, ", ") + "."
+	return toolbridge.Result{Text: head + "\n\n" + strings.Join(texts, "\n\n"), Data: map[string]any{"reverted": ids, "files": files, "entry": entryID, "message": message},
 		MoreHint: "the revert was applied in full; read_file shows the result"}, nil
 }
 
@@ -181,4 +186,45 @@ func revertConflict(conflicts []changes.FileConflict) error {
 		list = append(list, map[string]any{"path": fc.Path, "reason": fc.Reason, "hunks": fc.Hunks})
 	}
 	return &toolbridge.Failure{Code: toolbridge.CodeWriteConflict, Text: b.String(), Data: map[string]any{"conflicts": list}}
+}
+
+// withRevertMessage adds to a revert's failure the sentence for the person
+// who asked for it (data "message"): what stopped it and what to do, in
+// words that do not assume the model's tools.
+func (c *Committer) withRevertMessage(err error) error {
+	var f *toolbridge.Failure
+	if !errors.As(err, &f) {
+		return err
+	}
+	data, _ := f.Data.(map[string]any)
+	var message string
+	switch {
+	case data["unsaved"] != nil:
+		message = fmt.Sprintf("Not reverted: %v has unsaved changes in the editor. Save or close it there, then revert again.", data["unsaved"])
+	case data["conflicts"] != nil:
+		var paths []string
+		if list, ok := data["conflicts"].([]map[string]any); ok {
+			for _, fc := range list {
+				paths = append(paths, c.journal.RelPath(fmt.Sprint(fc["path"])))
+			}
+		}
+		message = fmt.Sprintf("Not reverted: %s changed after this change (in the editor, or by a later change), and reverting would overwrite that. Revert the later changes first, or edit the file by hand.", strings.Join(paths, ", "))
+	case f.Code == toolbridge.CodeNoChange:
+		message = "Nothing to revert: the files already hold what reverting this change would restore."
+	case f.Code == toolbridge.CodeNotFound:
+		message = "Not reverted: whale's history no longer holds this change's files (the oldest history is dropped beyond changes.maxBytes). Restore the files by hand."
+	case f.Code == toolbridge.CodeCanceled:
+		message = "The revert was canceled; nothing was changed. Revert again when you want it."
+	case f.Code == toolbridge.CodeWriteConflict:
+		message = "Not reverted: a file changed while the revert was being prepared. Revert again."
+	default:
+		message = "Not reverted: " + f.Text
+	}
+	out := *f
+	d := map[string]any{"message": message}
+	for k, v := range data {
+		d[k] = v
+	}
+	out.Data = d
+	return &out
 }

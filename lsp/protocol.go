@@ -456,20 +456,31 @@ type changesListResult struct {
 	Dropped int           `json:"dropped"`
 }
 
-// changeEntry is one journaled tool call.
+// changeEntry is one journaled tool call. Time is RFC 3339 with the
+// server's UTC offset. Summary is the model's line (it names the tool);
+// Title is the person's: no ids, no tool names, paths relative to the
+// workspace folder ("Edited src/main.go (+2 −1)", "`make clean` deleted
+// build/sub/x.o", "Reverted src/main.go (+1 −2)"). Command is a shell
+// task's command line; RevertedBy the id of the entry that reverted this
+// one, when one did.
 type changeEntry struct {
-	ID       string       `json:"id"`
-	Time     time.Time    `json:"time"`
-	Tool     string       `json:"tool"`
-	CallID   string       `json:"callId"`
-	Summary  string       `json:"summary"`
-	RevertOf []string     `json:"revertOf,omitempty"`
-	Files    []changeFile `json:"files"`
+	ID         string       `json:"id"`
+	Time       time.Time    `json:"time"`
+	Tool       string       `json:"tool"`
+	CallID     string       `json:"callId"`
+	Summary    string       `json:"summary"`
+	Title      string       `json:"title"`
+	Command    string       `json:"command,omitempty"`
+	RevertOf   []string     `json:"revertOf,omitempty"`
+	RevertedBy string       `json:"revertedBy,omitempty"`
+	Files      []changeFile `json:"files"`
 }
 
-// changeFile is one file of an entry.
+// changeFile is one file of an entry: Path absolute, RelPath relative to
+// the workspace folder with slashes ("build/sub/x.o"), Name the base name.
 type changeFile struct {
 	Path    string `json:"path"`
+	RelPath string `json:"relPath"`
 	URI     string `json:"uri"`
 	Name    string `json:"name"`
 	Where   string `json:"where"`
@@ -512,11 +523,14 @@ type changesRevertParams struct {
 
 // changesRevertResult is what the revert did: the entries it took back and
 // its own entry, or, when nothing could be changed, why (Code, Text) and
-// the conflicting hunks.
+// the conflicting hunks. Text is the model's; Message the person's, which
+// on a refusal names the action that resolves it ("Save or close it there,
+// then revert again").
 type changesRevertResult struct {
 	OK        bool             `json:"ok"`
 	Code      string           `json:"code"`
 	Text      string           `json:"text"`
+	Message   string           `json:"message"`
 	Reverted  []string         `json:"reverted"`
 	Entry     string           `json:"entry,omitempty"`
 	Conflicts []changeConflict `json:"conflicts,omitempty"`

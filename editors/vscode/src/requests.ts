@@ -258,6 +258,8 @@ export interface ChangesListParams {
 export interface ChangeFile {
     /** Absolute path. */
     path: string;
+    /** Relative to the workspace folder, with slashes ("build/sub/x.o"): what a person reads. */
+    relPath: string;
     uri: string;
     /** Base name. */
     name: string;
@@ -272,14 +274,20 @@ export interface ChangeFile {
 /** One journal entry: what one tool call changed. */
 export interface ChangeEntry {
     id: string;
-    /** RFC 3339. */
+    /** RFC 3339 with the server's offset: show it in the user's local time. */
     time: string;
     tool: string;
     callId: string;
-    /** E.g. "edit a.go (+2 -1)". */
+    /** The model's line, e.g. "edit a.go (+2 -1)". */
     summary: string;
+    /** The person's line, no ids or tool names: "Edited src/main.go (+2 −1)", "`make clean` deleted build/sub/x.o". */
+    title: string;
+    /** A shell task's command line. */
+    command?: string;
     /** The entries this one reverted, when it is a revert. */
     revertOf?: string[];
+    /** The entry that reverted this one, when one did. */
+    revertedBy?: string;
     files: ChangeFile[];
 }
 
@@ -325,7 +333,10 @@ export interface ChangesRevertResult {
     ok: boolean;
     /** "" on success; e.g. `write_conflict`, `not_found`. */
     code: string;
+    /** The model's text. */
     text: string;
+    /** The person's: what was reverted, or what stopped it and the action that resolves it. */
+    message: string;
     /** Paths of the files that were reverted. */
     reverted: string[];
     /** The id of the entry that journaled the revert. */

@@ -44,14 +44,15 @@ return {
   -- server -> client notification {items = [{id, content, status, priority, created, updated}]}
   todos = 'whale/todos',
 
-  -- client -> server request {since?, limit?} -> {entries = [{id, time, tool, callId, summary,
-  -- revertOf?, files = [{path, uri, name, where, added, removed, created, deleted}]}], dropped}
+  -- client -> server request {since?, limit?} -> {entries = [{id, time (RFC 3339), tool, callId,
+  -- summary (the model's), title (the person's), command?, revertOf?, revertedBy?,
+  -- files = [{path, relPath, uri, name, where, added, removed, created, deleted}]}], dropped}
   changes_list = 'whale/changes/list',
   -- client -> server request {id} -> {id, diff, files = [{path, uri, before?, after?,
   -- beforeExists, afterExists, binary}]}
   changes_diff = 'whale/changes/diff',
-  -- client -> server request {id} | {to} -> {ok, code, text, reverted, entry?,
-  -- conflicts? = [{path, reason, hunks}]}
+  -- client -> server request {id} | {to} -> {ok, code, text (the model's), message (the person's),
+  -- reverted, entry?, conflicts? = [{path, reason, hunks}]}
   changes_revert = 'whale/changes/revert',
   -- server -> client notification {latest}
   changes_changed = 'whale/changes/changed',
