@@ -323,10 +323,5 @@ func (c *Committer) askReview(ctx context.Context, files []*reviewedFile) (map[s
 	return ids, "The user reviewed the change: " + strings.Join(parts, "; ") + reason + ". The diff shows what was applied.", nil
 }
 
-// reviewTimeout is how long a review waits: the approval timeout.
-func (c *Committer) reviewTimeout() time.Duration {
-	if ms := c.settings().ExecBoundary.ApprovalTimeoutMs; ms > 0 {
-		return time.Duration(ms) * time.Millisecond
-	}
-	return 2 * time.Minute
-}
+// reviewTimeout is how long a review waits: edits.reviewTimeoutMs.
+func (c *Committer) reviewTimeout() time.Duration { return c.settings().ReviewTimeout() }

@@ -324,9 +324,13 @@ func terminalCancelResultOf(r terminal.CancelReport) terminalCancelResult {
 // promptParams is the payload of whale/prompt. Kind is "approval" (options
 // allow_once, allow_session, deny), "choice", "text", or "review" (options
 // accept, reject; Files holds the change's files and hunks). Options is
-// never null. TimeoutMs, when set, lets the editor drop an expired question.
+// never null. TimeoutMs and ExpiresAt (RFC 3339), when set, say how long
+// the question waits: the editor can show the time left, and drop an
+// expired question. An answer after that is refused with a message that
+// says what became of the question.
 type promptParams struct {
 	Detail      string         `json:"detail"`
+	ExpiresAt   *time.Time     `json:"expiresAt,omitempty"`
 	Files       []reviewFile   `json:"files,omitempty"`
 	Kind        string         `json:"kind"`
 	Options     []promptOption `json:"options"`

@@ -167,6 +167,8 @@ export interface PromptParams {
     placeholder?: string;
     /** How long the server waits for the answer; past it the question is void. */
     timeoutMs?: number;
+    /** When the question expires (RFC 3339), for a countdown; an answer after it is refused with a message saying why. */
+    expiresAt?: string;
     /** Kind "review": the files of the proposed change. */
     files?: ReviewFile[];
 }

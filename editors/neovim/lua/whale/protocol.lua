@@ -30,7 +30,8 @@ return {
   preview = 'whale/preview',
 
   -- server -> client notification {promptId, kind, title, detail, options, placeholder?, timeoutMs?,
-  -- files? = [{path, uri, before, after, hunks = [{id, header, diff}]}] (kind "review")}
+  -- expiresAt? (RFC 3339, for a countdown), files? = [{path, uri, before, after,
+  -- hunks = [{id, header, diff}]}] (kind "review")}
   prompt = 'whale/prompt',
   -- client -> server request {promptId, optionId | text | cancelled = true}; a review:
   -- {promptId, optionId = "accept"|"reject", hunks? = [id] (omitted: all), text? (the reason)}
