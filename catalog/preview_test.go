@@ -213,7 +213,7 @@ func TestPreviewShell(t *testing.T) {
 		{
 			input: map[string]any{"command": "touch -d yesterday a.txt && ls"},
 			title: "Run `touch -d yesterday a.txt && ls` in " + "", whaleAsks: true,
-			inDetail: []string{"`touch` with `-d` (a rule of execBoundary.rules)"},
+			inDetail: []string{"whale will ask you before it runs: your execBoundary.rules ask about `touch` with `-d`."},
 			notIn:    []string{"-*d*"},
 		},
 		{
@@ -222,7 +222,7 @@ func TestPreviewShell(t *testing.T) {
 		},
 		{
 			input: map[string]any{"command": "sh -c 'curl -s example.com'"},
-			error: "whale will refuse to run it: `curl` (a rule of execBoundary.rules).",
+			error: "whale will refuse to run it: your execBoundary.rules refuse `curl`.",
 		},
 	} {
 		p := preview(t, o, "shell_run", tc.input)

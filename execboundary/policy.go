@@ -142,8 +142,8 @@ func defaultWhy(r Rule) string {
 // the rule matched: the program, the arguments that made the rule match,
 // and what such a command does when the rule says (Why), e.g. "`rm` with
 // `-rf` deletes files recursively or without asking". Without a Why it
-// names what the rule looks at: "`git` with `commit` (a rule of
-// execBoundary.rules)". Globs and rule syntax are never shown.
+// says what the rule does: "your execBoundary.rules ask about `git` with
+// `commit`". Globs and rule syntax are never shown.
 func (r Rule) Words(argv []string) string {
 	name := r.Program
 	if len(argv) > 0 && argv[0] != "" {
@@ -181,7 +181,14 @@ func (r Rule) Words(argv []string) string {
 	if why != "" {
 		return subject + " " + why
 	}
-	return subject + " (a rule of execBoundary.rules)"
+	verb := "allow"
+	switch r.Decision {
+	case Ask:
+		verb = "ask about"
+	case Deny:
+		verb = "refuse"
+	}
+	return "your execBoundary.rules " + verb + " " + subject
 }
 
 // ParseRules decodes execBoundary.rules. Empty input (no setting) yields

@@ -46,8 +46,8 @@ func (g *Gate) precheck(cmd *exec.Cmd, task Task, reason string) error {
 		by := ByPolicy
 		ok := v.Decision == Allow
 		if v.Decision == Ask {
-			a := Approval{TaskID: task.ID(), Command: command, Program: prog.Path, Argv: np.Argv, Cwd: dir, Rule: v.RuleText()}
-			ok, by = g.ask(context.Background(), task, a, prog.Path+"\x00"+v.RuleText())
+			a := Approval{TaskID: task.ID(), Command: command, Program: prog.Path, Argv: np.Argv, Cwd: dir, Rule: v.RuleText(), Why: v.Words(np.Argv)}
+			ok, by = g.ask(context.Background(), task, a, sessionKey(prog.Path, np.Argv, dir))
 		}
 		decision := "deny"
 		if ok {
