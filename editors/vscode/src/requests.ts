@@ -261,7 +261,7 @@ export interface ChangeFile {
     /** Absolute path. */
     path: string;
     /** Relative to the workspace folder, with slashes ("build/sub/x.o"): what a person reads. */
-    relPath: string;
+    relPath?: string;
     uri: string;
     /** Base name. */
     name: string;
@@ -283,7 +283,7 @@ export interface ChangeEntry {
     /** The model's line, e.g. "edit a.go (+2 -1)". */
     summary: string;
     /** The person's line, no ids or tool names: "Edited src/main.go (+2 −1)", "`make clean` deleted build/sub/x.o". */
-    title: string;
+    title?: string;
     /** A shell task's command line. */
     command?: string;
     /** The entries this one reverted, when it is a revert. */
@@ -338,7 +338,7 @@ export interface ChangesRevertResult {
     /** The model's text. */
     text: string;
     /** The person's: what was reverted, or what stopped it and the action that resolves it. */
-    message: string;
+    message?: string;
     /** Paths of the files that were reverted. */
     reverted: string[];
     /** The id of the entry that journaled the revert. */
