@@ -75,26 +75,11 @@ func (c *Committer) revertIDs(id, to string) ([]string, error) {
 // document), journaled as an entry that reverts them. A conflict with a
 // later change of the same lines changes nothing and lists the hunks.
 func (c *Committer) Revert(ctx context.Context, ids []string) (toolbridge.Result, error) {
-	if c.journal == nil {
-		return toolbridge.Result{}, noJournal()
+	paths, err := c.revertPaths(ids)
+	if err != nil {
+		return toolbridge.Result{}, err
 	}
-	var paths []string
-	seen := map[string]bool{}
-	for _, id := range ids {
-		e, err := c.journal.Get(id)
-		if err != nil {
-			return toolbridge.Result{}, entryFailure(id, err)
-		}
-		for _, f := range e.Files {
-			if !seen[f.Path] {
-				seen[f.Path] = true
-				paths = append(paths, f.Path)
-			}
-		}
-	}
-	chs, note, entryID, err := c.commit(ctx, paths, func(load loader) ([]*fileChange, error) {
-		return c.planRevert(ctx, ids, load)
-	}, ids)
+	chs, note, entryID, err := c.commit(ctx, paths, c.revertPlanner(ctx, ids), ids)
 	if err != nil {
 		return toolbridge.Result{}, c.withRevertMessage(err)
 	}
@@ -116,6 +101,36 @@ func (c *Committer) Revert(ctx context.Context, ids []string) (toolbridge.Result
 	message := "Reverted " + strings.Join(shown, ", ") + "."
 	return toolbridge.Result{Text: head + "\n\n" + strings.Join(texts, "\n\n"), Data: map[string]any{"reverted": ids, "files": files, "entry": entryID, "message": message},
 		MoreHint: "the revert was applied in full; read_file shows the result"}, nil
+}
+
+// revertPaths is the files the entries ids changed, each once.
+func (c *Committer) revertPaths(ids []string) ([]string, error) {
+	if c.journal == nil {
+		return nil, noJournal()
+	}
+	var paths []string
+	seen := map[string]bool{}
+	for _, id := range ids {
+		e, err := c.journal.Get(id)
+		if err != nil {
+			return nil, entryFailure(id, err)
+		}
+		for _, f := range e.Files {
+			if !seen[f.Path] {
+				seen[f.Path] = true
+				paths = append(paths, f.Path)
+			}
+		}
+	}
+	return paths, nil
+}
+
+// revertPlanner plans the revert of ids (the commit's and the preview's
+// plan).
+func (c *Committer) revertPlanner(ctx context.Context, ids []string) planner {
+	return func(load loader) ([]*fileChange, error) {
+		return c.planRevert(ctx, ids, load)
+	}
 }
 
 // planRevert plans the revert of ids on the files' current content, loaded

@@ -72,7 +72,7 @@ func PreviewCall(ctx context.Context, o PreviewOptions, tool string, input json.
 		return failedPreview(fmt.Sprintf("Call whale %s", tool), err)
 	}
 	switch spec.Name {
-	case "edit", "multi_edit", "write", "apply_patch":
+	case "edit", "multi_edit", "write", "apply_patch", "changes_revert":
 		if o.Commits != nil {
 			return o.Commits.previewChange(ctx, spec.Name, in)
 		}
@@ -144,6 +144,20 @@ func (c *Committer) previewChange(ctx context.Context, tool string, input json.R
 		}
 		shown, plan, patch = pp.paths, pp.plan, pp
 		title = "Apply a patch"
+	case "changes_revert":
+		var in changesRevertInput
+		if err := json.Unmarshal(input, &in); err != nil {
+			return failedPreview("Revert", err)
+		}
+		title = "Revert"
+		ids, err := c.revertIDs(strings.TrimSpace(in.ID), strings.TrimSpace(in.To))
+		if err == nil {
+			shown, err = c.revertPaths(ids)
+		}
+		if err != nil {
+			return failedPreview(title, err)
+		}
+		plan = c.revertPlanner(ctx, ids)
 	}
 	chs, err := c.plan(ctx, shown, plan)
 	if err != nil {
@@ -230,10 +244,16 @@ func (c *Committer) changePreview(tool string, chs []*fileChange, repairs []stri
 }
 
 // changeTitle is a change's one line for a person: "Edit src/main.go (+3
-// −1)", "Create notes.md (+12)", "Delete old.txt", "Move a.go to b.go", or
-// for several files "Change 3 files (+10 −2)".
+// −1)", "Create notes.md (+12)", "Delete old.txt", "Move a.go to b.go",
+// "Revert main.go (+1 −2)", or for several files "Change 3 files (+10 −2)".
 func changeTitle(tool string, chs []*fileChange, added, removed int) string {
 	counts := fmt.Sprintf(" (+%d −%d)", added, removed)
+	if tool == "changes_revert" {
+		if len(chs) == 1 {
+			return "Revert " + chs[0].src.displayPath() + counts
+		}
+		return fmt.Sprintf("Revert %d files%s", len(chs), counts)
+	}
 	if len(chs) != 1 {
 		return fmt.Sprintf("Change %d files%s", len(chs), counts)
 	}

@@ -152,6 +152,33 @@ func TestPreviewChanges(t *testing.T) {
 	}
 }
 
+// TestPreviewRevert: a revert is planned as changes_revert would commit it
+// (the three-way merge into the current text), and nothing is reverted.
+func TestPreviewRevert(t *testing.T) {
+	d, o, root := previewing(t, map[string]string{"src/a.txt": "one\ntwo\n"}, settings.ReviewOff, nil)
+	o.Registry = toolbridge.NewRegistry(nil)
+	if err := o.Registry.Register(Edit(o.Commits), ChangesRevert(o.Commits)); err != nil {
+		t.Fatal(err)
+	}
+	if env := call(t, o.Registry, "edit", map[string]any{"file_path": "src/a.txt", "search": "two", "replace": "2"}); !env.OK {
+		t.Fatalf("edit = %+v", env)
+	}
+	entries, _, err := d.Journal.List("", 0)
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("journal = %d entries, %v", len(entries), err)
+	}
+	p := preview(t, o, "changes_revert", map[string]any{"id": entries[0].ID})
+	if p.Title != "Revert src/a.txt (+1 −1)" || !strings.Contains(p.Detail, "-2\n+two\n") || p.Error != "" {
+		t.Errorf("preview of the revert = %+v, want the diff back to two", p)
+	}
+	if got, _ := os.ReadFile(filepath.Join(root, "src", "a.txt")); string(got) != "one\n2\n" {
+		t.Errorf("src/a.txt after the preview = %q, want the edit still there", got)
+	}
+	if p := preview(t, o, "changes_revert", map[string]any{"id": "nope"}); !strings.Contains(p.Error, "nope") {
+		t.Errorf("preview of an unknown entry = %+v, want an error naming it", p)
+	}
+}
+
 // TestPreviewReview: with edits.review on, whale asks, and the preview says
 // so (with ask-outside-open, only for files not open in the editor).
 func TestPreviewReview(t *testing.T) {
