@@ -40,7 +40,7 @@ func ChangesRevert(c *Committer) toolbridge.Tool {
 		}
 		ids, err := c.revertIDs(id, to)
 		if err != nil {
-			return toolbridge.Result{}, err
+			return toolbridge.Result{}, c.withRevertMessage(err)
 		}
 		return c.Revert(ctx, ids)
 	})
@@ -77,7 +77,7 @@ func (c *Committer) revertIDs(id, to string) ([]string, error) {
 func (c *Committer) Revert(ctx context.Context, ids []string) (toolbridge.Result, error) {
 	paths, err := c.revertPaths(ids)
 	if err != nil {
-		return toolbridge.Result{}, err
+		return toolbridge.Result{}, c.withRevertMessage(err)
 	}
 	chs, note, entryID, err := c.commit(ctx, paths, c.revertPlanner(ctx, ids), ids)
 	if err != nil {
@@ -218,7 +218,7 @@ func (c *Committer) withRevertMessage(err error) error {
 		message = fmt.Sprintf("Not reverted: %v has unsaved changes in the editor. Save or close it there, then revert again.", data["unsaved"])
 	case data["conflicts"] != nil:
 		var paths []string
-		if list, ok := data["conflicts"].([]map[string]any); ok {
+		if list, ok := data["conflicts"].([]map[string]any); ok && c.journal != nil {
 			for _, fc := range list {
 				paths = append(paths, c.journal.RelPath(fmt.Sprint(fc["path"])))
 			}
@@ -227,7 +227,9 @@ func (c *Committer) withRevertMessage(err error) error {
 	case f.Code == toolbridge.CodeNoChange:
 		message = "Nothing to revert: the files already hold what reverting this change would restore."
 	case f.Code == toolbridge.CodeNotFound:
-		message = "Not reverted: whale's history no longer holds this change's files (the oldest history is dropped beyond changes.maxBytes). Restore the files by hand."
+		message = "Not reverted: whale's history no longer holds this change (the oldest history is dropped beyond changes.maxBytes). Refresh the list, or restore the files by hand."
+	case f.Code == toolbridge.CodeNotConfigured:
+		message = "Not reverted: this session keeps no history of changes (whale has no state folder here). Restore the files by hand."
 	case f.Code == toolbridge.CodeCanceled:
 		message = "The revert was canceled; nothing was changed. Revert again when you want it."
 	case f.Code == toolbridge.CodeWriteConflict:

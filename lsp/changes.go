@@ -142,6 +142,8 @@ func changesRevertResultOf(env toolbridge.Envelope) changesRevertResult {
 	}
 	if m, ok := data["message"].(string); ok {
 		res.Message = m
+	} else if !env.OK {
+		res.Message = "Not reverted: " + env.Text
 	}
 	if list, ok := data["conflicts"].([]map[string]any); ok {
 		for _, c := range list {
