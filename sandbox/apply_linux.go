@@ -284,6 +284,12 @@ func confineMounts(p Policy) error {
 			return err
 		}
 	}
+	for _, path := range p.Hidden {
+		err := unix.Mount("tmpfs", path, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=4k,mode=0500")
+		if err != nil && !errors.Is(err, unix.ENOENT) {
+			return fmt.Errorf("hide %s from the task: %w", path, err)
+		}
+	}
 	return nil
 }
 
