@@ -75,15 +75,15 @@ vet:
 race:
 	$(GO) test -race -count=1 ./...
 
-# Every release target builds, vets and compiles its tests (CGO off).
+# Every release target builds and vets, tests included: vet type-checks the
+# test files of each target (linking every test binary of six targets as
+# well took 931 s of a 36-minute CI run on a loaded machine).
 CROSS_TARGETS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 cross:
 	@set -e; for t in $(CROSS_TARGETS); do \
 		os=$${t%%/*}; arch=$${t##*/}; echo "cross $$os/$$arch"; \
-		pkgs=$$(GOOS=$$os GOARCH=$$arch $(GO) list ./...); \
 		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build ./...; \
 		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) vet ./...; \
-		out=$$(CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) test -c -o /dev/null $$pkgs 2>&1) || { echo "$$out"; exit 1; }; \
 	done
 
 # The Windows build under Wine (wine64): whale-ls.exe call of the file,
