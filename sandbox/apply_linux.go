@@ -253,6 +253,12 @@ func confineMounts(p Policy) error {
 	}
 	defer unix.Chdir(wd)
 	if err := unix.Mount("none", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		if errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES) {
+			// A user namespace without the right to mount (AppArmor's
+			// restriction of unprivileged user namespaces, say): the
+			// task runs confined by Landlock alone, as README says.
+			return nil
+		}
 		return fmt.Errorf("make the task's mounts private: %w", err)
 	}
 	err = unix.MountSetattr(-1, "/", unix.AT_RECURSIVE, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY})
