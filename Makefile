@@ -20,7 +20,7 @@ FUZZ_TARGETS := \
 	./execboundary:FuzzParseCommandLine \
 	./changes:FuzzMerge3
 
-.PHONY: test fmt-check vet race fuzz neovim vscode vscode-e2e vscode-chat-e2e vscode-package mcp-conformance hosts build build-test bench-rpc cross wine
+.PHONY: test fmt-check vet race fuzz neovim lint-lua vscode vscode-e2e vscode-chat-e2e vscode-package mcp-conformance hosts build build-test bench-rpc cross wine
 
 test: fmt-check vet cross wine race fuzz neovim vscode vscode-package vscode-e2e vscode-chat-e2e mcp-conformance hosts
 
@@ -82,6 +82,11 @@ neovim: build-test
 	@if [ -n "$$WHALE_NVIM_011" ]; then \
 		NVIM="$$WHALE_NVIM_011" WHALE_GOPLS="$$WHALE_GOPLS" WHALE_LS=$(CURDIR)/bin/whale-ls-test bash editors/neovim/tests/run.sh; \
 	else echo "WHALE_NVIM_011 not set: the Neovim 0.11 run and the real CodeCompanion and avante tests skipped (install Neovim 0.11 and set WHALE_NVIM_011=<dir>/bin/nvim, WHALE_NVIM_PLUGINS=<folder of codecompanion.nvim-*, plenary.nvim-*, avante.nvim-* and nui.nvim-*>)"; fi
+
+# The Neovim plugin's Lua: stylua --check (.stylua.toml) and luacheck
+# (.luacheckrc); the script installs nothing and names what is missing.
+lint-lua:
+	bash editors/neovim/scripts/lint.sh
 
 # The VS Code extension: type check, package.json in step with the catalog,
 # unit tests (node's test runner, one against the real server).

@@ -29,12 +29,26 @@ return {
         H.eq(entry.opts.require_approval_before, not t.readOnly, 'approval of ' .. t.name)
       end
       H.eq(#tools.groups.whale.tools, #catalog, 'group size')
-      H.eq(tools.read_file.description, 'built-in read_file', "CodeCompanion's own read_file is untouched")
+      H.eq(
+        tools.read_file.description,
+        'built-in read_file',
+        "CodeCompanion's own read_file is untouched"
+      )
       H.eq(#require('codecompanion').extensions.whale.registered(), #catalog, 'exports')
       -- Tools whale-ls activates later (whale/toolsChanged) join the group.
       local client = require('whale').start()
       local handler = client.handlers['whale/toolsChanged']
-      handler(nil, { added = { { name = 'late_tool', description = 'activated later', inputSchema = { type = 'object', properties = {} }, readOnly = true } }, count = #catalog + 1 }, { client_id = client.id })
+      handler(nil, {
+        added = {
+          {
+            name = 'late_tool',
+            description = 'activated later',
+            inputSchema = { type = 'object', properties = {} },
+            readOnly = true,
+          },
+        },
+        count = #catalog + 1,
+      }, { client_id = client.id })
       H.ok(tools.whale_late_tool, 'the later tool is registered')
       H.eq(#tools.groups.whale.tools, #catalog + 1, 'group size after toolsChanged')
     end,
@@ -70,7 +84,7 @@ return {
     end,
   },
   {
-    "avante: custom_tools has every tool, and func runs whale (both signatures)",
+    'avante: custom_tools has every tool, and func runs whale (both signatures)',
     function()
       local avante = require('avante')
       avante.setup({
@@ -86,7 +100,11 @@ return {
       for _, f in ipairs(edit.param.fields) do
         names[f.name] = f.optional
       end
-      H.eq(names, { file_path = false, search = false, replace = false, all = true }, 'edit fields (optional?)')
+      H.eq(
+        names,
+        { file_path = false, search = false, replace = false, all = true },
+        'edit fields (optional?)'
+      )
       for _, legacy in ipairs({ false, true }) do
         local result, err, done
         avante.run('whale_read_file', { file_path = 'notes.txt' }, legacy, function(r, e)

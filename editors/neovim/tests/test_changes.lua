@@ -94,7 +94,11 @@ return {
       H.ok(lnum, 'the entry line shows its id')
       local line = vim.api.nvim_buf_get_lines(list_buf, lnum - 1, lnum, true)[1]
       H.contains(line, 'edit', 'entry line')
-      H.contains(vim.api.nvim_buf_get_lines(list_buf, lnum, lnum + 1, true)[1], 'a.txt', 'the file line below it')
+      H.contains(
+        vim.api.nvim_buf_get_lines(list_buf, lnum, lnum + 1, true)[1],
+        'a.txt',
+        'the file line below it'
+      )
       H.eq(vim.api.nvim_buf_get_option(list_buf, 'modifiable'), false, 'the list is read-only')
     end,
   },
@@ -134,7 +138,11 @@ return {
       H.eq(text(abuf), 'alpha\nBETA\ngamma', 'after')
       for _, w in ipairs(wins) do
         H.eq(vim.api.nvim_win_get_option(w, 'diff'), true, 'diff is on')
-        H.eq(vim.api.nvim_buf_get_option(vim.api.nvim_win_get_buf(w), 'buftype'), 'nofile', 'scratch')
+        H.eq(
+          vim.api.nvim_buf_get_option(vim.api.nvim_win_get_buf(w), 'buftype'),
+          'nofile',
+          'scratch'
+        )
       end
       H.contains(vim.api.nvim_buf_get_name(bbuf), 'before', 'before buffer name')
       H.contains(vim.api.nvim_buf_get_name(abuf), 'after', 'after buffer name')
@@ -163,7 +171,10 @@ return {
       -- The revert is itself an entry, listed first.
       H.wait(function()
         local st = changes().state[list_buf]
-        return st and #st.entries >= 3 and type(st.entries[1].revertOf) == 'table' and st.entries[1].revertOf[1] == first_id
+        return st
+          and #st.entries >= 3
+          and type(st.entries[1].revertOf) == 'table'
+          and st.entries[1].revertOf[1] == first_id
       end, 'the revert listed as an entry that reverts the first edit')
     end,
   },

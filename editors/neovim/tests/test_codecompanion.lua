@@ -14,7 +14,8 @@ local missing
 if vim.fn.has('nvim-0.11') == 0 then
   missing = 'Neovim 0.11 (set WHALE_NVIM_011 to its bin/nvim)'
 elseif not vim.env.WHALE_CODECOMPANION or vim.env.WHALE_CODECOMPANION == '' then
-  missing = 'CodeCompanion and plenary (set WHALE_NVIM_PLUGINS to a folder of extracted codecompanion.nvim-* and plenary.nvim-* folders)'
+  missing =
+    'CodeCompanion and plenary (set WHALE_NVIM_PLUGINS to a folder of extracted codecompanion.nvim-* and plenary.nvim-* folders)'
 elseif not vim.fn.glob((vim.env.WHALE_NVIM_PLUGINS or '') .. '/plenary.nvim-*', false, true)[1] then
   missing = 'plenary (extract plenary.nvim-* into WHALE_NVIM_PLUGINS)'
 else
@@ -39,18 +40,32 @@ local function explain(chat)
   return function()
     local reqs = model.requests()
     local last = reqs[#reqs]
-    return string.format('%d requests; last messages: %s\nchat buffer:\n%s', #reqs,
-      last and vim.inspect(last.messages) or '-', chat and chat_text(chat) or '-')
+    return string.format(
+      '%d requests; last messages: %s\nchat buffer:\n%s',
+      #reqs,
+      last and vim.inspect(last.messages) or '-',
+      chat and chat_text(chat) or '-'
+    )
   end
 end
 
 local chat
 
-local language_tools = { problems = true, symbols = true, document_symbols = true, definition = true, references = true, hover = true, rename = true }
+local language_tools = {
+  problems = true,
+  symbols = true,
+  document_symbols = true,
+  definition = true,
+  references = true,
+  hover = true,
+  rename = true,
+}
 
 return {
   {
-    'CodeCompanion ' .. version .. ': a chat turn offers whale\'s tools, runs read_file through whale-ls and returns its result to the model',
+    'CodeCompanion '
+      .. version
+      .. ": a chat turn offers whale's tools, runs read_file through whale-ls and returns its result to the model",
     function()
       local dir = H.workspace({ ['notes.txt'] = 'whale real codecompanion\nsecond line\n' })
       -- A real repository: v19 snapshots a review baseline through git.
@@ -58,7 +73,10 @@ return {
       H.setup()
       vim.opt.runtimepath:append(plenary)
       vim.opt.runtimepath:append(cc_dir)
-      model = scripted.start({ { tool = 'whale_read_file', arguments = { file_path = 'notes.txt' } } }, 'The file says hello.')
+      model = scripted.start(
+        { { tool = 'whale_read_file', arguments = { file_path = 'notes.txt' } } },
+        'The file says hello.'
+      )
       local url = model.url
       require('codecompanion').setup({
         adapters = {
@@ -66,7 +84,12 @@ return {
             scripted = function()
               return require('codecompanion.adapters').extend('openai_compatible', {
                 name = 'scripted',
-                env = { url = url, api_key = 'none', chat_url = '/v1/chat/completions', models_endpoint = '/v1/models' },
+                env = {
+                  url = url,
+                  api_key = 'none',
+                  chat_url = '/v1/chat/completions',
+                  models_endpoint = '/v1/models',
+                },
                 schema = { model = { default = 'scripted' } },
               })
             end,
@@ -89,7 +112,10 @@ return {
       local reqs = model.requests()
       H.ok(#reqs >= 2, 'at least two requests, got ' .. #reqs)
       local offered = scripted.offered(reqs[1])
-      H.ok(offered.whale_read_file, 'whale_read_file offered; tools: ' .. vim.inspect(vim.tbl_keys(offered)))
+      H.ok(
+        offered.whale_read_file,
+        'whale_read_file offered; tools: ' .. vim.inspect(vim.tbl_keys(offered))
+      )
       local catalog = assert(require('whale').tools())
       local want = 0
       for _, t in ipairs(catalog) do
@@ -104,28 +130,44 @@ return {
         end
         H.ok(fn, 'whale_' .. t.name .. ' offered')
         H.eq(fn.parameters.type, 'object', 'schema type of whale_' .. t.name)
-        H.eq(H.sorted_keys(fn.parameters.properties), H.sorted_keys(t.inputSchema.properties), 'schema properties of whale_' .. t.name)
+        H.eq(
+          H.sorted_keys(fn.parameters.properties),
+          H.sorted_keys(t.inputSchema.properties),
+          'schema properties of whale_' .. t.name
+        )
         ::continue::
       end
       H.ok(want >= 10, 'catalog size ' .. want)
       local results = scripted.tool_messages(reqs[#reqs])
       H.eq(#results, 1, 'tool results in the last request')
       H.eq(results[1].tool_call_id, 'call_1', 'tool_call_id')
-      H.contains(results[1].content, 'whale real codecompanion', 'the read_file result the model receives')
+      H.contains(
+        results[1].content,
+        'whale real codecompanion',
+        'the read_file result the model receives'
+      )
       H.contains(chat_text(chat), 'whale `read_file`', 'the chat buffer shows the tool output')
       H.ok(dir, 'workspace')
     end,
   },
   {
-    'CodeCompanion ' .. version .. ': a chat turn edits an open modified buffer and runs shell_run through whale-ls',
+    'CodeCompanion '
+      .. version
+      .. ': a chat turn edits an open modified buffer and runs shell_run through whale-ls',
     function()
       local buf, _, edit = scripted.modified_todo()
       model.play({
         edit,
-        { tool = 'whale_shell_run', arguments = { command = 'echo shell-from-$((40 + 2))', mode = 'pipe' } },
+        {
+          tool = 'whale_shell_run',
+          arguments = { command = 'echo shell-from-$((40 + 2))', mode = 'pipe' },
+        },
       }, 'Edited and ran.')
       chat = require('codecompanion').chat({})
-      chat:add_buf_message({ role = 'user', content = '@{whale} Capitalize alpha in todo.txt, then run a command.' })
+      chat:add_buf_message({
+        role = 'user',
+        content = '@{whale} Capitalize alpha in todo.txt, then run a command.',
+      })
       chat:submit()
       H.wait_loop(function()
         return chat_text(chat):find('Edited and ran.', 1, true)
@@ -137,16 +179,22 @@ return {
       end
       local results = scripted.tool_messages(reqs[#reqs])
       H.eq(#results, 2, 'tool results in the last request')
-      H.ok(not results[1].content:find('^%[') , 'the edit succeeded: ' .. results[1].content)
+      H.ok(not results[1].content:find('^%['), 'the edit succeeded: ' .. results[1].content)
       H.contains(results[2].content, 'shell-from-42', 'the shell_run output the model receives')
-      H.eq(vim.api.nvim_buf_get_lines(buf, 0, 4, false), { 'unsaved first line', 'ALPHA', 'beta', 'gamma' }, 'the buffer holds the edit and the unsaved line')
+      H.eq(
+        vim.api.nvim_buf_get_lines(buf, 0, 4, false),
+        { 'unsaved first line', 'ALPHA', 'beta', 'gamma' },
+        'the buffer holds the edit and the unsaved line'
+      )
       local text = chat_text(chat)
       H.contains(text, 'whale `edit`', 'the chat buffer shows the edit output')
       H.contains(text, 'whale `shell_run`', 'the chat buffer shows the shell_run output')
     end,
   },
   {
-    'CodeCompanion ' .. version .. ": an rm the exec boundary asks about shows whale's approval prompt; allow once runs it, deny in the next turn refuses it, and the model is told which",
+    'CodeCompanion '
+      .. version
+      .. ": an rm the exec boundary asks about shows whale's approval prompt; allow once runs it, deny in the next turn refuses it, and the model is told which",
     function()
       -- whale's prompt UI is vim.ui.select (lua/whale/prompts.lua); this
       -- stand-in for the user picks `answer` and records what was shown.
@@ -169,9 +217,14 @@ return {
       --- rule); returns the tool result the model receives.
       local function rm_turn(name, final)
         vim.fn.mkdir(name .. '/sub', 'p')
-        model.play({ { tool = 'whale_shell_run', arguments = { command = 'rm -rf ' .. name, mode = 'pipe' } } }, final)
+        model.play({
+          { tool = 'whale_shell_run', arguments = { command = 'rm -rf ' .. name, mode = 'pipe' } },
+        }, final)
         chat = require('codecompanion').chat({})
-        chat:add_buf_message({ role = 'user', content = '@{whale} Remove the folder ' .. name .. '.' })
+        chat:add_buf_message({
+          role = 'user',
+          content = '@{whale} Remove the folder ' .. name .. '.',
+        })
         chat:submit()
         H.wait_loop(function()
           return chat_text(chat):find(final, 1, true)
@@ -192,7 +245,10 @@ return {
         H.contains(shown[1].prompt, 'Program: ' .. rm, 'the prompt shows the program')
         H.eq(vim.fn.isdirectory('victim1'), 0, 'victim1 removed after allow once')
         H.contains(allowed, 'exit code 0', 'the allowed rm as the model receives it')
-        H.ok(not allowed:find('denied', 1, true), 'the allowed rm is not reported as denied: ' .. allowed)
+        H.ok(
+          not allowed:find('denied', 1, true),
+          'the allowed rm is not reported as denied: ' .. allowed
+        )
 
         answer = 'deny'
         local denied = rm_turn('victim2', 'Could not remove it.')
@@ -202,7 +258,10 @@ return {
         H.contains(denied, 'whale: policy denied ' .. rm, 'the denied rm as the model receives it')
         H.contains(denied, 'the user said no', 'the denied rm as the model receives it')
         H.contains(denied, 'Operation not permitted', 'the denied rm as the model receives it')
-        H.ok(not denied:find('exit code 0', 1, true), 'the denied rm does not report success: ' .. denied)
+        H.ok(
+          not denied:find('exit code 0', 1, true),
+          'the denied rm does not report success: ' .. denied
+        )
       end)
       vim.ui.select = real_select
       if not ok then

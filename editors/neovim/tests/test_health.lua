@@ -37,13 +37,22 @@ return {
   {
     'the help file is well formed and indexes the API',
     function()
-      local doc = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h:h') .. '/doc/whale.txt'
+      local doc = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h:h')
+        .. '/doc/whale.txt'
       local dir = vim.fn.tempname()
       vim.fn.mkdir(dir, 'p')
       vim.fn.writefile(vim.fn.readfile(doc), dir .. '/whale.txt')
       vim.cmd('helptags ' .. vim.fn.fnameescape(dir))
       local tags = table.concat(vim.fn.readfile(dir .. '/tags'), '\n')
-      for _, tag in ipairs({ 'whale.txt', 'whale-options', 'whale.call()', 'whale.tools()', ':WhaleTerminals', 'whale-codecompanion', 'whale-avante' }) do
+      for _, tag in ipairs({
+        'whale.txt',
+        'whale-options',
+        'whale.call()',
+        'whale.tools()',
+        ':WhaleTerminals',
+        'whale-codecompanion',
+        'whale-avante',
+      }) do
         H.contains(tags, tag .. '\t', 'tags')
       end
     end,

@@ -55,9 +55,13 @@ return {
       -- Neovim keeps running (timers fire) while the question is open.
       local ticks = 0
       local timer = vim.loop.new_timer()
-      timer:start(10, 10, vim.schedule_wrap(function()
-        ticks = ticks + 1
-      end))
+      timer:start(
+        10,
+        10,
+        vim.schedule_wrap(function()
+          ticks = ticks + 1
+        end)
+      )
       H.wait(function()
         return pending ~= nil and ticks > 5
       end, 'the question to be shown while timers keep firing')
@@ -96,7 +100,15 @@ return {
         cwd = '/home/user/project',
         rule = 'ask rm',
       })
-      for _, want in ipairs({ 'Allow this program?', 'command: make clean', 'program: /usr/bin/rm', "argv:    rm -rf 'build dir'", 'cwd:', 'rule:    ask rm', 'matched an ask rule' }) do
+      for _, want in ipairs({
+        'Allow this program?',
+        'command: make clean',
+        'program: /usr/bin/rm',
+        "argv:    rm -rf 'build dir'",
+        'cwd:',
+        'rule:    ask rm',
+        'matched an ask rule',
+      }) do
         H.contains(text, want, 'approval text')
       end
       local asked, notified
@@ -111,7 +123,13 @@ return {
       -- A text prompt for a prompt id the server does not know: the
       -- answer is refused by the server, which is reported, not raised.
       local client = require('whale').get_client()
-      prompts.on_prompt(nil, { promptId = 'p-unknown', kind = 'text', title = 'Your name', placeholder = 'e.g. Ada', options = {} }, { client_id = client.id })
+      prompts.on_prompt(nil, {
+        promptId = 'p-unknown',
+        kind = 'text',
+        title = 'Your name',
+        placeholder = 'e.g. Ada',
+        options = {},
+      }, { client_id = client.id })
       H.wait(function()
         return asked ~= nil
       end, 'vim.ui.input')
@@ -129,7 +147,13 @@ return {
     'whale/plan and whale/todos are shown by :WhalePlan and refreshed',
     function()
       local plan = require('whale.plan')
-      plan.on_plan(nil, { explanation = 'Fix the build', steps = { { step = 'read the error', status = 'completed' }, { step = 'patch', status = 'in_progress' } } })
+      plan.on_plan(nil, {
+        explanation = 'Fix the build',
+        steps = {
+          { step = 'read the error', status = 'completed' },
+          { step = 'patch', status = 'in_progress' },
+        },
+      })
       vim.cmd('WhalePlan')
       local buf = plan.buffer()
       local shown = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n')
@@ -139,7 +163,10 @@ return {
       plan.on_todos(nil, { items = { { content = 'write tests', status = 'pending' } } })
       shown = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n')
       H.contains(shown, '[ ] write tests', 'todos refreshed')
-      plan.on_plan(nil, { explanation = vim.NIL, steps = { { step = 'patch', status = 'completed' } } })
+      plan.on_plan(
+        nil,
+        { explanation = vim.NIL, steps = { { step = 'patch', status = 'completed' } } }
+      )
       shown = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n')
       H.contains(shown, '[x] 1. patch', 'plan refreshed')
     end,

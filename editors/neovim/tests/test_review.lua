@@ -101,8 +101,16 @@ return {
       local win, buf = proposal_window()
       H.ok(vim.api.nvim_win_get_option(win, 'diff'), 'the proposal window is in diff mode')
       H.eq(vim.api.nvim_buf_get_option(buf, 'modifiable'), false, 'the proposal is read-only')
-      H.eq(vim.api.nvim_buf_get_lines(buf, 0, -1, true), { 'a1', 'A2', 'a3', 'a4', 'a5', 'A6', 'a7' }, 'the proposal')
-      H.contains(vim.api.nvim_win_get_option(win, 'statusline'), '0 accepted, 0 rejected, 2 undecided', 'statusline')
+      H.eq(
+        vim.api.nvim_buf_get_lines(buf, 0, -1, true),
+        { 'a1', 'A2', 'a3', 'a4', 'a5', 'A6', 'a7' },
+        'the proposal'
+      )
+      H.contains(
+        vim.api.nvim_win_get_option(win, 'statusline'),
+        '0 accepted, 0 rejected, 2 undecided',
+        'statusline'
+      )
       -- The cursor starts on the first hunk; a accepts it and moves on.
       vim.api.nvim_win_set_cursor(win, { 2, 0 })
       vim.cmd('normal a')
@@ -110,7 +118,11 @@ return {
       vim.cmd('normal r')
       H.contains(marks(buf), 'accepted', 'marks')
       H.contains(marks(buf), 'rejected', 'marks')
-      H.contains(vim.api.nvim_win_get_option(win, 'statusline'), '1 accepted, 1 rejected, 0 undecided', 'statusline')
+      H.contains(
+        vim.api.nvim_win_get_option(win, 'statusline'),
+        '1 accepted, 1 rejected, 0 undecided',
+        'statusline'
+      )
       vim.cmd('normal D')
       local env = wait()
       H.eq(env.code, 'ok', 'code (' .. tostring(env.text) .. ')')
@@ -153,7 +165,8 @@ return {
   {
     'several files open one tab each; undecided hunks count as rejected; A accepts all',
     function()
-      local two = patch .. table.concat({ '--- a/c.txt', '+++ b/c.txt', '@@ -1 +1 @@', '-c', '+C', '' }, '\n')
+      local two = patch
+        .. table.concat({ '--- a/c.txt', '+++ b/c.txt', '@@ -1 +1 @@', '-c', '+C', '' }, '\n')
       -- a.txt now starts with A2: a fresh patch of it.
       two = two:gsub('\n%-a2\n%+A2\n', '\n-A2\n+a2\n')
       local wait = start_call('apply_patch', { patch = two })
@@ -161,7 +174,11 @@ return {
       -- Only the second file's hunk is accepted; a.txt's stay undecided.
       vim.cmd('tabnext')
       local _, cbuf = proposal_window()
-      H.eq(vim.api.nvim_buf_get_var(cbuf, 'whale_review').path, ws .. '/c.txt', 'the second tab is c.txt')
+      H.eq(
+        vim.api.nvim_buf_get_var(cbuf, 'whale_review').path,
+        ws .. '/c.txt',
+        'the second tab is c.txt'
+      )
       vim.cmd('normal a')
       vim.cmd('normal D')
       local env = wait()
@@ -195,7 +212,15 @@ return {
           title = 'Review ' .. id,
           timeoutMs = ms,
           options = { { id = 'accept' }, { id = 'reject' } },
-          files = { { path = ws .. '/x.txt', uri = vim.uri_from_fname(ws .. '/x.txt'), before = '', after = 'x\n', hunks = { { id = 'h1', header = '@@ create x.txt @@', diff = '+x\n' } } } },
+          files = {
+            {
+              path = ws .. '/x.txt',
+              uri = vim.uri_from_fname(ws .. '/x.txt'),
+              before = '',
+              after = 'x\n',
+              hunks = { { id = 'h1', header = '@@ create x.txt @@', diff = '+x\n' } },
+            },
+          },
         }
       end
       local prompts = require('whale.prompts')

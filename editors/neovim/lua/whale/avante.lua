@@ -61,7 +61,11 @@ local function fields(schema)
     if field.type == 'object' and type(p.properties) == 'table' then
       field.fields = fields(p)
     elseif field.type == 'array' and type(p.items) == 'table' then
-      local item = { name = 'item', description = p.items.description or 'item', type = json_types[p.items.type] or 'string' }
+      local item = {
+        name = 'item',
+        description = p.items.description or 'item',
+        type = json_types[p.items.type] or 'string',
+      }
       if item.type == 'object' then
         item.fields = fields(p.items)
       end
@@ -81,8 +85,17 @@ function M.make_tool(t, opts)
     description = t.description,
     param = { type = 'table', fields = fields(t.inputSchema) },
     returns = {
-      { name = 'result', description = 'What whale-ls answered (text for the model)', type = 'string' },
-      { name = 'error', description = 'Why the tool failed, and what to do next', type = 'string', optional = true },
+      {
+        name = 'result',
+        description = 'What whale-ls answered (text for the model)',
+        type = 'string',
+      },
+      {
+        name = 'error',
+        description = 'Why the tool failed, and what to do next',
+        type = 'string',
+        optional = true,
+      },
     },
     func = function(input, a2, a3)
       local on_complete, on_log

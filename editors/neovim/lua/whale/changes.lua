@@ -26,12 +26,6 @@ end
 
 local str = compat.str
 
-local function notify(msg, level)
-  vim.schedule(function()
-    compat.notify_user(msg, level)
-  end)
-end
-
 --- Send method to the whale client of root (started when needed) and call
 --- cb(err_string|nil, result) on the main loop.
 function M.request(root, method, params, cb)
@@ -83,7 +77,15 @@ function M.format_time(s)
     end
     offset = (tonumber(zh) * 3600 + tonumber(zm) * 60) * (sign == '-' and -1 or 1)
   end
-  local fields = { year = tonumber(y), month = tonumber(mo), day = tonumber(d), hour = tonumber(h), min = tonumber(mi), sec = tonumber(sec), isdst = false }
+  local fields = {
+    year = tonumber(y),
+    month = tonumber(mo),
+    day = tonumber(d),
+    hour = tonumber(h),
+    min = tonumber(mi),
+    sec = tonumber(sec),
+    isdst = false,
+  }
   -- os.time reads fields as local time; shift by the local zone's offset.
   local now = os.time()
   local utc_now = os.date('!*t', now)
@@ -128,7 +130,14 @@ function M.render(root, entries, dropped)
   table.insert(hl, { 1, 0, -1, 'Title' })
   table.insert(hl, { 2, 0, -1, 'Comment' })
   if type(dropped) == 'number' and dropped > 0 then
-    table.insert(lines, string.format('(%d older %s dropped: the journal is bounded by changes.maxBytes)', dropped, dropped == 1 and 'entry was' or 'entries were'))
+    table.insert(
+      lines,
+      string.format(
+        '(%d older %s dropped: the journal is bounded by changes.maxBytes)',
+        dropped,
+        dropped == 1 and 'entry was' or 'entries were'
+      )
+    )
     table.insert(hl, { #lines, 0, -1, 'WarningMsg' })
   end
   table.insert(lines, '')
@@ -152,7 +161,14 @@ function M.render(root, entries, dropped)
     for _, f in ipairs(type(e.files) == 'table' and e.files or {}) do
       local name = file_name(f, root)
       local where = str(f.where)
-      local fl = string.format('    %s %s  +%s -%s%s', file_mark(f), name, str(f.added), str(f.removed), where ~= '' and ('  ' .. where) or '')
+      local fl = string.format(
+        '    %s %s  +%s -%s%s',
+        file_mark(f),
+        name,
+        str(f.added),
+        str(f.removed),
+        where ~= '' and ('  ' .. where) or ''
+      )
       table.insert(lines, fl)
       rows[#lines] = { entry = e, file = f }
       table.insert(hl, { #lines, 4, 5, file_mark(f) == 'D' and 'WarningMsg' or 'Special' })
@@ -220,7 +236,8 @@ function M.refresh(buf, done)
       compat.notify_user('cannot list the changes: ' .. err, vim.log.levels.ERROR)
     else
       st.error = nil
-      st.entries = type(result) == 'table' and type(result.entries) == 'table' and result.entries or {}
+      st.entries = type(result) == 'table' and type(result.entries) == 'table' and result.entries
+        or {}
       st.dropped = type(result) == 'table' and result.dropped or 0
       cache[st.root] = st.entries
       paint(buf, st)
@@ -307,7 +324,11 @@ function M.open(root)
     buf = vim.api.nvim_create_buf(false, true)
     -- whale://changes/home/me/x, whale://changes/C:/Users/me/x
     local shown = root:gsub('\\', '/')
-    pcall(vim.api.nvim_buf_set_name, buf, 'whale://changes' .. (shown:sub(1, 1) == '/' and '' or '/') .. shown)
+    pcall(
+      vim.api.nvim_buf_set_name,
+      buf,
+      'whale://changes' .. (shown:sub(1, 1) == '/' and '' or '/') .. shown
+    )
     vim.api.nvim_buf_set_option(buf, 'bufhidden', 'hide')
     vim.api.nvim_buf_set_option(buf, 'swapfile', false)
     vim.api.nvim_buf_set_option(buf, 'filetype', 'whalechanges')
@@ -387,7 +408,12 @@ local function side_buffer(name, lines, path)
   end
   vim.api.nvim_buf_set_option(buf, 'modifiable', false)
   vim.api.nvim_buf_set_option(buf, 'modified', false)
-  vim.keymap.set('n', 'q', '<Cmd>tabclose<CR>', { buffer = buf, nowait = true, silent = true, desc = 'whale: close the diff' })
+  vim.keymap.set(
+    'n',
+    'q',
+    '<Cmd>tabclose<CR>',
+    { buffer = buf, nowait = true, silent = true, desc = 'whale: close the diff' }
+  )
   return buf
 end
 
@@ -410,8 +436,16 @@ function M.show_file_diff(id, f, name)
   local base = string.format('whale://changes/%s/', id)
   vim.cmd('tabnew')
   local scratch = vim.api.nvim_get_current_buf()
-  local bbuf = side_buffer(base .. 'before/' .. name .. (bexists and '' or ' (did not exist)'), before, f.binary ~= true and str(f.path) or nil)
-  local abuf = side_buffer(base .. 'after/' .. name .. (aexists and '' or ' (deleted)'), after, f.binary ~= true and str(f.path) or nil)
+  local bbuf = side_buffer(
+    base .. 'before/' .. name .. (bexists and '' or ' (did not exist)'),
+    before,
+    f.binary ~= true and str(f.path) or nil
+  )
+  local abuf = side_buffer(
+    base .. 'after/' .. name .. (aexists and '' or ' (deleted)'),
+    after,
+    f.binary ~= true and str(f.path) or nil
+  )
   vim.api.nvim_win_set_buf(0, bbuf)
   if scratch ~= bbuf and vim.api.nvim_buf_is_valid(scratch) then
     pcall(vim.api.nvim_buf_delete, scratch, { force = true })
@@ -431,14 +465,20 @@ function M.open_diff(root, entry, file, done)
   local id = str(entry.id)
   M.request(root, protocol.changes_diff, { id = id }, function(err, result)
     if err or type(result) ~= 'table' then
-      compat.notify_user('cannot get the diff of ' .. id .. ': ' .. tostring(err or 'no result'), vim.log.levels.ERROR)
+      compat.notify_user(
+        'cannot get the diff of ' .. id .. ': ' .. tostring(err or 'no result'),
+        vim.log.levels.ERROR
+      )
       if done then
         done(err or 'no result')
       end
       return
     end
     if result.ok == false then
-      compat.notify_user(str(result.text) ~= '' and str(result.text) or ('no entry ' .. id), vim.log.levels.ERROR)
+      compat.notify_user(
+        str(result.text) ~= '' and str(result.text) or ('no entry ' .. id),
+        vim.log.levels.ERROR
+      )
       if done then
         done(str(result.code))
       end
@@ -500,7 +540,8 @@ end
 ---@param done? fun(err: string|nil, result: table|nil)
 function M.revert(root, params, done)
   root = root or current_root()
-  local what = params.to and ('revert to before ' .. params.to) or ('revert of ' .. tostring(params.id))
+  local what = params.to and ('revert to before ' .. params.to)
+    or ('revert of ' .. tostring(params.id))
   M.request(root, protocol.changes_revert, params, function(err, result)
     if err or type(result) ~= 'table' then
       compat.notify_user(what .. ' failed: ' .. tostring(err or 'no result'), vim.log.levels.ERROR)

@@ -47,7 +47,7 @@ local function tools_config()
       return interactions.chat.tools
     end
   end
-  return nil, "codecompanion.config has no interactions.chat.tools (nor strategies.chat.tools)"
+  return nil, 'codecompanion.config has no interactions.chat.tools (nor strategies.chat.tools)'
 end
 
 local function first_line(s)
@@ -134,7 +134,11 @@ local function build_tool(t, name, approval)
         local tools, stderr = output_args(a, b, c)
         local text = tostring(last(stderr) or '')
         if tools and tools.chat then
-          tools.chat:add_tool_output(self, text, string.format('**whale `%s` failed**\n%s', t.name, text))
+          tools.chat:add_tool_output(
+            self,
+            text,
+            string.format('**whale `%s` failed**\n%s', t.name, text)
+          )
         end
       end,
       prompt = function(self)

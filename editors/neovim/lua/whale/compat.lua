@@ -23,7 +23,8 @@ function M.get_clients(filter)
     return vim.lsp.get_clients(filter)
   end
   local out = {}
-  local clients = filter.bufnr and vim.lsp.buf_get_clients(filter.bufnr) or vim.lsp.get_active_clients()
+  local clients = filter.bufnr and vim.lsp.buf_get_clients(filter.bufnr)
+    or vim.lsp.get_active_clients()
   for _, c in pairs(clients) do
     if (not filter.name or c.name == filter.name) and (not filter.id or c.id == filter.id) then
       table.insert(out, c)

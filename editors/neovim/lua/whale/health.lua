@@ -12,16 +12,22 @@ function M.platform(h)
   local names = { linux = 'Linux', macos = 'macOS', windows = 'Windows' }
   h.ok(string.format('%s %s', names[os_name] or os_name, arch))
   if os_name == 'linux' then
-    h.info('exec boundary: the seccomp gate checks every program a shell task starts, its children included')
+    h.info(
+      'exec boundary: the seccomp gate checks every program a shell task starts, its children included'
+    )
   elseif os_name == 'macos' or os_name == 'windows' then
     h.info(
       'exec boundary: no seccomp gate here. Before a shell task starts, whale-ls parses the command line and asks (by the rules) about every program it names; '
         .. 'programs started later by scripts, and names computed at run time, are not checked (each result says so)'
     )
     if os_name == 'macos' then
-      h.info('tasks: pipes and PTYs, each task its own process group, killed by group; Seatbelt confinement is not implemented yet')
+      h.info(
+        'tasks: pipes and PTYs, each task its own process group, killed by group; Seatbelt confinement is not implemented yet'
+      )
     else
-      h.info('tasks: pipes, and PTYs on ConPTY (Windows 10 1809+); each task tree in a Job object; the shell is PowerShell (pwsh, else powershell.exe) unless shell.program says otherwise')
+      h.info(
+        'tasks: pipes, and PTYs on ConPTY (Windows 10 1809+); each task tree in a Job object; the shell is PowerShell (pwsh, else powershell.exe) unless shell.program says otherwise'
+      )
     end
   else
     h.warn('whale-ls is built and tested for Linux, macOS and Windows only')
@@ -41,12 +47,17 @@ function M.check()
   if compat.has('nvim-0.11') then
     h.ok('vim.lsp.config/vim.lsp.enable available: whale_ls is enabled through them')
   else
-    h.info('Neovim before 0.11: whale starts whale-ls with vim.lsp.start_client and attaches it with autocommands')
+    h.info(
+      'Neovim before 0.11: whale starts whale-ls with vim.lsp.start_client and attaches it with autocommands'
+    )
   end
   if config.did_setup then
     h.ok("require('whale').setup() was called")
   else
-    h.warn("require('whale').setup() was not called: nothing starts by itself", { "Add require('whale').setup({}) to your init.lua" })
+    h.warn(
+      "require('whale').setup() was not called: nothing starts by itself",
+      { "Add require('whale').setup({}) to your init.lua" }
+    )
   end
 
   M.platform(h)
@@ -84,9 +95,13 @@ function M.check()
   end
   local ext = found:lower():match('%.(%w+)$')
   if compat.is_windows() and (ext == 'bat' or ext == 'cmd') then
-    h.warn(found .. ' is a batch file: Neovim starts the server without a shell, which is not assured to run it', {
-      "Point cmd at whale-ls.exe, or: cmd = { 'cmd.exe', '/c', '" .. found .. "' }",
-    })
+    h.warn(
+      found
+        .. ' is a batch file: Neovim starts the server without a shell, which is not assured to run it',
+      {
+        "Point cmd at whale-ls.exe, or: cmd = { 'cmd.exe', '/c', '" .. found .. "' }",
+      }
+    )
   end
   -- An argv list: no shell in between, on every platform.
   local out = vim.fn.system({ found, 'version' })
@@ -116,7 +131,15 @@ function M.check()
     for _ in pairs(c.attached_buffers or {}) do
       n = n + 1
     end
-    h.ok(string.format('client %d: root %s, %d buffer(s), position encoding %s', c.id, tostring(c.config.root_dir), n, tostring(c.offset_encoding)))
+    h.ok(
+      string.format(
+        'client %d: root %s, %d buffer(s), position encoding %s',
+        c.id,
+        tostring(c.config.root_dir),
+        n,
+        tostring(c.offset_encoding)
+      )
+    )
   end
   if #clients > 0 then
     -- The language tools ask the other clients (|whale-language|).
@@ -130,7 +153,9 @@ function M.check()
     if caps.languageFeatures == false then
       h.info('language tools off (capabilities.languageFeatures = false)')
     elseif #others == 0 then
-      h.info('language tools: no other language client is running, so problems, definition, references and rename have nothing to ask')
+      h.info(
+        'language tools: no other language client is running, so problems, definition, references and rename have nothing to ask'
+      )
     else
       h.ok('language tools ask: ' .. table.concat(others, ', '))
     end

@@ -277,7 +277,11 @@ function M.start(root)
       return vim.lsp.config[M.name]
     end)
     if okc and type(base) == 'table' then
-      cfg = vim.tbl_extend('force', base, { root_dir = root, workspace_folders = cfg.workspace_folders })
+      cfg = vim.tbl_extend(
+        'force',
+        base,
+        { root_dir = root, workspace_folders = cfg.workspace_folders }
+      )
     end
     ok, id = pcall(vim.lsp.start, cfg, { attach = false })
   else
@@ -473,7 +477,8 @@ function M.tools(callback, opts)
   end
   local client = M.get_client(opts.root)
   if client and client.initialized then
-    local res, err = compat.request_sync(client, protocol.tools, vim.empty_dict(), opts.timeout or 10000)
+    local res, err =
+      compat.request_sync(client, protocol.tools, vim.empty_dict(), opts.timeout or 10000)
     if res and res.result then
       return res.result.tools or {}
     end
@@ -523,7 +528,10 @@ function M.cmd_tools()
   local lines = {}
   for _, t in ipairs(tools) do
     local first = vim.split(t.description or '', '\n', { plain = true })[1] or ''
-    table.insert(lines, string.format('%-14s %-7s %s  %s', t.name, t.group or '', t.readOnly and 'ro' or 'rw', first))
+    table.insert(
+      lines,
+      string.format('%-14s %-7s %s  %s', t.name, t.group or '', t.readOnly and 'ro' or 'rw', first)
+    )
   end
   return scratch(lines, 'whale://tools', nil)
 end
@@ -538,7 +546,10 @@ function M.cmd_call(args)
   if json and json ~= '' then
     local ok, decoded = pcall(vim.json.decode, json)
     if not ok or type(decoded) ~= 'table' then
-      compat.notify_user('the input is not a JSON object: ' .. tostring(decoded), vim.log.levels.ERROR)
+      compat.notify_user(
+        'the input is not a JSON object: ' .. tostring(decoded),
+        vim.log.levels.ERROR
+      )
       return
     end
     input = decoded
@@ -549,7 +560,14 @@ function M.cmd_call(args)
         compat.notify_user(err, vim.log.levels.ERROR)
         return
       end
-      local lines = { string.format('# whale.%s → %s%s', name, tostring(env.code), env.truncated and ' (truncated)' or '') }
+      local lines = {
+        string.format(
+          '# whale.%s → %s%s',
+          name,
+          tostring(env.code),
+          env.truncated and ' (truncated)' or ''
+        ),
+      }
       if type(env.repairs) == 'table' and #env.repairs > 0 then
         table.insert(lines, 'repairs: ' .. table.concat(env.repairs, ', '))
       end
@@ -586,7 +604,8 @@ function M.cmd_terminals()
     prompt = 'whale terminals',
     kind = 'whale.terminals',
     format_item = function(t)
-      local state = t.running and 'running' or (t.signal and ('stopped by ' .. t.signal) or ('exit ' .. tostring(t.exit_code)))
+      local state = t.running and 'running'
+        or (t.signal and ('stopped by ' .. t.signal) or ('exit ' .. tostring(t.exit_code)))
       return string.format('%s  %-14s %s', t.id, state, t.command ~= '' and t.command or t.title)
     end,
   }, function(choice)

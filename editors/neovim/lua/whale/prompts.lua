@@ -68,7 +68,10 @@ function M.answer(item, params)
     if err then
       -- Most often: the question timed out on the server meanwhile.
       vim.schedule(function()
-        compat.notify_user('answer not taken: ' .. (err.message or vim.inspect(err)), vim.log.levels.WARN)
+        compat.notify_user(
+          'answer not taken: ' .. (err.message or vim.inspect(err)),
+          vim.log.levels.WARN
+        )
       end)
     end
   end)

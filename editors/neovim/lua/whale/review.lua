@@ -256,7 +256,10 @@ local function expire(item)
     return
   end
   settle(item)
-  compat.notify_user('the review timed out, so the change was not applied: ' .. str(item.params.title), vim.log.levels.WARN)
+  compat.notify_user(
+    'the review timed out, so the change was not applied: ' .. str(item.params.title),
+    vim.log.levels.WARN
+  )
 end
 
 --------------------------------------------------------------------------
@@ -282,7 +285,10 @@ function M.decide(verdict)
   local line = vim.api.nvim_win_get_cursor(0)[1]
   local h = M.hunk_at(f, pos.side, line)
   if not h then
-    compat.notify_user('no hunk under the cursor (]c and [c move between changes)', vim.log.levels.WARN)
+    compat.notify_user(
+      'no hunk under the cursor (]c and [c move between changes)',
+      vim.log.levels.WARN
+    )
     return
   end
   pos.item.state[h.id] = verdict
@@ -359,7 +365,10 @@ local function help()
     string.format('  %-6s reject the hunk under the cursor', k.reject),
     string.format('  %-6s accept the whole change (sent at once)', k.accept_all),
     string.format('  %-6s reject the whole change, with a reason (sent at once)', k.reject_all),
-    string.format('  %-6s done: apply the accepted hunks (undecided ones count as rejected)', k.done),
+    string.format(
+      '  %-6s done: apply the accepted hunks (undecided ones count as rejected)',
+      k.done
+    ),
     string.format('  %-6s hide the review (:WhaleReview shows it again)', k.close),
     '  ]c [c  next / previous change. See :help whale-review',
   }, '\n'))
@@ -405,7 +414,11 @@ local function side_buffer(item, index, side, name)
   end
   vim.api.nvim_buf_set_option(buf, 'modifiable', false)
   vim.api.nvim_buf_set_option(buf, 'modified', false)
-  vim.api.nvim_buf_set_var(buf, 'whale_review', { promptId = str(item.params.promptId), path = f.path, side = side })
+  vim.api.nvim_buf_set_var(
+    buf,
+    'whale_review',
+    { promptId = str(item.params.promptId), path = f.path, side = side }
+  )
   by_buf[buf] = { item = item, index = index, side = side }
   table.insert(item.bufs, buf)
   map_keys(buf)
@@ -435,7 +448,11 @@ local function open_ui(item)
     vim.api.nvim_win_set_buf(0, abuf)
     vim.cmd('diffthis')
     if f.hunks[1] then
-      pcall(vim.api.nvim_win_set_cursor, 0, { mark_line(f.hunks[1], 'after', vim.api.nvim_buf_line_count(abuf)), 0 })
+      pcall(
+        vim.api.nvim_win_set_cursor,
+        0,
+        { mark_line(f.hunks[1], 'after', vim.api.nvim_buf_line_count(abuf)), 0 }
+      )
     end
     local tab = vim.api.nvim_get_current_tabpage()
     table.insert(item.tabs, tab)
@@ -458,7 +475,12 @@ function M.show(item)
     return false
   end
   local tab = item.tabs[1]
-  if tab and vim.api.nvim_tabpage_is_valid(tab) and #item.bufs > 0 and vim.api.nvim_buf_is_valid(item.bufs[1]) then
+  if
+    tab
+    and vim.api.nvim_tabpage_is_valid(tab)
+    and #item.bufs > 0
+    and vim.api.nvim_buf_is_valid(item.bufs[1])
+  then
     vim.api.nvim_set_current_tabpage(tab)
     return true
   end
@@ -482,7 +504,9 @@ show_next = function()
   end
   local ok, err = pcall(M.show, current)
   if ok then
-    compat.notify_user(str(current.params.title) .. '. ' .. str(current.params.detail) .. ' (g? lists the keys)')
+    compat.notify_user(
+      str(current.params.title) .. '. ' .. str(current.params.detail) .. ' (g? lists the keys)'
+    )
   else
     local item = current
     compat.notify_user('could not show the review: ' .. tostring(err), vim.log.levels.ERROR)
