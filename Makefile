@@ -70,8 +70,10 @@ fuzz:
 # Without nvim they are skipped, except in CI (CI=true), where .ci/run
 # installs it. With WHALE_NVIM_011 (a Neovim 0.11 bin/nvim) the suite runs
 # on it too, and with WHALE_NVIM_PLUGINS (extracted codecompanion.nvim-*,
-# plenary.nvim-*, avante.nvim-* and nui.nvim-* folders) the real CodeCompanion
-# and avante tests run there; .ci/run sets both from ../shared/testbed.
+# plenary.nvim-*, avante.nvim-*, nui.nvim-* and lazy.nvim-* folders) the real
+# CodeCompanion, avante and lazy.nvim install tests run there; .ci/run sets
+# both from ../shared/testbed. The plugin itself is the repository's root
+# (lua/, plugin/, doc/, build.lua); its tests stay in editors/neovim/tests.
 # WHALE_GOPLS (a gopls binary; .ci/run installs it) runs the language tools
 # test on both versions.
 neovim: build-test

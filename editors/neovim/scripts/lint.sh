@@ -25,7 +25,8 @@ missing() {
 stylua=${STYLUA:-stylua}
 if command -v "$stylua" >/dev/null; then
   if [ "${1:-}" = --fix ]; then
-    "$stylua" "${files[@]}" || status=1
+    # Twice: stylua 2.5 settles some nested call layouts only on a second pass.
+    "$stylua" "${files[@]}" && "$stylua" "${files[@]}" || status=1
   fi
   if "$stylua" --check "${files[@]}"; then
     echo "stylua: ${#files[@]} files formatted"

@@ -31,6 +31,11 @@ M.defaults = {
   approval = 'mutating',
   -- Only these whale tools (names without prefix); nil for all.
   only = nil,
+  -- What CodeCompanion's `@` menu lists: 'group' lists only the group
+  -- (`@{whale}`); a single tool still works when typed (`@{whale_grep}`).
+  -- 'tools' lists every whale tool as well. Without a group every tool is
+  -- listed.
+  menu = 'group',
 }
 
 M.registered = {}
@@ -160,6 +165,8 @@ function M.make_tool(t, opts)
     name = name,
     id = 'whale:' .. t.name,
     description = first_line(t.description),
+    -- CodeCompanion's `@` menu leaves out entries with visible = false.
+    visible = opts.menu == 'tools' or not opts.group,
     callback = function()
       return build_tool(t, name, approval)
     end,
@@ -201,15 +208,36 @@ function M.register(opts)
   end
   if opts.group then
     cfg.groups = cfg.groups or {}
-    cfg.groups[opts.group] = {
-      id = 'whale:group',
-      description = 'whale-ls tools: read, search, edit (strict, versioned) and run shell commands in editor terminals',
-      tools = vim.deepcopy(names),
-      opts = { collapse_tools = true },
-    }
+    cfg.groups[opts.group] = M.group_entry(names)
   end
   M.registered = names
   return names
+end
+
+--- The CodeCompanion group entry holding the tools names.
+function M.group_entry(names)
+  return {
+    id = 'whale:group',
+    description = 'whale-ls tools: read, search, edit (strict, versioned) and run shell commands in editor terminals',
+    tools = vim.deepcopy(names),
+    opts = { collapse_tools = true },
+  }
+end
+
+--- Register the tools when an earlier attempt found no whale-ls (it was
+--- installed since): a new chat, or whale-ls starting, retries. Returns
+--- whether the tools are registered.
+function M.ensure_registered()
+  if #M.registered > 0 then
+    return true
+  end
+  local names, err = M.register(M.opts)
+  if not names then
+    M.error = err
+    return false
+  end
+  M.error = nil
+  return true
 end
 
 local listening = false
@@ -217,30 +245,51 @@ local listening = false
 --- CodeCompanion calls this with the extension's opts. Tools whale-ls
 --- activates later (whale/toolsChanged) are registered when they come.
 function M.setup(opts)
-  local names, err = M.register(opts)
-  if not names then
-    vim.notify('whale: CodeCompanion tools not registered: ' .. tostring(err), vim.log.levels.WARN)
-  end
   M.opts = opts
+  M.did_setup = true
+  local names, err = M.register(opts)
+  M.error = not names and err or nil
+  if not names then
+    -- Most often whale-ls is not installed yet: the same one message as
+    -- setup() gives (once), naming :checkhealth whale.
+    local _, problem = require('whale').find_server()
+    require('whale').report(problem or ('CodeCompanion tools not registered: ' .. tostring(err)))
+  end
   if not listening then
     listening = true
+    -- Tools whale-ls lists when it is ready (its whole catalog, language
+    -- tools included) or activates later: added when missing, with the
+    -- group, so that a whale-ls installed after startup needs no restart.
     require('whale').on_tools_changed_do(function(added)
       local cfg = tools_config()
       if not cfg then
         return
       end
       local o = vim.tbl_extend('force', M.defaults, M.opts or {})
+      if o.group then
+        cfg.groups = cfg.groups or {}
+        cfg.groups[o.group] = cfg.groups[o.group] or M.group_entry({})
+      end
       for _, t in ipairs(added or {}) do
         local entry = M.make_tool(t, o)
-        if not cfg[entry.name] then
+        if (not o.only or vim.tbl_contains(o.only, t.name)) and not cfg[entry.name] then
           cfg[entry.name] = entry
           table.insert(M.registered, entry.name)
-          if o.group and cfg.groups and cfg.groups[o.group] then
+          if o.group then
             table.insert(cfg.groups[o.group].tools, entry.name)
           end
         end
       end
+      M.error = nil
     end)
+    -- A chat opened after whale-ls was installed gets the tools.
+    pcall(vim.api.nvim_create_autocmd, 'User', {
+      pattern = 'CodeCompanionChatCreated',
+      group = vim.api.nvim_create_augroup('whale.codecompanion', { clear = true }),
+      callback = function()
+        M.ensure_registered()
+      end,
+    })
   end
 end
 

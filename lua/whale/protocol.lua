@@ -33,6 +33,11 @@ return {
   -- {promptId, optionId = "accept"|"reject", hunks? = [id] (omitted: all), text? (the reason)}
   prompt_answer = 'whale/prompt/answer',
 
+  -- client -> server request {tool, input} -> {readOnly, whaleAsks, title, detail (markdown;
+  -- a ```diff fence for edits), files? = [{path, added, removed}], error?}; a server
+  -- without it answers -32601 (method not found), read as "no preview"
+  preview = 'whale/preview',
+
   -- server -> client request {uris} -> {saved = [uri]}
   save_documents = 'whale/saveDocuments',
 
