@@ -35,14 +35,70 @@ local band, bor, bxor, bnot = bit.band, bit.bor, bit.bxor, bit.bnot
 local rshift, lshift, ror, tobit = bit.rshift, bit.lshift, bit.ror, bit.tobit
 
 local K = {
-  0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-  0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-  0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-  0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-  0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-  0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-  0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-  0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+  0x428a2f98,
+  0x71374491,
+  0xb5c0fbcf,
+  0xe9b5dba5,
+  0x3956c25b,
+  0x59f111f1,
+  0x923f82a4,
+  0xab1c5ed5,
+  0xd807aa98,
+  0x12835b01,
+  0x243185be,
+  0x550c7dc3,
+  0x72be5d74,
+  0x80deb1fe,
+  0x9bdc06a7,
+  0xc19bf174,
+  0xe49b69c1,
+  0xefbe4786,
+  0x0fc19dc6,
+  0x240ca1cc,
+  0x2de92c6f,
+  0x4a7484aa,
+  0x5cb0a9dc,
+  0x76f988da,
+  0x983e5152,
+  0xa831c66d,
+  0xb00327c8,
+  0xbf597fc7,
+  0xc6e00bf3,
+  0xd5a79147,
+  0x06ca6351,
+  0x14292967,
+  0x27b70a85,
+  0x2e1b2138,
+  0x4d2c6dfc,
+  0x53380d13,
+  0x650a7354,
+  0x766a0abb,
+  0x81c2c92e,
+  0x92722c85,
+  0xa2bfe8a1,
+  0xa81a664b,
+  0xc24b8b70,
+  0xc76c51a3,
+  0xd192e819,
+  0xd6990624,
+  0xf40e3585,
+  0x106aa070,
+  0x19a4c116,
+  0x1e376c08,
+  0x2748774c,
+  0x34b0bcb5,
+  0x391c0cb3,
+  0x4ed8aa4a,
+  0x5b9cca4f,
+  0x682e6ff3,
+  0x748f82ee,
+  0x78a5636f,
+  0x84c87814,
+  0x8cc70208,
+  0x90befffa,
+  0xa4506ceb,
+  0xbef9a3f7,
+  0xc67178f2,
 }
 
 local function compress(H, s, at, W)
@@ -75,7 +131,14 @@ end
 ---@return string
 function M.sha256(s)
   local H = {
-    0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
+    0x6a09e667,
+    0xbb67ae85,
+    0x3c6ef372,
+    0xa54ff53a,
+    0x510e527f,
+    0x9b05688c,
+    0x1f83d9ab,
+    0x5be0cd19,
   }
   local n = #s
   -- Padding: 0x80, zeros, the length in bits as 64 bits big-endian (the
@@ -213,11 +276,9 @@ function M.runner(opts)
     if not ok or job <= 0 then
       return false, argv[1] .. ' could not be started'
     end
-    if
-      not r.wait(function()
-        return code ~= nil
-      end, timeout_ms or 600000)
-    then
+    if not r.wait(function()
+      return code ~= nil
+    end, timeout_ms or 600000) then
       pcall(vim.fn.jobstop, job)
       return false, table.concat(argv, ' ') .. ' did not finish in time'
     end
@@ -252,7 +313,8 @@ local function download(r, url, dest)
     local ok, out = r.run({ 'wget', '-q', '-O', dest, url }, nil, 600000)
     return ok, not ok and ('wget: ' .. out) or nil
   end
-  return false, 'neither curl nor wget is installed: install one, or install Go and run the build again'
+  return false,
+    'neither curl nor wget is installed: install one, or install Go and run the build again'
 end
 
 --- Install the release version into root/bin; ok, message.
@@ -396,7 +458,7 @@ function M.with_go(r, root)
   if not ok then
     return false, 'go build failed: ' .. out
   end
-  return true, 'built ' .. to .. ' with go from the plugin\'s source', to
+  return true, 'built ' .. to .. " with go from the plugin's source", to
 end
 
 --- Get the program; returns ok, message (which way, and what to do when it
@@ -435,7 +497,8 @@ function M.run(opts)
       end
       ok, msg, path = M.from_release(r, root, tag)
       if ok then
-        msg = msg .. ' (the newest release before this checkout; with go installed the build matches the checkout)'
+        msg = msg
+          .. ' (the newest release before this checkout; with go installed the build matches the checkout)'
       end
     end
   end

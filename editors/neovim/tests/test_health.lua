@@ -61,7 +61,10 @@ return {
       -- :help whale opens the introduction.
       H.contains(tags, 'whale\twhale.txt\t/*whale*', 'the whale tag')
       local intro = table.concat(vim.fn.readfile(doc), '\n')
-      H.ok(intro:find('1%. Introduction%s+%*whale%* %*whale%-intro%*'), 'the whale tag is at the introduction')
+      H.ok(
+        intro:find('1%. Introduction%s+%*whale%* %*whale%-intro%*'),
+        'the whale tag is at the introduction'
+      )
       -- The shipped doc/tags is what :helptags makes of doc/whale.txt
       -- (plugin managers run :helptags too; an unchanged file leaves the
       -- clone clean). After editing the help: nvim --headless -c 'helptags doc' -c q
