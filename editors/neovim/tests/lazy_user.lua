@@ -134,7 +134,10 @@ end
 local function install_phase()
   local p = lazy_plugin()
   if not p then
-    return fail('lazy.nvim has no plugin named whale-ls: ' .. vim.inspect(vim.tbl_keys(require('lazy.core.config').plugins)))
+    return fail(
+      'lazy.nvim has no plugin named whale-ls: '
+        .. vim.inspect(vim.tbl_keys(require('lazy.core.config').plugins))
+    )
   end
   out.name = p.name
   out.dir = p.dir

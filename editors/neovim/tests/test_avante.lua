@@ -175,7 +175,7 @@ return {
   {
     'avante '
       .. version
-      .. ": get_tools and the openai provider offer whale's tools with their schemas; process_tool_use runs whale_read_file through whale-ls",
+      .. ": get_tools and the openai provider offer whale's tools with their schemas and none of avante's own edit and shell tools; process_tool_use runs whale_read_file through whale-ls",
     function()
       H.workspace({ ['notes.txt'] = 'whale real avante\nsecond line\n' })
       H.setup()
@@ -188,8 +188,9 @@ return {
         'It says hello.'
       )
       vim.env.SCRIPTED_API_KEY = 'none'
-      -- As the README says, plus a provider pointed at the scripted model.
-      require('avante').setup({
+      -- As the README says (setup_opts), with a provider pointed at the
+      -- scripted model.
+      require('avante').setup(require('whale.avante').setup_opts({
         provider = 'openai',
         providers = {
           openai = {
@@ -199,10 +200,7 @@ return {
             timeout = 30000,
           },
         },
-        custom_tools = function()
-          return require('whale.avante').tools()
-        end,
-      })
+      }))
       -- The whale client starts with the first buffer of the workspace.
       vim.cmd('edit notes.txt')
       H.client_for(vim.api.nvim_get_current_buf())
@@ -226,6 +224,52 @@ return {
         H.eq(fn.description, t.description, 'description of whale_' .. t.name)
         H.eq(shape(fn.parameters), shape(t.inputSchema), 'parameter schema of whale_' .. t.name)
       end
+      -- avante's own tools that write files or run programs are not
+      -- offered; each of the ones its registry has is named in the list.
+      local avante_names = require('avante.llm_tools').get_tool_names()
+      for _, name in ipairs({
+        'bash',
+        'str_replace',
+        'write_to_file',
+        'edit_file',
+        'insert',
+        'undo_edit',
+        'run_python',
+        'git_commit',
+        'move_path',
+        'copy_path',
+        'delete_path',
+        'create_dir',
+        'write_global_file',
+      }) do
+        H.ok(vim.tbl_contains(avante_names, name), "avante's registry has " .. name)
+        H.ok(
+          vim.tbl_contains(require('whale.avante').replaced.edit_shell, name),
+          name .. ' is replaced'
+        )
+        H.ok(not offered[name], "avante's " .. name .. ' is not offered')
+      end
+      for name in pairs(offered) do
+        H.ok(
+          name:match('^whale_')
+            or not vim.tbl_contains(require('whale.avante').replaced.edit_shell, name),
+          name .. ' offered'
+        )
+      end
+      -- Tools whale has no counterpart of stay.
+      H.ok(
+        offered.think or offered.attempt_completion,
+        "avante's think/attempt_completion stay: " .. table.concat(vim.tbl_keys(offered), ' ')
+      )
+      -- :checkhealth whale tells it.
+      vim.cmd('silent checkhealth whale')
+      local report = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
+      vim.cmd('tabclose')
+      H.contains(
+        report,
+        'avante: ' .. #catalog .. " whale tools in custom_tools; avante's own str_replace",
+        'health'
+      )
 
       local use, result, err = dispatch(tools, history)
       H.eq(use.name, 'whale_read_file', 'the tool avante runs')

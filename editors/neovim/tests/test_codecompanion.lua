@@ -269,4 +269,38 @@ return {
       end
     end,
   },
+  {
+    'CodeCompanion '
+      .. version
+      .. ': the @ menu lists the whale group, not each whale tool; a tool typed by name still works',
+    function()
+      -- CodeCompanion's completion source (what cmp, blink and its own
+      -- completion list after @), for a new chat buffer.
+      local completion = require('codecompanion.providers.completion')
+      local c = require('codecompanion').chat({})
+      vim.api.nvim_set_current_buf(c.bufnr)
+      local labels = {}
+      H.wait(function()
+        labels = {}
+        for _, item in ipairs(completion.tools()) do
+          table.insert(labels, item.label)
+        end
+        return #labels > 0
+      end, 'the @ menu to list something')
+      local listed = table.concat(labels, ' ')
+      H.ok(vim.tbl_contains(labels, '@whale'), 'the whale group is listed: ' .. listed)
+      for _, l in ipairs(labels) do
+        H.ok(not l:match('whale_'), 'a single whale tool is listed: ' .. l .. ' in ' .. listed)
+      end
+      H.ok(#labels < 40, #labels .. ' entries in the @ menu: ' .. listed)
+      -- Typed by name, a single tool is resolved by the chat.
+      local tools_config =
+        require('codecompanion.interactions.chat.tools.filter').filter_enabled_tools(
+          require('codecompanion.config').interactions.chat.tools,
+          { adapter = c.adapter }
+        )
+      H.ok(tools_config.whale_grep, 'whale_grep is a tool of the chat')
+      H.ok(tools_config.groups.whale, 'the whale group is a group of the chat')
+    end,
+  },
 }

@@ -232,7 +232,10 @@ local function check_turn(seen, what)
       n = n + 1
     end
   end
-  H.ok(n >= 20, what .. ': @{whale} offered ' .. n .. ' whale tools: ' .. vim.inspect(vim.tbl_keys(offered)))
+  H.ok(
+    n >= 20,
+    what .. ': @{whale} offered ' .. n .. ' whale tools: ' .. vim.inspect(vim.tbl_keys(offered))
+  )
   H.ok(offered.whale_read_file, what .. ': whale_read_file offered')
   local results = scripted.tool_messages(reqs[#reqs])
   H.ok(#results > 0, what .. ': a tool result went back')
@@ -257,11 +260,19 @@ return {
       local seen = child('install', { WHALE_RELEASE_DIR = release })
       H.eq(seen.name, 'whale-ls', 'the name in :Lazy')
       H.eq(seen.dir, lazy_root .. '/whale-ls', 'where lazy put it')
-      H.eq(seen.main, 'whale_ls', "lazy's main module (opts = {} calls require('whale_ls').setup, which is whale's)")
+      H.eq(
+        seen.main,
+        'whale_ls',
+        "lazy's main module (opts = {} calls require('whale_ls').setup, which is whale's)"
+      )
       H.ok(seen.did_setup, "require('whale').setup() ran")
       H.contains(
         seen.build_log,
-        'installed whale-ls_' .. version .. '_linux_amd64.tar.gz from ' .. release .. ' (SHA-256 checked)',
+        'installed whale-ls_'
+          .. version
+          .. '_linux_amd64.tar.gz from '
+          .. release
+          .. ' (SHA-256 checked)',
         'the build says what it did'
       )
       H.ok(seen.bin, 'bin/whale-ls installed')
@@ -269,11 +280,22 @@ return {
       H.contains(seen.help_file, '/whale-ls/doc/whale.txt', ':help whale')
       H.contains(seen.help_line, '*whale*', ':help whale lands on the introduction')
       H.ok(seen.attached, 'whale-ls attached to notes.txt')
-      H.contains(seen.health, 'found ' .. lazy_root .. '/whale-ls/bin/whale-ls', 'health: the program')
+      H.contains(
+        seen.health,
+        'found ' .. lazy_root .. '/whale-ls/bin/whale-ls',
+        'health: the program'
+      )
       H.contains(seen.health, '(running): root ' .. ws, 'health: the running client')
       H.contains(seen.health, 'CodeCompanion: ', 'health: CodeCompanion')
-      H.contains(seen.health, 'whale tools registered in the group @{whale}', 'health: CodeCompanion')
-      H.ok(not seen.health:find('ERROR', 1, true), 'no error in the health report:\n' .. seen.health)
+      H.contains(
+        seen.health,
+        'whale tools registered in the group @{whale}',
+        'health: CodeCompanion'
+      )
+      H.ok(
+        not seen.health:find('ERROR', 1, true),
+        'no error in the health report:\n' .. seen.health
+      )
       H.eq(whale_notes(seen.notes), {}, 'no whale message at startup')
       check_turn(seen, 'chat')
     end,
@@ -289,24 +311,40 @@ return {
       local seen = child('missing', { WHALE_TEST_RELEASE_DIR = release })
       H.ok(seen.missing_before, 'the program was removed')
       local start = whale_notes(seen.notes_at_start)
-      H.eq(#start, 1, 'one whale message at startup (two files opened, CodeCompanion set up): ' .. vim.inspect(start))
+      H.eq(
+        #start,
+        1,
+        'one whale message at startup (two files opened, CodeCompanion set up): '
+          .. vim.inspect(start)
+      )
       H.contains(start[1], 'cannot find whale-ls', 'the message')
       H.contains(start[1], ':checkhealth whale', 'the message names :checkhealth whale')
       H.eq(seen.clients_at_start, 0, 'no client started')
       H.eq(seen.registered_at_start, 0, 'no CodeCompanion tools yet')
       H.contains(seen.health_missing, 'cannot find whale-ls', 'health')
       H.contains(seen.health_missing, ':Lazy build whale-ls', 'health: how to install')
-      H.contains(seen.health_missing, 'CodeCompanion: whale tools not registered', 'health: CodeCompanion')
+      H.contains(
+        seen.health_missing,
+        'CodeCompanion: whale tools not registered',
+        'health: CodeCompanion'
+      )
       local ws_notes = whale_notes(seen.notes_whalestart)
       H.eq(#ws_notes, 1, ':WhaleStart says one thing: ' .. vim.inspect(ws_notes))
       H.contains(ws_notes[1], 'cannot find whale-ls', ':WhaleStart')
       H.ok(not ws_notes[1]:find('nil', 1, true), ':WhaleStart never says nil: ' .. ws_notes[1])
       local wc = table.concat(whale_notes(seen.notes_whalechanges), '\n')
       H.contains(wc, 'cannot find whale-ls', ':WhaleChanges')
-      H.ok(not wc:find('Spawning') and not wc:find('ENOENT'), ':WhaleChanges shows no raw spawn error: ' .. wc)
+      H.ok(
+        not wc:find('Spawning') and not wc:find('ENOENT'),
+        ':WhaleChanges shows no raw spawn error: ' .. wc
+      )
       H.contains(seen.build_log, 'installed whale-ls_' .. version, 'the build ran again')
       H.ok(seen.bin, 'bin/whale-ls is back')
-      H.contains(table.concat(whale_notes(seen.notes_recovered), '\n'), 'whale-ls started for ' .. ws, ':WhaleStart')
+      H.contains(
+        table.concat(whale_notes(seen.notes_recovered), '\n'),
+        'whale-ls started for ' .. ws,
+        ':WhaleStart'
+      )
       H.ok(
         seen.attached,
         'whale-ls attached after :WhaleStart; messages: '
@@ -316,7 +354,10 @@ return {
       )
       H.ok(seen.registered, 'the CodeCompanion tools registered without a restart')
       H.ok(seen.registered_count >= 20, 'registered ' .. seen.registered_count)
-      H.ok(not seen.health:find('ERROR', 1, true), 'no error in the health report:\n' .. seen.health)
+      H.ok(
+        not seen.health:find('ERROR', 1, true),
+        'no error in the health report:\n' .. seen.health
+      )
       check_turn(seen, 'the chat opened before whale-ls was installed')
       model.stop()
     end,
