@@ -208,9 +208,9 @@ function M.check()
   h.start('whale: whale-ls')
   local cmd = config.options.cmd or { 'whale-ls' }
   local exe = cmd[1]
-  local found, problem = require('whale').find_server()
+  local found, problem, details = require('whale').find_server()
   if not found then
-    h.error(problem, install_advice())
+    h.error(problem .. (details and (' (' .. details .. ')') or ''), install_advice())
   else
     h.ok('found ' .. found)
     if compat.sys.exepath(exe) == '' then

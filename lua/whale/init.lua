@@ -182,9 +182,10 @@ local function probe(path)
   return why == nil, why
 end
 
---- The program setup() starts: its full path, or nil and a message for the
---- user that says what to do.
----@return string|nil path, string|nil problem
+--- The program setup() starts: its full path, or nil, a short message for
+--- the user that says what to do, and the details (where it was looked for)
+--- that :checkhealth whale adds.
+---@return string|nil path, string|nil problem, string|nil details
 function M.find_server()
   local cmd = config.options.cmd or { 'whale-ls' }
   if type(cmd) ~= 'table' or type(cmd[1]) ~= 'string' then
@@ -198,22 +199,23 @@ function M.find_server()
         table.insert(elsewhere, vim.fn.fnamemodify(t, ':~'))
       end
     end
-    local where = cmd[1]
-    if #elsewhere > 0 then
-      where = string.format('%s (not on PATH, nor at %s)', cmd[1], table.concat(elsewhere, ', '))
-    end
+    local details = compat.is_absolute(cmd[1]) and 'the option cmd names it'
+      or (
+        'looked on PATH' .. (#elsewhere > 0 and (' and at ' .. table.concat(elsewhere, ', ')) or '')
+      )
     return nil,
       string.format(
-        'cannot find %s. :checkhealth whale says how to install it; then run :WhaleStart',
-        where
-      )
+        'cannot find %s: :checkhealth whale says how to install it, then :WhaleStart',
+        vim.fn.fnamemodify(cmd[1], ':~')
+      ),
+      details
   end
   local runs, why = probe(found)
   if not runs then
     return nil,
       string.format(
-        '%s does not run (`whale-ls version`: %s). Reinstall it (:checkhealth whale says how); then run :WhaleStart',
-        found,
+        '%s does not run (`whale-ls version`: %s): :checkhealth whale says how to reinstall it, then :WhaleStart',
+        vim.fn.fnamemodify(found, ':~'),
         why
       )
   end
@@ -231,7 +233,11 @@ function M.report(problem)
     return
   end
   told[problem] = true
-  compat.notify_user(problem, vim.log.levels.ERROR)
+  -- After startup, as a warning: an error while init.lua runs reads as
+  -- "Error detected while processing init.lua", which it is not.
+  vim.schedule(function()
+    compat.notify_user(problem, vim.log.levels.WARN)
+  end)
 end
 
 local function started()

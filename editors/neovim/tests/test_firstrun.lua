@@ -90,13 +90,22 @@ return {
         return #require('whale.codecompanion').registered > 0
       end, 'the CodeCompanion tools')
       local tools = require('codecompanion.config').interactions.chat.tools
-      H.ok(tools.groups.whale and #tools.groups.whale.tools >= 20, 'the whale group holds the tools')
+      H.ok(
+        tools.groups.whale and #tools.groups.whale.tools >= 20,
+        'the whale group holds the tools'
+      )
       -- The @ menu lists the group only (menu = 'group'); tools work typed.
       H.eq(tools.whale_read_file.visible, false, 'whale_read_file not in the @ menu')
       local status
-      require('codecompanion').run_tool('whale_read_file', { file_path = 'a.txt' }, 19, nil, function(st)
-        status = st
-      end)
+      require('codecompanion').run_tool(
+        'whale_read_file',
+        { file_path = 'a.txt' },
+        19,
+        nil,
+        function(st)
+          status = st
+        end
+      )
       H.wait(function()
         return status
       end, 'the tool to run')
@@ -110,7 +119,10 @@ return {
   {
     'a whale-ls that does not run is told with its exit and output, once',
     function()
-      vim.fn.writefile({ '#!/bin/sh', 'echo "cannot execute: wrong architecture" >&2', 'exit 126' }, program)
+      vim.fn.writefile(
+        { '#!/bin/sh', 'echo "cannot execute: wrong architecture" >&2', 'exit 126' },
+        program
+      )
       vim.fn.setfperm(program, 'rwxr-xr-x')
       record()
       require('whale').setup({ cmd = { program } })
@@ -118,7 +130,12 @@ return {
       vim.wait(300)
       local got = whale_notes()
       H.eq(#got, 1, 'one message: ' .. vim.inspect(got))
-      H.contains(got[1], program .. ' does not run (`whale-ls version`: exit code 126: cannot execute: wrong architecture)', 'the message')
+      H.contains(
+        got[1],
+        program
+          .. ' does not run (`whale-ls version`: exit code 126: cannot execute: wrong architecture)',
+        'the message'
+      )
       H.contains(got[1], ':checkhealth whale', 'the message')
       vim.notify = real_notify
     end,
@@ -139,7 +156,11 @@ return {
       H.eq(name, 'whale-ls_1.2.3_linux_' .. goarch .. '.tar.gz', 'archive name')
       local folder = name:gsub('%.tar%.gz$', '')
       vim.fn.mkdir(rel .. '/' .. folder, 'p')
-      vim.fn.writefile(vim.fn.readfile(vim.env.WHALE_LS, 'b'), rel .. '/' .. folder .. '/whale-ls', 'b')
+      vim.fn.writefile(
+        vim.fn.readfile(vim.env.WHALE_LS, 'b'),
+        rel .. '/' .. folder .. '/whale-ls',
+        'b'
+      )
       vim.fn.setfperm(rel .. '/' .. folder .. '/whale-ls', 'rwxr-xr-x')
       vim.fn.system({ 'tar', '-C', rel, '-czf', rel .. '/' .. name, folder })
       H.eq(vim.v.shell_error, 0, 'tar')
@@ -149,7 +170,11 @@ return {
       vim.env.WHALE_RELEASE_DIR = rel
       local ok, msg = build.run({ root = root })
       H.ok(ok, 'build: ' .. tostring(msg))
-      H.contains(msg, 'installed ' .. name .. ' from ' .. rel .. ' (SHA-256 checked)', 'says what it did')
+      H.contains(
+        msg,
+        'installed ' .. name .. ' from ' .. rel .. ' (SHA-256 checked)',
+        'says what it did'
+      )
       H.eq(vim.fn.executable(root .. '/bin/whale-ls'), 1, 'bin/whale-ls')
       -- A damaged archive: nothing installed, and the message says why.
       os.remove(root .. '/bin/whale-ls')
@@ -183,7 +208,7 @@ return {
       H.eq(vim.v.shell_error, 0, 'copy of the working tree')
       local ok, msg = dofile(repo .. '/lua/whale/build.lua').run({ root = root })
       H.ok(ok, 'build: ' .. tostring(msg))
-      H.contains(msg, 'with go from the plugin\'s source', 'says what it did')
+      H.contains(msg, "with go from the plugin's source", 'says what it did')
       H.eq(vim.fn.executable(root .. '/bin/whale-ls'), 1, 'bin/whale-ls')
     end,
   },
