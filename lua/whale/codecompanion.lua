@@ -93,6 +93,62 @@ local function last(list)
   return list
 end
 
+--- The arguments of a call as a person reads them: one `name: value` line
+--- each, a text of several lines in a fence (no escaped JSON).
+function M.arguments_text(args)
+  local lines = {}
+  local keys = vim.tbl_keys(type(args) == 'table' and args or {})
+  table.sort(keys)
+  for _, k in ipairs(keys) do
+    local v = args[k]
+    if type(v) == 'string' and v:find('\n', 1, true) then
+      table.insert(lines, k .. ':')
+      local fence = v:find('```', 1, true) and '~~~~' or '```'
+      table.insert(lines, fence)
+      vim.list_extend(lines, vim.split(v:gsub('\n$', ''), '\n', { plain = true }))
+      table.insert(lines, fence)
+    elseif type(v) == 'table' then
+      table.insert(lines, k .. ': ' .. vim.json.encode(v))
+    else
+      table.insert(lines, k .. ': ' .. tostring(v))
+    end
+  end
+  return table.concat(lines, '\n')
+end
+
+--- The approval text for a call of whale tool t: the preview's title and
+--- detail (the diff an edit would apply, the command, program and folder of
+--- a shell command) when whale-ls gave one, else the arguments.
+---@param t table the tool's spec
+---@param args table the call's arguments
+---@param preview? table whale/preview's answer
+function M.approval_text(t, args, preview)
+  if type(preview) == 'table' then
+    local lines = { '**whale: ' .. tostring(preview.title or t.name) .. '**' }
+    if type(preview.error) == 'string' and preview.error ~= '' then
+      table.insert(lines, '')
+      table.insert(lines, 'It would fail: ' .. preview.error)
+    end
+    if type(preview.detail) == 'string' and preview.detail ~= '' then
+      table.insert(lines, '')
+      table.insert(lines, preview.detail)
+    end
+    return table.concat(lines, '\n')
+  end
+  local text = M.arguments_text(args)
+  return string.format('Run whale `%s`?%s', t.name, text ~= '' and ('\n' .. text) or '')
+end
+
+--- The preview of the call on tool (asked once per call: CodeCompanion
+--- asks whether to approve, then for the text).
+local function preview_of(tool, t)
+  if tool._whale_preview == nil then
+    local p = require('whale').preview(t.name, type(tool.args) == 'table' and tool.args or {})
+    tool._whale_preview = p or false
+  end
+  return tool._whale_preview or nil
+end
+
 --- The CodeCompanion tool table for one whale tool.
 local function build_tool(t, name, approval)
   return {
@@ -147,12 +203,29 @@ local function build_tool(t, name, approval)
         end
       end,
       prompt = function(self)
-        local args = type(self) == 'table' and self.args or nil
-        return string.format('Run whale tool %s %s?', t.name, args and vim.json.encode(args) or '')
+        local args = type(self) == 'table' and self.args or {}
+        return M.approval_text(t, args, type(self) == 'table' and preview_of(self, t) or nil)
       end,
     },
-    opts = { requires_approval = approval, require_approval_before = approval },
+    opts = { requires_approval = approval, require_approval_before = M.approval_gate(t, approval) },
   }
+end
+
+--- CodeCompanion's require_approval_before for tool t: one gate per
+--- action. No question when whale-ls says the call reads only, or that it
+--- asks itself (review of edits, the exec boundary's question); without a
+--- preview (an older whale-ls) the approval setting decides.
+function M.approval_gate(t, approval)
+  if not approval then
+    return false
+  end
+  return function(self)
+    local p = type(self) == 'table' and preview_of(self, t) or nil
+    if p and (p.readOnly == true or p.whaleAsks == true) then
+      return false
+    end
+    return true
+  end
 end
 
 --- The CodeCompanion config entry for one whale tool: `name` is the tool's
@@ -170,7 +243,7 @@ function M.make_tool(t, opts)
     callback = function()
       return build_tool(t, name, approval)
     end,
-    opts = { requires_approval = approval, require_approval_before = approval },
+    opts = { requires_approval = approval, require_approval_before = M.approval_gate(t, approval) },
   }
 end
 

@@ -647,6 +647,54 @@ function M.tools(callback, opts)
   return catalog_from_binary()
 end
 
+--- What a tool call would do, from whale-ls (whale/preview): {readOnly,
+--- whaleAsks, title, detail (markdown, a ```diff fence for an edit, computed
+--- by the plan the edit would commit), files?, error?}. nil, reason when
+--- there is none: a server without whale/preview (-32601), no server
+--- running or ready within opts.timeout ms (default 5000). Waits: for a
+--- chat plugin's approval prompt, which asks synchronously.
+---@param name string tool name without prefix
+---@param input table
+---@return table|nil preview, string|nil reason
+function M.preview(name, input, opts)
+  opts = opts or {}
+  local timeout = opts.timeout or 5000
+  local client = M.get_client(opts.root)
+  if not client then
+    client = M.start(opts.root)
+  end
+  if not client then
+    return nil, 'whale-ls is not running'
+  end
+  if
+    not client.initialized
+    and not vim.wait(timeout, function()
+      return client.initialized == true
+    end, 20)
+  then
+    return nil, 'whale-ls is not ready'
+  end
+  local res, err = compat.request_sync(
+    client,
+    protocol.preview,
+    { tool = (name:gsub('^whale%.', '')), input = wrap_input(input) },
+    timeout
+  )
+  if not res then
+    return nil, tostring(err)
+  end
+  if res.err then
+    if res.err.code == -32601 then
+      return nil, 'this whale-ls has no whale/preview'
+    end
+    return nil, res.err.message or vim.inspect(res.err)
+  end
+  if type(res.result) ~= 'table' then
+    return nil, 'whale/preview answered nothing'
+  end
+  return res.result
+end
+
 --- Stop every whale client.
 function M.stop()
   for _, c in ipairs(compat.get_clients({ name = M.name })) do

@@ -26,7 +26,11 @@ return {
         local fn = entry.callback().schema['function']
         H.eq(fn.name, 'whale_' .. t.name, 'schema name')
         H.eq(fn.parameters, t.inputSchema, 'parameters of ' .. t.name)
-        H.eq(entry.opts.require_approval_before, not t.readOnly, 'approval of ' .. t.name)
+        H.eq(
+          type(entry.opts.require_approval_before) == 'function',
+          not t.readOnly,
+          'approval of ' .. t.name
+        )
       end
       H.eq(#tools.groups.whale.tools, #catalog, 'group size')
       H.eq(

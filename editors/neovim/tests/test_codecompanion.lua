@@ -240,7 +240,7 @@ return {
         local allowed = rm_turn('victim1', 'Removed it.')
         H.eq(#shown, 1, 'approval prompts shown in the first turn')
         H.eq(shown[1].kind, 'whale.approval', 'prompt kind')
-        H.eq(shown[1].ids, { 'allow_once', 'allow_session', 'deny' }, 'prompt options')
+        H.eq(shown[1].ids, { 'deny', 'allow_once', 'allow_session' }, 'prompt options, Deny first')
         H.contains(shown[1].prompt, 'rm -rf victim1', 'the prompt shows the command')
         H.contains(shown[1].prompt, 'Program: ' .. rm, 'the prompt shows the program')
         H.eq(vim.fn.isdirectory('victim1'), 0, 'victim1 removed after allow once')
@@ -301,6 +301,100 @@ return {
         )
       H.ok(tools_config.whale_grep, 'whale_grep is a tool of the chat')
       H.ok(tools_config.groups.whale, 'the whale group is a group of the chat')
+    end,
+  },
+  {
+    'CodeCompanion '
+      .. version
+      .. ": the approval of a whale edit shows what it will do (whale/preview's diff, or the arguments as text), never escaped JSON",
+    function()
+      -- Does this whale-ls answer whale/preview? (A server without it
+      -- answers -32601; the prompt then lists the arguments.)
+      local probe, why = require('whale').preview('read_file', { file_path = 'todo.txt' })
+      local has_preview = probe ~= nil
+      if not has_preview then
+        H.log('  (whale/preview: ' .. tostring(why) .. '; the fallback text is checked)')
+      end
+      require('whale.codecompanion').register(
+        vim.tbl_extend(
+          'force',
+          require('whale.codecompanion').opts or {},
+          { approval = 'mutating' }
+        )
+      )
+      local prompts = {}
+      local restore
+      if version:match('^v18') then
+        local ui = require('codecompanion.utils.ui')
+        local real = ui.confirm
+        ui.confirm = function(prompt)
+          table.insert(prompts, prompt)
+          return 2 -- Allow once
+        end
+        restore = function()
+          ui.confirm = real
+        end
+      else
+        local ap = require('codecompanion.interactions.chat.helpers.approval_prompt')
+        local real = ap.request
+        local accept = require('codecompanion.interactions.chat.tools.labels').accept
+        ap.request = function(_, opts)
+          table.insert(prompts, opts.prompt)
+          for _, c in ipairs(opts.choices) do
+            if c.label == accept then
+              vim.schedule(c.callback)
+              return function() end
+            end
+          end
+          error('no accept choice in ' .. vim.inspect(opts.choices))
+        end
+        restore = function()
+          ap.request = real
+        end
+      end
+      local ok, err = pcall(function()
+        vim.fn.writefile({ 'one', 'two', 'three' }, 'approve.txt')
+        model.play({
+          {
+            tool = 'whale_edit',
+            arguments = {
+              file_path = 'approve.txt',
+              search = 'two\nthree',
+              replace = 'two\nTHREE "quoted"',
+            },
+          },
+          { tool = 'whale_read_file', arguments = { file_path = 'approve.txt' } },
+        }, 'Approved and edited.')
+        chat = require('codecompanion').chat({})
+        chat:add_buf_message({ role = 'user', content = '@{whale} Edit approve.txt.' })
+        chat:submit()
+        H.wait_loop(function()
+          return chat_text(chat):find('Approved and edited.', 1, true)
+        end, 'the final answer in the chat buffer', nil, explain(chat))
+      end)
+      restore()
+      if not ok then
+        error(err, 0)
+      end
+      H.eq(#prompts, 1, 'one approval (the edit; read_file is read-only): ' .. vim.inspect(prompts))
+      local p = prompts[1]
+      H.ok(not p:find('\\"', 1, true) and not p:find('\\n', 1, true), 'no escaped JSON: ' .. p)
+      if has_preview then
+        H.contains(p, '```diff', 'the diff whale would apply')
+        H.contains(p, '+THREE "quoted"', 'the diff whale would apply')
+      else
+        H.contains(p, 'Run whale `edit`?', 'the fallback text')
+        H.contains(p, 'file_path: approve.txt', 'the fallback text')
+        H.contains(p, 'THREE "quoted"', 'the fallback text')
+      end
+      H.eq(
+        vim.fn.readfile('approve.txt'),
+        { 'one', 'two', 'THREE "quoted"' },
+        'the approved edit is applied'
+      )
+      require('whale.codecompanion').register(
+        vim.tbl_extend('force', require('whale.codecompanion').opts or {}, { approval = 'none' })
+      )
     end,
   },
 }

@@ -36,7 +36,48 @@ return {
       for _, item in ipairs(seen.items) do
         table.insert(labels, seen.opts.format_item(item))
       end
-      H.eq(labels, { 'Allow once', 'Allow for this session', 'Deny' }, 'options')
+      -- Deny first: the default of a picker (Enter never allows by accident).
+      H.eq(labels, { 'Deny', 'Allow once', 'Allow for this session' }, 'options')
+    end,
+  },
+  {
+    "with Neovim's own vim.ui.select, an approval opens a float that takes the focus, Deny first and under the cursor; Enter answers Deny, a number another option",
+    function()
+      vim.ui.select = real_select
+      H.eq(require('whale.prompts').ui(), 'float', "the float while vim.ui.select is Neovim's own")
+      local before = vim.api.nvim_get_current_win()
+      local function ask(title)
+        local env, done
+        require('whale').call('test_ask', { title = title, timeout_ms = 20000 }, function(_, r)
+          env, done = r, true
+        end)
+        H.wait_loop(function()
+          return vim.api.nvim_win_get_config(0).relative ~= ''
+        end, 'the float to take the focus')
+        return function()
+          H.wait_loop(function()
+            return done
+          end, 'the answer')
+          return env
+        end
+      end
+      local result = ask('Run rm -rf build?')
+      local win = vim.api.nvim_get_current_win()
+      H.ok(win ~= before, 'the focus moved to the question')
+      local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
+      H.contains(text, 'Run rm -rf build?', 'the question')
+      H.contains(vim.api.nvim_get_current_line(), '1. Deny', 'the cursor is on Deny')
+      vim.api.nvim_input('<CR>')
+      local env = result()
+      H.contains(env.text, 'option=deny', 'Enter answered Deny')
+      H.ok(not vim.api.nvim_win_is_valid(win), 'the float is closed')
+      H.eq(vim.api.nvim_get_current_win(), before, 'the focus is back')
+      result = ask('Run make?')
+      vim.api.nvim_input('2')
+      H.contains(result().text, 'option=allow_once', '2 answered Allow once')
+      result = ask('Dismiss?')
+      vim.api.nvim_input('q')
+      H.contains(result().text, 'canceled=true', 'q dismissed it')
     end,
   },
   {
@@ -45,7 +86,7 @@ return {
       local pending
       vim.ui.select = function(items, _, on_choice)
         pending = function()
-          on_choice(items[#items], #items)
+          on_choice(items[1], 1) -- Deny, listed first
         end
       end
       local env, done
