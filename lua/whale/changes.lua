@@ -106,17 +106,35 @@ local function file_mark(f)
   return 'M'
 end
 
+--- A file as the list shows it: its path relative to the workspace root
+--- (folders included), else its full path, else the name the server gave.
 local function file_name(f, root)
-  local name = str(f.name)
-  if name ~= '' then
-    return name
-  end
   local path = str(f.path)
-  local rel = root and compat.relative(path, root)
+  local rel = path ~= '' and root and compat.relative(path, root)
   if rel and rel ~= '' then
     return rel
   end
-  return path
+  if path ~= '' then
+    return path
+  end
+  return str(f.name)
+end
+M.file_name = file_name
+
+--- What an entry did, in words: the command of a shell task (the entry's
+--- command field), else the server's summary without the tool's name in
+--- front (the tool has a column of its own).
+local function entry_text(e)
+  local command = str(e.command)
+  if command ~= '' then
+    return '$ ' .. command:gsub('\n', ' ')
+  end
+  local summary = str(e.summary):gsub('\n', ' ')
+  local tool = str(e.tool)
+  if tool ~= '' and summary:sub(1, #tool + 1) == tool .. ' ' then
+    summary = summary:sub(#tool + 2)
+  end
+  return summary
 end
 
 --- The lines of a list buffer, and what each line stands for:
@@ -145,12 +163,22 @@ function M.render(root, entries, dropped)
     table.insert(lines, 'No changes yet: whale has not changed a file in this workspace.')
     return lines, rows, hl
   end
+  -- Entries a later revert took back: id -> the revert's id.
+  local reverted_by = {}
+  for _, e in ipairs(entries) do
+    for _, id in ipairs(type(e.revertOf) == 'table' and e.revertOf or {}) do
+      reverted_by[str(id)] = reverted_by[str(id)] or str(e.id)
+    end
+  end
   for _, e in ipairs(entries) do
     local id, time, tool = str(e.id), M.format_time(e.time), str(e.tool)
-    local line = string.format('%s  %s  %-12s %s', id, time, tool, (str(e.summary):gsub('\n', ' ')))
+    local line = string.format('%s  %s  %-12s %s', id, time, tool, entry_text(e))
     local reverts = type(e.revertOf) == 'table' and e.revertOf or {}
     if #reverts > 0 then
       line = line .. '  (reverts ' .. table.concat(reverts, ', ') .. ')'
+    end
+    if reverted_by[id] then
+      line = line .. '  [reverted by ' .. reverted_by[id] .. ']'
     end
     table.insert(lines, line)
     local lnum = #lines
@@ -538,6 +566,41 @@ end
 ---@param root? string
 ---@param params table {id} | {to}
 ---@param done? fun(err: string|nil, result: table|nil)
+--- One line for the user about a revert that worked: what was reverted,
+--- and each file it wrote with its counts (the text for the model, with
+--- its journal ids and diff, is not for a message line).
+function M.revert_text(what, result, root)
+  local ids = {}
+  for _, id in ipairs(type(result.reverted) == 'table' and result.reverted or {}) do
+    ids[str(id)] = true
+  end
+  -- The files of the reverted entries, as last listed.
+  local names, seen = {}, {}
+  for _, e in ipairs(cache[root] or {}) do
+    if ids[str(e.id)] then
+      for _, f in ipairs(type(e.files) == 'table' and e.files or {}) do
+        local n = file_name(f, root)
+        if not seen[n] then
+          seen[n] = true
+          table.insert(names, n)
+        end
+      end
+    end
+  end
+  local count = vim.tbl_count(ids)
+  if #names == 0 then
+    -- Not listed yet: the first sentence of the server's text.
+    local first = (compat.lines(str(result.text))[1] or ''):gsub('%s*%(Journal entry.*$', '')
+    return first ~= '' and first or (what .. ' done')
+  end
+  return string.format(
+    'reverted %d %s: %s',
+    count,
+    count == 1 and 'change' or 'changes',
+    table.concat(names, ', ')
+  )
+end
+
 function M.revert(root, params, done)
   root = root or current_root()
   local what = params.to and ('revert to before ' .. params.to)
@@ -552,7 +615,7 @@ function M.revert(root, params, done)
         M.show_conflicts(what, result)
       end
     else
-      compat.notify_user(str(result.text) ~= '' and str(result.text) or (what .. ' done'))
+      compat.notify_user(M.revert_text(what, result, root))
     end
     local buf = M.list_buffer(root)
     if buf then

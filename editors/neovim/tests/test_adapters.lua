@@ -88,6 +88,47 @@ return {
     end,
   },
   {
+    'CodeCompanion: the approval text is the preview (title, diff) or the arguments as text; no question when whale reads only or asks itself',
+    function()
+      local cc = require('whale.codecompanion')
+      local t = { name = 'edit', readOnly = false }
+      local args = { file_path = 'a.go', search = 'x := 1\ny := 2', replace = 'x := "one"' }
+      -- With whale/preview's answer (the shape lsp/protocol.go gives it).
+      local text = cc.approval_text(t, args, {
+        title = 'Edit a.go',
+        detail = '```diff\n--- a/a.go\n+++ b/a.go\n@@ -1,2 +1 @@\n-x := 1\n-y := 2\n+x := "one"\n```',
+        readOnly = false,
+        whaleAsks = false,
+      })
+      H.contains(text, '**whale: Edit a.go**', 'title')
+      H.contains(text, '```diff\n--- a/a.go', 'the diff fence')
+      H.contains(text, '+x := "one"', 'the diff')
+      text = cc.approval_text(
+        t,
+        args,
+        { title = 'Edit a.go', detail = '', error = 'search text not found in a.go' }
+      )
+      H.contains(text, 'It would fail: search text not found in a.go', 'a failing call says so')
+      -- Without (an older whale-ls): the arguments, multi-line ones fenced.
+      text = cc.approval_text(t, args, nil)
+      H.eq(
+        text,
+        'Run whale `edit`?\nfile_path: a.go\nreplace: x := "one"\nsearch:\n```\nx := 1\ny := 2\n```',
+        'fallback text'
+      )
+      -- The gate: asks unless the preview says read-only or whale asks.
+      local gate = cc.approval_gate(t, true)
+      H.eq(gate({ _whale_preview = { readOnly = false, whaleAsks = false } }), true, 'asks')
+      H.eq(
+        gate({ _whale_preview = { readOnly = false, whaleAsks = true } }),
+        false,
+        'whale asks: one gate'
+      )
+      H.eq(gate({ _whale_preview = { readOnly = true, whaleAsks = false } }), false, 'read-only')
+      H.eq(cc.approval_gate(t, false), false, 'approval off')
+    end,
+  },
+  {
     'avante: custom_tools has every tool, and func runs whale (both signatures)',
     function()
       local avante = require('avante')
