@@ -147,7 +147,26 @@ local labels = { accepted = 'accepted', rejected = 'rejected' }
 local signs = { accepted = 'A', rejected = 'R' }
 local groups = { accepted = 'WhaleReviewAccepted', rejected = 'WhaleReviewRejected' }
 
-local function statusline(item, index)
+--- Milliseconds until the review's deadline (nil without one).
+function M.time_left(item)
+  if not item.deadline then
+    return nil
+  end
+  return math.max(0, item.deadline - vim.loop.now())
+end
+
+--- "m:ss" for ms.
+function M.clock(ms)
+  local s = math.floor(ms / 1000 + 0.5)
+  return string.format('%d:%02d', math.floor(s / 60), s % 60)
+end
+
+-- What each pane shows, in words, first on its status line (a narrow
+-- window cuts the end, not this).
+local side_labels =
+  { before = 'CURRENT (now on disk/in the buffer)', after = 'PROPOSED by the assistant' }
+
+local function statusline(item, index, side)
   local f = item.files[index]
   local counts = { accepted = 0, rejected = 0, undecided = 0 }
   for _, h in ipairs(f.hunks) do
@@ -155,19 +174,23 @@ local function statusline(item, index)
     counts[s] = counts[s] + 1
   end
   local k = keys()
+  local left = M.time_left(item)
   local text = string.format(
-    'whale review %d/%d %s: %d accepted, %d rejected, %d undecided  [%s accept, %s reject, %s accept all, %s reject all, %s done, %s help]',
+    '%s | %s | file %d/%d: %d accepted, %d rejected, %d undecided%s | %s accept %s reject %s all %s none %s done %s hide %s keys',
+    side_labels[side] or '',
+    f.name,
     index,
     #item.files,
-    f.name,
     counts.accepted,
     counts.rejected,
     counts.undecided,
+    left and (' | ' .. M.clock(left) .. ' left') or '',
     k.accept,
     k.reject,
     k.accept_all,
     k.reject_all,
     k.done,
+    k.close,
     k.help
   )
   return (text:gsub('%%', '%%%%'))
@@ -190,7 +213,7 @@ local function paint(item)
         })
       end
       for _, win in ipairs(vim.fn.win_findbuf(buf)) do
-        vim.api.nvim_win_set_option(win, 'statusline', statusline(item, pos.index))
+        vim.api.nvim_win_set_option(win, 'statusline', statusline(item, pos.index, pos.side))
       end
     end
   end
@@ -219,6 +242,12 @@ end
 local function stop_timer(item)
   local t = item.timer
   item.timer = nil
+  if t and not t:is_closing() then
+    t:stop()
+    t:close()
+  end
+  t = item.ticker
+  item.ticker = nil
   if t and not t:is_closing() then
     t:stop()
     t:close()
@@ -353,7 +382,41 @@ function M.hide()
   local pos = here()
   if pos then
     close_ui(pos.item)
-    compat.notify_user('the review is still waiting: :WhaleReview shows it again')
+    local left = M.time_left(pos.item)
+    compat.notify_user(
+      'the review is still waiting'
+        .. (left and (' (' .. M.clock(left) .. ' left)') or '')
+        .. ': :WhaleReview shows it again'
+    )
+  end
+end
+
+-- A hidden review is recalled this long before its deadline.
+M.remind_ms = 30000
+
+--- Each second: the time left on the review's status lines; once, shortly
+--- before the deadline of a hidden review, a message (never a silent end).
+local function tick(item)
+  if item.done then
+    stop_timer(item)
+    return
+  end
+  local left = M.time_left(item)
+  if not left then
+    return
+  end
+  if #item.bufs > 0 then
+    paint(item)
+  elseif left <= M.remind_ms and not item.reminded then
+    item.reminded = true
+    compat.notify_user(
+      string.format(
+        '%s is waiting for your review: %s left, then it is rejected. :WhaleReview shows it',
+        str(item.params.title),
+        M.clock(left)
+      ),
+      vim.log.levels.WARN
+    )
   end
 end
 
@@ -519,10 +582,19 @@ function M.on_prompt(params, client_id)
   local item = item_of(params, client_id)
   local ms = tonumber(params.timeoutMs)
   if ms and ms > 0 then
+    item.deadline = vim.loop.now() + ms
     item.timer = vim.defer_fn(function()
       item.timer = nil
       expire(item)
     end, ms)
+    item.ticker = vim.loop.new_timer()
+    item.ticker:start(
+      1000,
+      1000,
+      vim.schedule_wrap(function()
+        tick(item)
+      end)
+    )
   end
   table.insert(queue, item)
   vim.schedule(show_next)

@@ -111,6 +111,12 @@ return {
         '0 accepted, 0 rejected, 2 undecided',
         'statusline'
       )
+      -- The panes say in words which is which, first on their status lines.
+      H.eq(
+        vim.api.nvim_win_get_option(win, 'statusline'):sub(1, 25),
+        'PROPOSED by the assistant',
+        'the proposal pane is labelled'
+      )
       -- The cursor starts on the first hunk; a accepts it and moves on.
       vim.api.nvim_win_set_cursor(win, { 2, 0 })
       vim.cmd('normal a')
@@ -277,6 +283,59 @@ return {
       H.eq(r.hunk_at(f, 'before', 10).id, 'h3', 'before 10')
       H.eq(r.hunk_at(f, 'after', 10).id, 'h3', 'after 10: next to the removed lines')
       H.eq(r.hunk_at(f, 'after', 12), nil, 'after 12')
+    end,
+  },
+  {
+    'a review with a deadline shows the time left; hidden, it is recalled before it ends, never dropped silently',
+    function()
+      local client = require('whale').get_client()
+      local notify = vim.notify
+      local notes = {}
+      vim.notify = function(msg)
+        table.insert(notes, tostring(msg))
+      end
+      review().remind_ms = 4000
+      require('whale.prompts').on_prompt(nil, {
+        promptId = 'p-deadline',
+        kind = 'review',
+        title = 'Review the change to y.txt',
+        timeoutMs = 6000,
+        options = { { id = 'accept' }, { id = 'reject' } },
+        files = {
+          {
+            path = ws .. '/y.txt',
+            uri = vim.uri_from_fname(ws .. '/y.txt'),
+            before = '',
+            after = 'y\n',
+            hunks = { { id = 'h1', header = '@@ create y.txt @@', diff = '+y\n' } },
+          },
+        },
+      }, { client_id = client.id })
+      local item = shown(1)
+      H.eq(item.params.promptId, 'p-deadline', 'shown')
+      local win = proposal_window()
+      H.wait(function()
+        return vim.api.nvim_win_get_option(win, 'statusline'):match('0:0[0-5] left')
+      end, 'the time left on the status line')
+      vim.cmd('normal q')
+      H.contains(
+        table.concat(notes, '\n'),
+        'the review is still waiting (0:0',
+        'hiding says how long it waits'
+      )
+      H.wait(function()
+        return table.concat(notes, '\n'):find('is waiting for your review', 1, true)
+      end, 'the reminder of the hidden review', 8000)
+      H.contains(
+        table.concat(notes, '\n'),
+        ':WhaleReview shows it',
+        'the reminder says how to show it'
+      )
+      H.wait(function()
+        return table.concat(notes, '\n'):find('timed out', 1, true)
+      end, 'the end is said too', 8000)
+      review().remind_ms = 30000
+      vim.notify = notify
     end,
   },
 }
