@@ -163,8 +163,7 @@ end
 
 -- What each pane shows, in words, first on its status line (a narrow
 -- window cuts the end, not this).
-local side_labels =
-  { before = 'CURRENT (now on disk/in the buffer)', after = 'PROPOSED by the assistant' }
+local side_labels = { before = 'CURRENT', after = 'PROPOSED' }
 
 local function statusline(item, index, side)
   local f = item.files[index]
@@ -175,16 +174,19 @@ local function statusline(item, index, side)
   end
   local k = keys()
   local left = M.time_left(item)
-  local text = string.format(
-    '%s | %s | file %d/%d: %d accepted, %d rejected, %d undecided%s | %s accept %s reject %s all %s none %s done %s hide %s keys',
+  local head = string.format(
+    '%s%s | %d accepted, %d rejected, %d undecided | %s (file %d/%d)',
     side_labels[side] or '',
-    f.name,
-    index,
-    #item.files,
+    left and (' | ' .. M.clock(left) .. ' left') or '',
     counts.accepted,
     counts.rejected,
     counts.undecided,
-    left and (' | ' .. M.clock(left) .. ' left') or '',
+    f.name,
+    index,
+    #item.files
+  )
+  local tail = string.format(
+    ' | %s accept %s reject %s all %s none %s done %s hide %s keys',
     k.accept,
     k.reject,
     k.accept_all,
@@ -193,7 +195,8 @@ local function statusline(item, index, side)
     k.close,
     k.help
   )
-  return (text:gsub('%%', '%%%%'))
+  -- %< : a narrow window cuts the keys, never the label and the counts.
+  return head:gsub('%%', '%%%%') .. '%<' .. tail:gsub('%%', '%%%%')
 end
 
 local function paint(item)
@@ -497,11 +500,12 @@ local function open_ui(item)
   local prev = vim.api.nvim_get_current_tabpage()
   local first_tab, first_win
   for index, f in ipairs(item.files) do
-    local base = string.format('whale://review/%s/', str(item.params.promptId))
     vim.cmd('tabnew')
     local scratch = vim.api.nvim_get_current_buf()
-    local bbuf = side_buffer(item, index, 'before', base .. 'current/' .. f.name)
-    local abuf = side_buffer(item, index, 'after', base .. 'proposed/' .. f.name)
+    -- Named for the tab line: the file, then which side (a scheme such as
+    -- whale:// would be shortened to w//r/p/...).
+    local bbuf = side_buffer(item, index, 'before', f.name .. ' [current]')
+    local abuf = side_buffer(item, index, 'after', f.name .. ' [proposed]')
     vim.api.nvim_win_set_buf(0, bbuf)
     if scratch ~= bbuf and vim.api.nvim_buf_is_valid(scratch) then
       pcall(vim.api.nvim_buf_delete, scratch, { force = true })

@@ -113,8 +113,8 @@ return {
       )
       -- The panes say in words which is which, first on their status lines.
       H.eq(
-        vim.api.nvim_win_get_option(win, 'statusline'):sub(1, 25),
-        'PROPOSED by the assistant',
+        vim.api.nvim_win_get_option(win, 'statusline'):sub(1, 8),
+        'PROPOSED',
         'the proposal pane is labelled'
       )
       -- The cursor starts on the first hunk; a accepts it and moves on.
