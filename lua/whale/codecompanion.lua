@@ -68,6 +68,55 @@ local function envelope_text(env)
   return string.format('[%s] %s', tostring(env.code), text)
 end
 
+--- text for the chat buffer (markdown): unified diffs not already in a
+--- fence are put in a ```diff fence, so that their - and + lines show as a
+--- diff, not as list items. What the model reads is unchanged.
+function M.display_text(text)
+  local lines = vim.split(tostring(text or ''), '\n', { plain = true })
+  local out = {}
+  local fenced, in_diff = false, false
+  local function diff_line(l)
+    return l == ''
+      or l:match('^[ +%-@\\]')
+      or l:match('^diff ')
+      or l:match('^index ')
+      or l:match('^new file')
+      or l:match('^deleted file')
+  end
+  for i, l in ipairs(lines) do
+    if not in_diff and l:match('^```') then
+      fenced = not fenced
+      table.insert(out, l)
+    elseif in_diff then
+      if diff_line(l) and not (l == '' and (lines[i + 1] or ''):match('^[^ +%-@\\]')) then
+        table.insert(out, l)
+      else
+        table.insert(out, '```')
+        in_diff = false
+        table.insert(out, l)
+      end
+    elseif not fenced and l:match('^%-%-%- ') and (lines[i + 1] or ''):match('^%+%+%+ ') then
+      table.insert(out, '```diff')
+      in_diff = true
+      table.insert(out, l)
+    else
+      table.insert(out, l)
+    end
+  end
+  if in_diff then
+    while out[#out] == '' do
+      table.remove(out)
+    end
+    table.insert(out, '```')
+  end
+  return table.concat(out, '\n')
+end
+
+-- Codes of a call the user said no to (a rejected review, a denied
+-- program) or did not answer: shown as the user's decision, not as a
+-- failure of the tool.
+local user_codes = { denied = 'you said no', approval_timeout = 'not answered in time' }
+
 --- The output callback of a cmds function, in either API.
 local function output_cb(a3, a4)
   if type(a3) == 'table' and type(a3.output_cb) == 'function' then
@@ -162,14 +211,16 @@ local function build_tool(t, name, approval)
           if not env then
             return { status = 'error', data = err }
           end
-          return { status = env.ok and 'success' or 'error', data = envelope_text(env) }
+          local ok = env.ok or user_codes[tostring(env.code)] ~= nil
+          return { status = ok and 'success' or 'error', data = envelope_text(env) }
         end
         require('whale').call(t.name, input, function(err, env)
           vim.schedule(function()
             if err then
               cb({ status = 'error', data = 'whale-ls: ' .. err })
             else
-              cb({ status = env.ok and 'success' or 'error', data = envelope_text(env) })
+              local ok = env.ok or user_codes[tostring(env.code)] ~= nil
+              cb({ status = ok and 'success' or 'error', data = envelope_text(env) })
             end
           end)
         end)
@@ -188,7 +239,11 @@ local function build_tool(t, name, approval)
         local tools, stdout = output_args(a, b, c)
         local text = tostring(last(stdout) or '')
         if tools and tools.chat then
-          tools.chat:add_tool_output(self, text, string.format('**whale `%s`**\n%s', t.name, text))
+          local code = text:match('^%[([%w_]+)%]')
+          local head = user_codes[code or '']
+              and string.format('**whale `%s`: not done, %s**', t.name, user_codes[code])
+            or string.format('**whale `%s`**', t.name)
+          tools.chat:add_tool_output(self, text, head .. '\n' .. M.display_text(text))
         end
       end,
       error = function(self, a, b, c)
@@ -198,7 +253,7 @@ local function build_tool(t, name, approval)
           tools.chat:add_tool_output(
             self,
             text,
-            string.format('**whale `%s` failed**\n%s', t.name, text)
+            string.format('**whale `%s` failed**\n%s', t.name, M.display_text(text))
           )
         end
       end,

@@ -129,6 +129,28 @@ return {
     end,
   },
   {
+    'CodeCompanion: diffs in a result are fenced for the chat buffer (what the model reads is unchanged)',
+    function()
+      local cc = require('whale.codecompanion')
+      local text =
+        'Wrote a.txt (+1 -1 lines).\n\n--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n-x\n+y\n z\n\nNext: run the tests.'
+      H.eq(
+        cc.display_text(text),
+        'Wrote a.txt (+1 -1 lines).\n\n```diff\n--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n-x\n+y\n z\n```\n\nNext: run the tests.',
+        'fenced'
+      )
+      local fenced = 'Done.\n```diff\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-x\n+y\n```'
+      H.eq(cc.display_text(fenced), fenced, 'a fenced diff stays as it is')
+      H.eq(cc.display_text('- a list\n- item'), '- a list\n- item', 'a list is not a diff')
+      local tail = 'x\n--- a/b\n+++ b/b\n@@ -1 +1 @@\n-1\n+2\n'
+      H.eq(
+        cc.display_text(tail),
+        'x\n```diff\n--- a/b\n+++ b/b\n@@ -1 +1 @@\n-1\n+2\n```',
+        'a diff at the end'
+      )
+    end,
+  },
+  {
     'avante: custom_tools has every tool, and func runs whale (both signatures)',
     function()
       local avante = require('avante')
