@@ -198,12 +198,64 @@ local function preview_of(tool, t)
   return tool._whale_preview or nil
 end
 
+-- Chat buffers with a whale call running, and how many calls each.
+local running = {}
+
+local wait_ns = vim.api.nvim_create_namespace('whale_codecompanion_wait')
+
+--- Say in the chat buffers where a whale call runs that whale waits for
+--- the user's review (virtual lines under the chat, gone once answered):
+--- the review may be hidden in another tab.
+local function on_review(event, item)
+  for bufnr in pairs(running) do
+    if vim.api.nvim_buf_is_valid(bufnr) then
+      item.chat_marks = item.chat_marks or {}
+      if event == 'waiting' then
+        local last_line = vim.api.nvim_buf_line_count(bufnr) - 1
+        local ok, id = pcall(vim.api.nvim_buf_set_extmark, bufnr, wait_ns, last_line, 0, {
+          virt_lines = {
+            {
+              {
+                'whale is waiting for your review: '
+                  .. tostring(item.params.title or 'a change')
+                  .. ' (:WhaleReview shows it)',
+                'WarningMsg',
+              },
+            },
+          },
+        })
+        if ok then
+          item.chat_marks[bufnr] = id
+        end
+      elseif item.chat_marks[bufnr] then
+        pcall(vim.api.nvim_buf_del_extmark, bufnr, wait_ns, item.chat_marks[bufnr])
+        item.chat_marks[bufnr] = nil
+      end
+    end
+  end
+end
+M.on_review = on_review
+
+local function call_started(tools)
+  local bufnr = type(tools) == 'table' and type(tools.chat) == 'table' and tools.chat.bufnr
+  if type(bufnr) == 'number' then
+    running[bufnr] = (running[bufnr] or 0) + 1
+  end
+  return bufnr
+end
+
+local function call_ended(bufnr)
+  if bufnr and running[bufnr] then
+    running[bufnr] = running[bufnr] > 1 and running[bufnr] - 1 or nil
+  end
+end
+
 --- The CodeCompanion tool table for one whale tool.
 local function build_tool(t, name, approval)
   return {
     name = name,
     cmds = {
-      function(_, args, a3, a4)
+      function(tools, args, a3, a4)
         local cb = output_cb(a3, a4)
         local input = type(args) == 'table' and args or {}
         if not cb then
@@ -214,8 +266,10 @@ local function build_tool(t, name, approval)
           local ok = env.ok or user_codes[tostring(env.code)] ~= nil
           return { status = ok and 'success' or 'error', data = envelope_text(env) }
         end
+        local chat_buf = call_started(tools)
         require('whale').call(t.name, input, function(err, env)
           vim.schedule(function()
+            call_ended(chat_buf)
             if err then
               cb({ status = 'error', data = 'whale-ls: ' .. err })
             else
@@ -385,6 +439,7 @@ function M.setup(opts)
   end
   if not listening then
     listening = true
+    table.insert(require('whale.review').listeners, on_review)
     -- Tools whale-ls lists when it is ready (its whole catalog, language
     -- tools included) or activates later: added when missing, with the
     -- group, so that a whale-ls installed after startup needs no restart.

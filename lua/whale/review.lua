@@ -257,8 +257,19 @@ local function stop_timer(item)
   end
 end
 
+-- fn(event, item) for 'waiting' (a review arrived) and 'settled' (it was
+-- answered or ended): chat adapters show the wait in their chat.
+M.listeners = {}
+
+local function emit(event, item)
+  for _, fn in ipairs(M.listeners) do
+    pcall(fn, event, item)
+  end
+end
+
 local function settle(item)
   item.done = true
+  emit('settled', item)
   stop_timer(item)
   for i, q in ipairs(queue) do
     if q == item then
@@ -601,6 +612,7 @@ function M.on_prompt(params, client_id)
     )
   end
   table.insert(queue, item)
+  emit('waiting', item)
   vim.schedule(show_next)
 end
 

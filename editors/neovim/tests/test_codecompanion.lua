@@ -398,4 +398,51 @@ return {
       )
     end,
   },
+  {
+    'CodeCompanion '
+      .. version
+      .. ': while whale waits for the review of an edit, the chat says so (the review may be hidden), and not once it is answered',
+    function()
+      -- whale-ls again, with review on.
+      require('whale').stop()
+      H.wait(function()
+        return #require('whale.compat').get_clients({ name = 'whale_ls' }) == 0
+      end, 'whale-ls to stop')
+      H.setup({ settings = { edits = { review = 'ask' } } })
+      vim.fn.writefile({ 'keep', 'change me' }, 'reviewed.txt')
+      model.play({
+        {
+          tool = 'whale_edit',
+          arguments = { file_path = 'reviewed.txt', search = 'change me', replace = 'changed' },
+        },
+      }, 'Reviewed and edited.')
+      chat = require('codecompanion').chat({})
+      chat:add_buf_message({ role = 'user', content = '@{whale} Edit reviewed.txt.' })
+      chat:submit()
+      local review = require('whale.review')
+      H.wait_loop(function()
+        return review.current() ~= nil
+      end, 'the review', nil, explain(chat))
+      local function waiting_lines()
+        local texts = {}
+        local ns = vim.api.nvim_create_namespace('whale_codecompanion_wait')
+        for _, m in ipairs(vim.api.nvim_buf_get_extmarks(chat.bufnr, ns, 0, -1, { details = true })) do
+          for _, vl in ipairs(m[4].virt_lines or {}) do
+            for _, chunk in ipairs(vl) do
+              table.insert(texts, chunk[1])
+            end
+          end
+        end
+        return table.concat(texts, '\n')
+      end
+      H.contains(waiting_lines(), 'whale is waiting for your review', 'the chat says whale waits')
+      H.contains(waiting_lines(), ':WhaleReview shows it', 'and how to get to the review')
+      review.finish(review.current(), { optionId = 'accept' })
+      H.wait_loop(function()
+        return chat_text(chat):find('Reviewed and edited.', 1, true)
+      end, 'the final answer in the chat buffer', nil, explain(chat))
+      H.eq(waiting_lines(), '', 'the note is gone once answered')
+      H.eq(vim.fn.readfile('reviewed.txt'), { 'keep', 'changed' }, 'the reviewed edit is applied')
+    end,
+  },
 }
