@@ -118,7 +118,7 @@ local function clients(h)
 end
 
 --- The chat plugins' side: CodeCompanion's extension and avante's tools.
-local function extensions(h)
+local function extensions(h, found)
   h.start('whale: chat plugins')
   local ok_cc, cc_config = pcall(require, 'codecompanion.config')
   if not ok_cc then
@@ -138,8 +138,10 @@ local function extensions(h)
         }
       )
     elseif #cc.registered == 0 then
+      local why = found and tostring(cc.error or 'no tools')
+        or 'whale-ls is missing (see "whale: whale-ls" above)'
       h.error(
-        'CodeCompanion: whale tools not registered: ' .. tostring(cc.error or 'no tools'),
+        'CodeCompanion: whale tools not registered: ' .. why,
         { 'Install whale-ls (see above); a new chat or :WhaleStart then registers them' }
       )
     else
@@ -210,6 +212,8 @@ function M.check()
   local exe = cmd[1]
   local found, problem, details = require('whale').find_server()
   if not found then
+    -- The message's pointer to this report is left out here.
+    problem = problem:gsub(': :checkhealth whale says how to %a+ it, then :WhaleStart$', '')
     h.error(problem .. (details and (' (' .. details .. ')') or ''), install_advice())
   else
     h.ok('found ' .. found)
@@ -246,7 +250,7 @@ function M.check()
   end
 
   clients(h)
-  extensions(h)
+  extensions(h, found)
   local tasks = require('whale').terminals()
   if #tasks > 0 then
     h.info(string.format('%d terminal task(s); :WhaleTerminals lists them', #tasks))

@@ -7,6 +7,10 @@
 -- tests/lazy_user.lua as the init.lua of a child Neovim with no whale-ls on
 -- PATH, next to the real CodeCompanion whose model is the scripted one.
 --
+-- With WHALE_TEST_ARTIFACTS naming a folder, what the user saw in each
+-- phase (lazy's build log, :checkhealth whale, the messages, the chat) is
+-- written there as install-<phase>.txt.
+--
 -- Needs Neovim 0.11 and, in WHALE_NVIM_PLUGINS, extracted lazy.nvim-*,
 -- codecompanion.nvim-* (the newest is used) and plenary.nvim-* folders
 -- (.ci/run extracts them from ../shared/testbed), plus git, tar, python3
@@ -203,6 +207,32 @@ local function child(phase, extra_env)
     )
   end
   local seen = vim.json.decode(text)
+  -- What the user saw, kept when WHALE_TEST_ARTIFACTS names a folder.
+  local artifacts = vim.env.WHALE_TEST_ARTIFACTS
+  if artifacts and artifacts ~= '' then
+    vim.fn.mkdir(artifacts, 'p')
+    local lines = {}
+    for _, key in ipairs({ 'build_log', 'health_missing', 'health', 'chat_text' }) do
+      if type(seen[key]) == 'string' then
+        table.insert(lines, '== ' .. key)
+        vim.list_extend(lines, vim.split(seen[key], '\n', { plain = true }))
+      end
+    end
+    for _, key in ipairs({
+      'notes_at_start',
+      'notes_whalestart',
+      'notes_whalechanges',
+      'notes_recovered',
+    }) do
+      if type(seen[key]) == 'table' then
+        table.insert(lines, '== ' .. key)
+        for _, n in ipairs(seen[key]) do
+          table.insert(lines, n.msg)
+        end
+      end
+    end
+    vim.fn.writefile(lines, artifacts .. '/install-' .. phase .. '.txt')
+  end
   if seen.error and seen.error ~= vim.NIL then
     H.fail('the child Neovim (' .. phase .. ') failed: ' .. tostring(seen.error))
   end
