@@ -1,4 +1,7 @@
-# The one test command (README, CI): format check, vet, race tests, short fuzzing.
+# `make check` is the fast lane to run before every commit (format, vet,
+# linters, short tests); `make test` is the whole suite CI runs, each target
+# timed, skipped with what to install when its programs are missing (a
+# failure in CI). TESTING.md says what each needs and what it probes.
 GO        ?= go
 # A count, not a duration: with a duration, Go 1.26's fuzz coordinator can
 # fail a clean run with "context deadline exceeded" when the time is up
@@ -20,9 +23,52 @@ FUZZ_TARGETS := \
 	./execboundary:FuzzParseCommandLine \
 	./changes:FuzzMerge3
 
-.PHONY: test fmt-check vet race fuzz neovim lint-lua vscode vscode-e2e vscode-chat-e2e vscode-package mcp-conformance hosts build build-test bench-rpc cross wine
+.PHONY: test check lint lint-go lint-lua test-short fmt-check vet race fuzz neovim vscode vscode-e2e vscode-chat-e2e vscode-package mcp-conformance hosts build build-test bench-rpc cross wine
 
-test: fmt-check vet cross wine race fuzz neovim vscode vscode-package vscode-e2e vscode-chat-e2e mcp-conformance hosts
+# Every target, each to its end, then a table of times and results.
+TEST_TARGETS := fmt-check vet lint-go lint-lua cross wine race fuzz neovim vscode vscode-package vscode-e2e vscode-chat-e2e mcp-conformance hosts
+test:
+	@bash scripts/run-targets.sh $(TEST_TARGETS)
+
+# The fast lane: what a developer runs before a commit (a few minutes warm).
+# Slow, real-host and race parts are behind -short; the test cache is used.
+check: fmt-check vet lint test-short
+
+lint: lint-go lint-lua
+
+test-short:
+	$(GO) test -short ./...
+
+# Go linters at pinned versions, installed from the module proxy into the
+# user's cache once: staticcheck (its default checks) and go-errorlint
+# (errors compared or asserted without errors.Is/As).
+TOOLS           ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/whale-ls/tools
+STATICCHECK_VER := v0.8.2
+ERRORLINT_VER   := v1.9.1
+STATICCHECK     := $(TOOLS)/staticcheck-$(STATICCHECK_VER)/staticcheck
+ERRORLINT       := $(TOOLS)/go-errorlint-$(ERRORLINT_VER)/go-errorlint
+
+$(STATICCHECK):
+	GOBIN=$(dir $@) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VER)
+$(ERRORLINT):
+	GOBIN=$(dir $@) $(GO) install codeberg.org/polyfloyd/go-errorlint@$(ERRORLINT_VER)
+
+lint-go: $(STATICCHECK) $(ERRORLINT)
+	$(STATICCHECK) -tags whaletest,hosts ./...
+	$(ERRORLINT) -tags whaletest,hosts ./...
+
+# The Neovim plugin's Lua (every tracked *.lua): stylua --check
+# (.stylua.toml) and luacheck (.luacheckrc, Debian's lua-check) through
+# editors/neovim/scripts/lint.sh, which names what is missing. stylua is
+# installed from npm, pinned, into the tools cache once.
+STYLUA_VER := 2.5.2
+STYLUA     := $(TOOLS)/stylua-$(STYLUA_VER)/node_modules/.bin/stylua
+
+$(STYLUA):
+	npm install --prefix $(TOOLS)/stylua-$(STYLUA_VER) --no-audit --no-fund --loglevel=error @johnnymorganz/stylua-bin@$(STYLUA_VER)
+
+lint-lua: $(STYLUA)
+	STYLUA=$(STYLUA) bash editors/neovim/scripts/lint.sh
 
 build:
 	$(GO) build -o bin/whale-ls ./cmd/whale-ls
@@ -84,11 +130,6 @@ neovim: build-test
 	@if [ -n "$$WHALE_NVIM_011" ]; then \
 		NVIM="$$WHALE_NVIM_011" WHALE_GOPLS="$$WHALE_GOPLS" WHALE_LS=$(CURDIR)/bin/whale-ls-test bash editors/neovim/tests/run.sh; \
 	else echo "WHALE_NVIM_011 not set: the Neovim 0.11 run and the real CodeCompanion and avante tests skipped (install Neovim 0.11 and set WHALE_NVIM_011=<dir>/bin/nvim, WHALE_NVIM_PLUGINS=<folder of codecompanion.nvim-*, plenary.nvim-*, avante.nvim-* and nui.nvim-*>)"; fi
-
-# The Neovim plugin's Lua: stylua --check (.stylua.toml) and luacheck
-# (.luacheckrc); the script installs nothing and names what is missing.
-lint-lua:
-	bash editors/neovim/scripts/lint.sh
 
 # The VS Code extension: type check, package.json in step with the catalog,
 # unit tests (node's test runner, one against the real server).

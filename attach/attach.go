@@ -34,6 +34,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/whale-ls/whale-ls/atomicfile"
+	"github.com/whale-ls/whale-ls/internal/userdir"
 	"github.com/whale-ls/whale-ls/toolbridge"
 )
 
@@ -63,42 +64,9 @@ type Status struct {
 	FileIndexes []string `json:"fileIndexes"`
 }
 
-// Dir returns the private folder for sockets and discovery files, creating
-// it with mode 0700: $XDG_RUNTIME_DIR/whale-ls, else
-// $XDG_STATE_HOME/whale-ls/run, else ~/.local/state/whale-ls/run. A folder
-// that exists with looser permissions is tightened, and one owned by another
-// user is refused.
-func Dir() (string, error) {
-	var dir string
-	switch {
-	case os.Getenv("XDG_RUNTIME_DIR") != "":
-		dir = filepath.Join(os.Getenv("XDG_RUNTIME_DIR"), "whale-ls")
-	case os.Getenv("XDG_STATE_HOME") != "":
-		dir = filepath.Join(os.Getenv("XDG_STATE_HOME"), "whale-ls", "run")
-	default:
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("no folder for the attach socket: %w", err)
-		}
-		dir = filepath.Join(home, ".local", "state", "whale-ls", "run")
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
-	}
-	fi, err := os.Stat(dir)
-	if err != nil {
-		return "", err
-	}
-	if uid, ok := ownerUID(fi); ok && uid != os.Getuid() {
-		return "", fmt.Errorf("attach folder %s belongs to another user", dir)
-	}
-	if fi.Mode().Perm() != 0o700 {
-		if err := os.Chmod(dir, 0o700); err != nil {
-			return "", err
-		}
-	}
-	return dir, nil
-}
+// Dir returns the private folder for sockets and discovery files,
+// userdir.Runtime (created mode 0700, owned by this user).
+func Dir() (string, error) { return userdir.Runtime() }
 
 // Key names a workspace root in the attach folder: a short hash of its
 // real path (socket paths must stay short).
@@ -201,10 +169,19 @@ func (l *Listener) accept() {
 			c.Close()
 			continue
 		}
-		uid, err := peerUID(uc)
+		uid, pid, err := peerCred(uc)
 		if err != nil || uid != l.allowUID {
 			l.log.Warn("attach connection refused: the peer is another user", "uid", uid, "err", err)
 			c.Write([]byte(`{"jsonrpc":"2.0","method":"whale/refused","params":{"reason":"this whale-ls session belongs to another user"}}` + "\n"))
+			c.Close()
+			continue
+		}
+		if pid > 0 && pid != os.Getpid() && descendantOf(pid, os.Getpid()) {
+			// A process inside one of this server's tasks would get the
+			// server's own reach — its network, its writable folders —
+			// instead of the task's confinement.
+			l.log.Warn("attach connection refused: the peer runs inside one of this server's tasks", "pid", pid)
+			c.Write([]byte(`{"jsonrpc":"2.0","method":"whale/refused","params":{"reason":"a process inside one of this whale-ls session's shell tasks cannot attach to it; it runs standalone, under the task's confinement"}}` + "\n"))
 			c.Close()
 			continue
 		}

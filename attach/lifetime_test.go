@@ -2,6 +2,7 @@ package attach
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -55,7 +56,7 @@ func wantCanceled(t *testing.T, what string, server context.Context, cause error
 	case <-time.After(30 * time.Second):
 		t.Fatalf("%s: the server's call was not canceled", what)
 	}
-	if got := context.Cause(server); got != cause {
+	if got := context.Cause(server); !errors.Is(got, cause) {
 		t.Errorf("%s: the call was canceled because %v, want %v", what, got, cause)
 	}
 }

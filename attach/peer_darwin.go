@@ -2,11 +2,17 @@ package attach
 
 import "golang.org/x/sys/unix"
 
-// socketPeerUID reads the peer's uid with LOCAL_PEERCRED.
-func socketPeerUID(fd int) (int, error) {
+// socketPeerCred reads the peer's uid with LOCAL_PEERCRED and its pid with
+// LOCAL_PEERPID.
+func socketPeerCred(fd int) (uid, pid int, err error) {
 	cred, err := unix.GetsockoptXucred(fd, unix.SOL_LOCAL, unix.LOCAL_PEERCRED)
 	if err != nil {
-		return -1, err
+		return -1, 0, err
 	}
-	return int(cred.Uid), nil
+	pid, _ = unix.GetsockoptInt(fd, unix.SOL_LOCAL, unix.LOCAL_PEERPID)
+	return int(cred.Uid), pid, nil
 }
+
+// descendantOf is unknown on macOS (no /proc): a task's processes cannot
+// be told apart there, which README's sandbox limits say.
+func descendantOf(pid, ancestor int) bool { return false }

@@ -4,17 +4,18 @@ package attach
 
 import "net"
 
-// peerUID returns the user id of the process at the other end of c.
-func peerUID(c *net.UnixConn) (int, error) {
+// peerCred returns the user id and process id of the process at the other
+// end of c (pid 0 where the system does not say).
+func peerCred(c *net.UnixConn) (uid, pid int, err error) {
 	raw, err := c.SyscallConn()
 	if err != nil {
-		return -1, err
+		return -1, 0, err
 	}
-	uid := -1
+	uid = -1
 	var cerr error
-	err = raw.Control(func(fd uintptr) { uid, cerr = socketPeerUID(int(fd)) })
+	err = raw.Control(func(fd uintptr) { uid, pid, cerr = socketPeerCred(int(fd)) })
 	if err != nil {
-		return -1, err
+		return -1, 0, err
 	}
-	return uid, cerr
+	return uid, pid, cerr
 }

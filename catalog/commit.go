@@ -12,7 +12,8 @@ import (
 
 	"github.com/whale-ls/whale-ls/changes"
 	"github.com/whale-ls/whale-ls/edits"
-	"github.com/whale-ls/whale-ls/execboundary"
+	"github.com/whale-ls/whale-ls/internal/filelock"
+	"github.com/whale-ls/whale-ls/internal/userdir"
 	"github.com/whale-ls/whale-ls/settings"
 	"github.com/whale-ls/whale-ls/toolbridge"
 	"github.com/whale-ls/whale-ls/workspace"
@@ -48,9 +49,11 @@ type Committer struct {
 	settings func() settings.Settings
 	log      *slog.Logger
 	journal  *changes.Journal // nil: changes are not journaled
-	notifier toolbridge.Notifier
-	prompter toolbridge.Prompter
-	language toolbridge.Language
+	// journalErr is why the journal that should be there is not.
+	journalErr error
+	notifier   toolbridge.Notifier
+	prompter   toolbridge.Prompter
+	language   toolbridge.Language
 
 	locksOnce sync.Once
 	locks     *edits.Locks
@@ -70,6 +73,10 @@ type CommitOptions struct {
 	// Journal records every committed change in the same commit: a change
 	// that cannot be journaled is not made.
 	Journal *changes.Journal
+	// JournalErr is why there is no Journal when one should be (it could
+	// not be opened): changes are then refused, unless the setting
+	// changes.required is false. Nil with a nil Journal: none is kept.
+	JournalErr error
 	// Notifier, when set, is told of every journaled change.
 	Notifier toolbridge.Notifier
 	// Prompter shows changes for review when edits.review asks for it.
@@ -82,7 +89,7 @@ type CommitOptions struct {
 // NewCommitter returns the commit path for o.Workspace.
 func NewCommitter(o CommitOptions) *Committer {
 	env := Env{Reads: o.Reads, Settings: o.Settings, Log: o.Log}.withDefaults()
-	return &Committer{ws: o.Workspace, editor: o.Editor, reads: env.Reads, settings: env.Settings, log: env.Log, journal: o.Journal, notifier: o.Notifier, prompter: o.Prompter, language: o.Language}
+	return &Committer{ws: o.Workspace, editor: o.Editor, reads: env.Reads, settings: env.Settings, log: env.Log, journal: o.Journal, journalErr: o.JournalErr, notifier: o.Notifier, prompter: o.Prompter, language: o.Language}
 }
 
 // commitLocks returns the locks this session's commits take, shared with
@@ -90,7 +97,7 @@ func NewCommitter(o CommitOptions) *Committer {
 // this process's alone when there is none).
 func (c *Committer) commitLocks() *edits.Locks {
 	c.locksOnce.Do(func() {
-		dir, err := execboundary.RuntimeDir()
+		dir, err := userdir.Runtime()
 		if err != nil {
 			c.log.Warn("no private runtime folder: edits are serialised within this process only", "err", err)
 			dir = ""
@@ -136,6 +143,9 @@ func (c *Committer) commit(ctx context.Context, shown []string, plan planner, re
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, "", "", toolbridge.Fail(toolbridge.CodeCanceled, "the edit was canceled while it waited for another edit of the same file; nothing was written")
+			}
+			if held, ok := errors.AsType[*filelock.HeldError](err); ok {
+				return nil, "", "", toolbridge.Fail(toolbridge.CodeWriteConflict, "another process kept whale's edit lock for this file for %v (%s); nothing was written — end that process, or retry when it is done", held.Waited.Round(time.Second), holderText(held))
 			}
 			return nil, "", "", toolbridge.Fail(toolbridge.CodeInternal, "could not take the edit lock (%v); nothing was written — retry, and report it if it persists", err)
 		}
@@ -260,13 +270,24 @@ func (c *Committer) saveOpenDocuments(ctx context.Context, chs []*fileChange) st
 
 // pendingEntry is a journal entry begun for a commit; nil when there is no
 // journal.
-type pendingEntry struct{ p *changes.Pending }
+type pendingEntry struct {
+	p *changes.Pending
+	// unjournaled: there is no journal and changes.required is false; the
+	// result says the change cannot be reverted.
+	unjournaled bool
+}
 
 // journalBegin records chs, before they are committed, as one entry of the
 // call's tool and id.
 func (c *Committer) journalBegin(ctx context.Context, chs []*fileChange, revertOf []string) (*pendingEntry, error) {
 	if c.journal == nil {
-		return nil, nil
+		if c.journalErr == nil {
+			return nil, nil
+		}
+		if required := c.settings().Changes.Required; required == nil || *required {
+			return nil, toolbridge.Fail(toolbridge.CodeNotConfigured, "the journal of changes could not be opened (%v), and whale makes no change it cannot take back; nothing was changed — ask the user to fix the state folder (free space, permissions) and restart whale, or to set changes.required to false", c.journalErr)
+		}
+		return &pendingEntry{unjournaled: true}, nil
 	}
 	var files []changes.FileChange
 	for _, ch := range chs {
@@ -290,12 +311,12 @@ func (c *Committer) journalBegin(ctx context.Context, chs []*fileChange, revertO
 	if err != nil {
 		return nil, toolbridge.Fail(toolbridge.CodeInternal, "the change could not be recorded in the journal of changes (%v), so it was not made; nothing was changed — retry, and if it persists ask the user to check the state folder's free space", err)
 	}
-	return &pendingEntry{p}, nil
+	return &pendingEntry{p: p}, nil
 }
 
 // abort removes the entry of a commit that failed.
 func (e *pendingEntry) abort() {
-	if e != nil {
+	if e != nil && e.p != nil {
 		e.p.Abort()
 	}
 }
@@ -306,6 +327,9 @@ func (e *pendingEntry) abort() {
 func (e *pendingEntry) commit(log *slog.Logger) (note, id string) {
 	if e == nil {
 		return "", ""
+	}
+	if e.unjournaled {
+		return "(Not journaled: the journal of changes could not be opened and changes.required is false, so changes_revert cannot take this change back.)", ""
 	}
 	entry, err := e.p.Commit()
 	if err != nil {
@@ -411,4 +435,12 @@ func (c *Committer) explainMissedTarget(src *editSource, steps []edits.Edit, err
 		Text: fmt.Sprintf("%s: the text this edit searches for was at %s when you read the file, but it changed %s: %s. Nothing was written — re-read %s and redo the edit on their current text.", src.shown, at, who, where, reread),
 		Data: map[string]any{"lines": []int{from, max(from, to)}},
 	}
+}
+
+// holderText names the processes holding a lock, for a model or a person.
+func holderText(e *filelock.HeldError) string {
+	if len(e.Holders) == 0 {
+		return "the system does not say which"
+	}
+	return "held by " + strings.Join(e.Holders, ", ")
 }

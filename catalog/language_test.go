@@ -76,7 +76,7 @@ func (f *fakeLanguage) Rename(_ context.Context, _ string, p edits.Pos, _ string
 
 // languageTools registers the language tools over d (with d.Language set).
 func languageTools(d *testDeps) []toolbridge.Tool {
-	lang, _ := d.language.(toolbridge.Language)
+	lang := d.language
 	l := Lang{Workspace: d.Workspace, Editor: d.Editor, Language: lang}
 	c := NewCommitter(CommitOptions{Workspace: d.Workspace, Editor: d.Editor, Reads: d.Reads, Settings: d.settings, Journal: d.Journal, Language: lang})
 	return []toolbridge.Tool{Problems(l), Symbols(l), DocumentSymbols(l), Definition(l), References(l), Hover(l), Rename(l, c), Edit(c)}

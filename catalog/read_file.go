@@ -217,10 +217,10 @@ func (p linePage) fromReader(ctx context.Context, shown string, br *bufio.Reader
 			}
 			n++
 			line, err := br.ReadSlice('\n')
-			if err == bufio.ErrBufferFull {
+			if errors.Is(err, bufio.ErrBufferFull) {
 				// A very long line: gather it whole.
 				long := append([]byte(nil), line...)
-				for err == bufio.ErrBufferFull {
+				for errors.Is(err, bufio.ErrBufferFull) {
 					line, err = br.ReadSlice('\n')
 					long = append(long, line...)
 				}

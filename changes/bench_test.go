@@ -66,8 +66,17 @@ func BenchmarkMerge3(b *testing.B) {
 	}
 }
 
+// BenchmarkBeginCommit journals one small change, without fsync and with
+// it (Options.Sync, as the language server journals): the ratio is what
+// durability costs an edit.
 func BenchmarkBeginCommit(b *testing.B) {
-	j, err := Open(b.TempDir(), Options{})
+	for _, sync := range []bool{false, true} {
+		b.Run(fmt.Sprintf("sync=%v", sync), func(b *testing.B) { benchBeginCommit(b, Options{Sync: sync}) })
+	}
+}
+
+func benchBeginCommit(b *testing.B, o Options) {
+	j, err := Open(b.TempDir(), o)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package changes
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -12,6 +13,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/whale-ls/whale-ls/internal/filelock"
 )
 
 // Defaults of Options.
@@ -20,6 +23,11 @@ const (
 	DefaultMaxFileBytes = 8 << 20
 	DefaultPendingAge   = time.Hour
 )
+
+// lockWait bounds the wait for the journal's lock: appends hold it for
+// milliseconds, and a process that took it and keeps it (a task can open
+// the lock file) must not stall every later change.
+const lockWait = 30 * time.Second
 
 // ErrNotFound is wrapped by the errors of Get, Blob, Diff and PlanRevert
 // when an id names nothing in the journal (never written, or dropped by the
@@ -145,10 +153,10 @@ const (
 func (j *Journal) locked(fn func() error) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if err := lockFile(j.lockf); err != nil {
+	if err := filelock.LockWithin(context.Background(), j.lockf, lockWait); err != nil {
 		return fmt.Errorf("lock change journal: %w", err)
 	}
-	defer unlockFile(j.lockf)
+	defer filelock.Unlock(j.lockf)
 	if err := j.catchUp(true); err != nil {
 		return err
 	}
@@ -252,6 +260,9 @@ type pendingFile struct {
 	Entry Entry    `json:"entry"`
 	Added []string `json:"added,omitempty"` // blobs this entry stored first
 	PID   int      `json:"pid"`
+	// Start tells PID's process from a later one with the same id (its
+	// start time where the system gives one; 0 otherwise).
+	Start uint64 `json:"start,omitempty"`
 }
 
 // Pending is an entry whose change is being committed. Exactly one of
@@ -309,7 +320,7 @@ func (j *Journal) Begin(m Meta, files []FileChange) (*Pending, error) {
 		if err != nil {
 			return err
 		}
-		pf := pendingFile{Entry: e, Added: added, PID: os.Getpid()}
+		pf := pendingFile{Entry: e, Added: added, PID: os.Getpid(), Start: selfStart}
 		raw, err := json.Marshal(pf)
 		if err != nil {
 			return err

@@ -1,9 +1,11 @@
 package changes
 
 import (
+	"bufio"
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -395,4 +398,80 @@ func TestDiff(t *testing.T) {
 			t.Errorf("Diff() =\n%s\nwant it to contain %q", got, want)
 		}
 	}
+}
+
+const killedEnv = "CHANGES_TEST_KILLED"
+
+// TestHelperKilledMidCommit begins an entry, writes the file as a commit
+// would, says so and waits to be killed (-9) before its commit record:
+// run by TestKilledMidCommitSettledAtOnce.
+func TestHelperKilledMidCommit(t *testing.T) {
+	spec := os.Getenv(killedEnv)
+	if spec == "" {
+		t.Skip("helper process only")
+	}
+	dir, path, ok := strings.Cut(spec, "|")
+	if !ok {
+		t.Fatal("bad helper spec")
+	}
+	j := openTest(t, dir, Options{Sync: true})
+	if _, err := j.Begin(Meta{Tool: "edit"}, []FileChange{{Path: path, Before: []byte("before\n"), After: []byte("after\n"), BeforeExists: true, AfterExists: true, Where: WhereDisk}}); err != nil {
+		t.Fatal(err)
+	}
+	if os.Getenv(killedEnv+"_WRITE") == "1" {
+		os.WriteFile(path, []byte("after\n"), 0o600)
+	}
+	fmt.Println("READY")
+	time.Sleep(time.Minute)
+}
+
+// TestKilledMidCommitSettledAtOnce kills a process between its change and
+// the journal's commit record: the next Open — not an hour later — lists
+// the change when the file holds it, and drops the entry when it does not.
+func TestKilledMidCommitSettledAtOnce(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		write bool
+	}{{"renamed, then killed", true}, {"killed before the rename", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, work := t.TempDir(), t.TempDir()
+			path := filepath.Join(work, "f.txt")
+			os.WriteFile(path, []byte("before\n"), 0o600)
+			cmd := exec.Command(os.Args[0], "-test.run", "^TestHelperKilledMidCommit$", "-test.count=1", "-test.v")
+			cmd.Env = append(os.Environ(), killedEnv+"="+dir+"|"+path, killedEnv+"_WRITE="+map[bool]string{true: "1"}[tc.write])
+			out, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			if !waitFor(out, "READY") {
+				cmd.Process.Kill()
+				cmd.Wait()
+				t.Fatal("the helper never began its entry")
+			}
+			cmd.Process.Signal(syscall.SIGKILL)
+			cmd.Wait()
+			j := openTest(t, dir, Options{})
+			es, _, _ := j.List("", 0)
+			if got := len(es) == 1; got != tc.write {
+				t.Errorf("listed = %v, want %v (entries %+v)", got, tc.write, es)
+			}
+			if n := pendingCount(t, j); n != 0 {
+				t.Errorf("%d pending entries left after Open, want 0", n)
+			}
+		})
+	}
+}
+
+// waitFor reads r until a line holds want (or r ends).
+func waitFor(r io.Reader, want string) bool {
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), want) {
+			return true
+		}
+	}
+	return false
 }

@@ -222,18 +222,19 @@ func (j *Journal) compact(keep string, trim bool) error {
 	return j.catchUp(true)
 }
 
-// settlePending publishes or removes the entries that were begun longer
-// than PendingAge ago and never committed or aborted: an entry is published
-// when every file it changed on disk now holds what it wrote, and removed
-// otherwise (a change to an editor buffer cannot be checked, so it is
-// removed).
+// settlePending publishes or removes the entries that were begun and
+// never committed or aborted by a process that is gone (killed between the
+// change and its commit record), or begun longer than PendingAge ago where
+// the system cannot tell: an entry is published when every file it changed
+// on disk now holds what it wrote, and removed otherwise (a change to an
+// editor buffer cannot be checked, so it is removed).
 func (j *Journal) settlePending() error {
 	return j.locked(func() error {
 		var buf []byte
 		var removed []string
 		for _, id := range j.view.ids {
 			e := j.view.entries[id]
-			if e.state != statePending || j.o.Now().Sub(e.pf.Entry.Time) < j.o.PendingAge {
+			if e.state != statePending || (!ownerGone(e.pf.PID, e.pf.Start) && j.o.Now().Sub(e.pf.Entry.Time) < j.o.PendingAge) {
 				continue
 			}
 			if happened(e.pf.Entry) {

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/whale-ls/whale-ls/internal/filelock"
 )
 
 // testLocks commit with in-process locks only, as a command line would
@@ -339,13 +341,42 @@ func TestLocksExcludeOtherHolders(t *testing.T) {
 	// take it the way that process would, bypassing this process's stripes.
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	if _, err := lockFile(ctx, tx.held.files[0].Name()); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("lockFile while held = %v, want the context's deadline", err)
+	if _, err := filelock.Open(ctx, tx.held.files[0].Name()); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("filelock.Open while held = %v, want the context's deadline", err)
 	}
 	tx.End()
-	f, err := lockFile(context.Background(), filepath.Join(dir, "locks", bucketName(int(hashKey(lockKey(target))%lockBuckets))))
+	f, err := filelock.Open(context.Background(), filepath.Join(dir, "locks", bucketName(int(hashKey(lockKey(target))%lockBuckets))))
 	if err != nil {
-		t.Fatalf("lockFile after End = %v", err)
+		t.Fatalf("filelock.Open after End = %v", err)
 	}
-	unlockFile(f)
+	filelock.Close(f)
+}
+
+// TestLockWaitIsBounded: a process outside whale that took a commit's lock
+// file and keeps it (a task can open the file) makes Begin fail after
+// LockOptions.Wait with a *filelock.HeldError, instead of waiting for ever.
+func TestLockWaitIsBounded(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(t.TempDir(), "f.txt")
+	locks := NewLocks(LockOptions{Dir: dir, Wait: 200 * time.Millisecond})
+	tx, err := locks.Begin(context.Background(), target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := tx.held.files[0].Name()
+	tx.End()
+	squatter, err := filelock.Open(context.Background(), name) // another open file: as another process
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer filelock.Close(squatter)
+	start := time.Now()
+	_, err = locks.Begin(context.Background(), target)
+	var held *filelock.HeldError
+	if !errors.As(err, &held) {
+		t.Fatalf("Begin while another holds the lock = %v, want a *filelock.HeldError", err)
+	}
+	if waited := time.Since(start); waited > 10*time.Second {
+		t.Errorf("Begin waited %v with a 200ms bound", waited)
+	}
 }

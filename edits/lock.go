@@ -1,11 +1,15 @@
 package edits
 
 import (
+	"cmp"
 	"context"
 	"hash/fnv"
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
+
+	"github.com/whale-ls/whale-ls/internal/filelock"
 )
 
 // LockOptions configures Locks.
@@ -14,14 +18,23 @@ type LockOptions struct {
 	// whale process of the user, where the advisory cross-process locks
 	// live. Empty leaves only the locks of this process.
 	Dir string
+	// Wait bounds the wait for another process's lock (DefaultLockWait
+	// when 0): a process that took a lock file and keeps it — a task can
+	// open one — gets a *filelock.HeldError naming it, not a commit that
+	// waits for ever.
+	Wait time.Duration
 	// BeforeRename, when set (by tests), runs before each rename of a
 	// commit and can make it fail, to exercise the rollback.
 	BeforeRename func(target string) error
 }
 
+// DefaultLockWait is how long a commit waits for another whale process's
+// lock on the same file: commits hold it for milliseconds.
+const DefaultLockWait = 30 * time.Second
+
 // Locks serialises commits of the same file. Inside the process it uses
 // striped mutexes shared by every Locks value (two roots may reach one
-// file); across processes it uses advisory locks (flock) on lock files in
+// file); across processes it uses advisory locks (internal/filelock) on lock files in
 // LockOptions.Dir, so that the language server, `whale-ls mcp` and
 // `whale-ls call` never commit one file at the same time.
 //
@@ -61,7 +74,7 @@ type heldLocks struct {
 
 func (h *heldLocks) release() {
 	for k := len(h.files) - 1; k >= 0; k-- {
-		unlockFile(h.files[k])
+		filelock.Close(h.files[k])
 	}
 	for k := len(h.stripes) - 1; k >= 0; k-- {
 		<-stripes[h.stripes[k]]
@@ -102,14 +115,12 @@ func (l *Locks) Begin(ctx context.Context, paths ...string) (*Txn, error) {
 		return nil, err
 	}
 	for _, b := range buckets {
-		f, err := lockFile(ctx, filepath.Join(dir, bucketName(b)))
+		f, err := filelock.OpenWithin(ctx, filepath.Join(dir, bucketName(b)), cmp.Or(l.opts.Wait, DefaultLockWait))
 		if err != nil {
 			tx.End()
 			return nil, err
 		}
-		if f != nil {
-			tx.held.files = append(tx.held.files, f)
-		}
+		tx.held.files = append(tx.held.files, f)
 	}
 	return tx, nil
 }

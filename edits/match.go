@@ -2,6 +2,7 @@ package edits
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -731,7 +732,7 @@ func ApplyAll(ctx context.Context, text string, steps []Edit) (Applied, error) {
 		}
 		a, err := Apply(res.Text, st)
 		if err != nil {
-			if e, ok := err.(*Error); ok {
+			if e, ok := errors.AsType[*Error](err); ok {
 				e.Step = i + 1
 				e.Message = fmt.Sprintf("step %d of %d failed, so no step was applied: %s", i+1, len(steps), e.Message)
 			}

@@ -64,7 +64,7 @@ func TestApplyTable(t *testing.T) {
 
 func TestNotUniqueListsLines(t *testing.T) {
 	_, err := Apply("x\ny\nx\nz\nx\n", Edit{Search: "x", Replace: "w"})
-	e, ok := err.(*Error)
+	e, ok := errors.AsType[*Error](err)
 	if !ok || e.Code != CodeSearchNotUnique {
 		t.Fatalf("error = %v, want search_not_unique", err)
 	}
@@ -82,7 +82,8 @@ func TestNotFoundMakesWhitespaceVisible(t *testing.T) {
 	if CodeOf(err) != CodeSearchNotFound {
 		t.Fatalf("error = %v, want search_not_found", err)
 	}
-	msg := err.(*Error).Message
+	e, _ := errors.AsType[*Error](err)
+	msg := e.Message
 	for _, want := range []string{"line 1", `"\treturn 1\u00a0"`, `"\treturn 2"`, "the first line agrees"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("message %q does not contain %q", msg, want)
@@ -92,7 +93,7 @@ func TestNotFoundMakesWhitespaceVisible(t *testing.T) {
 
 func TestApplyAllStepIndex(t *testing.T) {
 	_, err := ApplyAll(context.Background(), "a b c", []Edit{{Search: "a", Replace: "x"}, {Search: "b", Replace: "y"}, {Search: "q", Replace: "z"}})
-	e, ok := err.(*Error)
+	e, ok := errors.AsType[*Error](err)
 	if !ok || e.Step != 3 || e.Code != CodeSearchNotFound {
 		t.Fatalf("error = %#v, want step 3 search_not_found", err)
 	}

@@ -1,6 +1,7 @@
 package edits
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -37,7 +38,8 @@ func TestParseBeginPatchRefusals(t *testing.T) {
 			if CodeOf(err) != CodeInvalidInput {
 				t.Fatalf("ParsePatch(%q) error = %v, want invalid_input", tc.patch, err)
 			}
-			msg := err.(*Error).Message
+			e, _ := errors.AsType[*Error](err)
+			msg := e.Message
 			if !strings.HasPrefix(msg, tc.line) {
 				t.Errorf("ParsePatch(%q) message = %q, want it to start with %q", tc.patch, msg, tc.line)
 			}
@@ -255,7 +257,7 @@ func TestApplyChunks(t *testing.T) {
 				if CodeOf(err) != tc.code {
 					t.Fatalf("Apply(%q) error = %v, want code %s", tc.text, err, tc.code)
 				}
-				e := err.(*Error)
+				e, _ := errors.AsType[*Error](err)
 				if !strings.Contains(e.Message, tc.msg) {
 					t.Errorf("Apply(%q) message = %q, want it to contain %q", tc.text, e.Message, tc.msg)
 				}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/whale-ls/whale-ls/internal/userdir"
 )
 
 // Who decided an exec, as the audit log records it.
@@ -46,7 +48,7 @@ type AuditLog struct {
 }
 
 // NewAuditLog returns a log writing to dir/audit.jsonl, opened on the first
-// entry. An empty dir means StateDir().
+// entry. An empty dir means userdir.State().
 func NewAuditLog(dir string) *AuditLog { return &AuditLog{dir: dir} }
 
 // Path returns the log file's path ("" when no state folder is known).
@@ -54,7 +56,7 @@ func (a *AuditLog) Path() string {
 	dir := a.dir
 	if dir == "" {
 		var err error
-		if dir, err = StateDir(); err != nil {
+		if dir, err = userdir.State(); err != nil {
 			return ""
 		}
 	}
@@ -83,12 +85,12 @@ func (a *AuditLog) Write(e AuditEntry) error {
 	if a.f == nil {
 		dir := a.dir
 		if dir == "" {
-			if dir, err = StateDir(); err != nil {
+			if dir, err = userdir.State(); err != nil {
 				a.broken = true
 				return err
 			}
 		}
-		f, err := OpenPrivateFile(dir, "audit.jsonl", os.O_WRONLY|os.O_APPEND|os.O_CREATE)
+		f, err := userdir.OpenFile(dir, "audit.jsonl", os.O_WRONLY|os.O_APPEND|os.O_CREATE)
 		if err != nil {
 			a.broken = true
 			return fmt.Errorf("open the audit log: %w", err)

@@ -313,7 +313,7 @@ func (tg *taskGate) loop() {
 		}
 		var req seccompNotif
 		if err := ioctl(tg.listener, unix.SECCOMP_IOCTL_NOTIF_RECV, unsafe.Pointer(&req)); err != nil {
-			if err == unix.EINTR || err == unix.ENOENT {
+			if errors.Is(err, unix.EINTR) || errors.Is(err, unix.ENOENT) {
 				continue
 			}
 			return

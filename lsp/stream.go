@@ -23,11 +23,17 @@ const DefaultMaxMessageBytes = 64 << 20
 const maxHeaderBytes = 8 << 10
 
 // frameStream is a jsonrpc2.Stream with LSP header framing that survives bad
-// input: a malformed header is skipped up to the next "Content-Length", an
-// oversized body is discarded, and invalid JSON is answered with a parse
-// error (id null) instead of ending the connection.
+// input: after a malformed header block (a line without a colon, a missing
+// or non-numeric Content-Length) the length of what follows is unknown, so
+// the reader skips ahead to the next "Content-Length:" — even in the middle
+// of a line, where the skipped body ran into the next header — and goes on
+// from there; an oversized body is discarded, and invalid JSON is answered
+// with a parse error (id null) instead of ending the connection.
 type frameStream struct {
-	in      *bufio.Reader
+	in *bufio.Reader
+	// resync is set after a malformed header block: the next frame starts
+	// at the next "Content-Length:" in the input. Read's goroutine only.
+	resync  bool
 	closer  io.Closer
 	maxBody int
 	log     *slog.Logger
@@ -74,7 +80,8 @@ func (s *frameStream) Read(ctx context.Context) (jsonrpc2.Message, int64, error)
 		if err != nil {
 			var bad *badFrame
 			if errors.As(err, &bad) {
-				s.log.Warn("skipped a bad message", "reason", bad.reason)
+				s.resync = s.resync || bad.unsynced
+				s.log.Warn("skipped a bad message", "reason", bad.reason, "resynchronizing", bad.unsynced)
 				if bad.reply != nil {
 					s.writeRaw(bad.reply)
 				}
@@ -97,6 +104,9 @@ func (s *frameStream) Read(ctx context.Context) (jsonrpc2.Message, int64, error)
 type badFrame struct {
 	reason string
 	reply  []byte
+	// unsynced: the frame's end is unknown (its header block was
+	// malformed), so the next frame is found by its Content-Length line.
+	unsynced bool
 }
 
 func (b *badFrame) Error() string { return b.reason }
@@ -110,10 +120,17 @@ func (s *frameStream) readFrame() ([]byte, int64, error) {
 		line, err := s.readLine()
 		total += int64(len(line))
 		if err != nil {
-			if err == io.EOF && (sawHeader || len(line) > 0) {
+			if errors.Is(err, io.EOF) && (sawHeader || len(line) > 0) {
 				return nil, 0, io.ErrUnexpectedEOF
 			}
 			return nil, 0, err
+		}
+		if s.resync {
+			i := indexFold(line, "content-length:")
+			if i < 0 {
+				continue // the rest of a frame whose length was unknown
+			}
+			line, s.resync = line[i:], false
 		}
 		trimmed := strings.TrimRight(string(line), "\r\n")
 		if trimmed == "" {
@@ -125,18 +142,18 @@ func (s *frameStream) readFrame() ([]byte, int64, error) {
 		sawHeader = true
 		name, value, ok := strings.Cut(trimmed, ":")
 		if !ok {
-			return nil, 0, &badFrame{reason: fmt.Sprintf("header line without a colon: %.80q", trimmed)}
+			return nil, 0, &badFrame{reason: fmt.Sprintf("header line without a colon: %.80q", trimmed), unsynced: true}
 		}
 		if strings.EqualFold(strings.TrimSpace(name), "Content-Length") {
 			n, err := strconv.Atoi(strings.TrimSpace(value))
 			if err != nil || n <= 0 {
-				return nil, 0, &badFrame{reason: fmt.Sprintf("invalid Content-Length %.40q", value)}
+				return nil, 0, &badFrame{reason: fmt.Sprintf("invalid Content-Length %.40q", value), unsynced: true}
 			}
 			length = n
 		}
 	}
 	if length < 0 {
-		return nil, 0, &badFrame{reason: "header block without Content-Length"}
+		return nil, 0, &badFrame{reason: "header block without Content-Length", unsynced: true}
 	}
 	if length > s.maxBody {
 		if _, err := io.CopyN(io.Discard, s.in, int64(length)); err != nil {
@@ -164,12 +181,12 @@ func (s *frameStream) readLine() ([]byte, error) {
 	for {
 		chunk, err := s.in.ReadSlice('\n')
 		line = append(line, chunk...)
-		if err == bufio.ErrBufferFull {
+		if errors.Is(err, bufio.ErrBufferFull) {
 			if len(line) > maxHeaderBytes {
-				for err == bufio.ErrBufferFull {
+				for errors.Is(err, bufio.ErrBufferFull) {
 					_, err = s.in.ReadSlice('\n')
 				}
-				return nil, &badFrame{reason: "header line too long"}
+				return nil, &badFrame{reason: "header line too long", unsynced: true}
 			}
 			continue
 		}
@@ -285,4 +302,15 @@ func errorReply(id []byte, code jsonrpc2.Code, msg string) []byte {
 	b.Write(quoteJSON(msg))
 	b.WriteString(`}}`)
 	return b.Bytes()
+}
+
+// indexFold is the index of the first case-insensitive match of the ASCII
+// lower-case word in b, or -1.
+func indexFold(b []byte, word string) int {
+	for i := 0; i+len(word) <= len(b); i++ {
+		if bytes.EqualFold(b[i:i+len(word)], []byte(word)) {
+			return i
+		}
+	}
+	return -1
 }

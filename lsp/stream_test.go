@@ -112,3 +112,40 @@ func TestConcurrentWritesStayWholeFrames(t *testing.T) {
 		t.Logf("no frames shared a write (%d writes); the machine may be idle", out.writes)
 	}
 }
+
+// TestMalformedHeadersResynchronize sends frames whose header blocks are
+// malformed — so their bodies' lengths are unknown — between good ones:
+// every good frame after them must still be read (a server that lost the
+// framing would answer nothing ever again).
+func TestMalformedHeadersResynchronize(t *testing.T) {
+	frame := func(header, body string) string { return header + "\r\n\r\n" + body }
+	good := func(id int) string {
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, id)
+		return frame(fmt.Sprintf("Content-Length: %d", len(body)), body)
+	}
+	bad := `{"jsonrpc":"2.0","id":99,"method":"lost"}`
+	for _, tc := range []struct{ name, in string }{
+		{"non-numeric length", good(1) + frame("Content-Length: abc", bad) + good(2) + good(3)},
+		{"no length", good(1) + frame("Content-Type: application/vscode-jsonrpc", bad) + good(2) + good(3)},
+		{"line without a colon", good(1) + frame("garbage", bad) + good(2) + good(3)},
+		{"lower-case name after a bad block", good(1) + frame("Content-Length: -5", bad) + strings.Replace(good(2), "Content-Length", "content-length", 1) + good(3)},
+		{"two bad blocks in a row", good(1) + frame("Content-Length: x", bad) + frame("Content-Length: y", bad) + good(2) + good(3)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newFrameStream(strings.NewReader(tc.in), io.Discard, nil, 0, slog.New(slog.DiscardHandler))
+			var ids []string
+			for {
+				msg, _, err := s.Read(context.Background())
+				if err != nil {
+					break
+				}
+				if c, ok := msg.(*jsonrpc2.Call); ok {
+					ids = append(ids, fmt.Sprint(c.ID()))
+				}
+			}
+			if got, want := strings.Join(ids, ","), "1,2,3"; got != want {
+				t.Errorf("ids read = %q, want %q", got, want)
+			}
+		})
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -87,7 +88,7 @@ func readLine(r *bufio.Reader, limit int) (line []byte, tooLong bool, err error)
 				line = append(line, chunk...)
 			}
 		}
-		if err != bufio.ErrBufferFull {
+		if !errors.Is(err, bufio.ErrBufferFull) {
 			return line, tooLong, err
 		}
 	}

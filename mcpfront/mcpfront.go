@@ -194,23 +194,69 @@ func (s *Server) Refresh(ctx context.Context) error {
 			continue
 		}
 		s.known[spec.Name] = true
-		schema, err := json.Marshal(spec.InputSchema)
+		raw, err := json.Marshal(spec.InputSchema)
 		if err != nil {
 			return err
+		}
+		schema, repaired, err := objectSchema(raw)
+		if err != nil {
+			s.log.Warn("tool left out: its input schema cannot be served over MCP", "tool", spec.Name, "err", err)
+			continue
+		}
+		if repaired != "" {
+			s.log.Warn("tool's input schema repaired", "tool", spec.Name, "repair", repaired)
 		}
 		tool := &mcp.Tool{
 			Name:        spec.Name,
 			Description: spec.Description,
-			InputSchema: json.RawMessage(schema),
+			InputSchema: schema,
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: spec.ReadOnly},
 		}
 		name := spec.Name
-		s.mcp.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if err := s.addTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			res, _ := s.run(ctx, name, req)
 			return res, nil
-		})
+		}); err != nil {
+			s.log.Warn("tool left out: the MCP server refused it", "tool", spec.Name, "err", err)
+		}
 	}
 	return nil
+}
+
+// addTool adds a tool; the SDK panics on a tool it cannot serve (a bad
+// name or schema), which here is an error, never the end of the server.
+func (s *Server) addTool(tool *mcp.Tool, h mcp.ToolHandler) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	s.mcp.AddTool(tool, h)
+	return nil
+}
+
+// objectSchema checks that raw is what MCP requires of a tool's input
+// schema — a JSON object whose type is "object" — and repairs the two
+// shapes whose meaning is clear: no schema at all (no arguments) and an
+// object without "type". repaired says which repair was made.
+func objectSchema(raw []byte) (schema json.RawMessage, repaired string, err error) {
+	if string(raw) == "null" {
+		return json.RawMessage(`{"type":"object","properties":{}}`), "no schema: taken as one without arguments", nil
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
+		return nil, "", fmt.Errorf("the schema is not a JSON object: %.60s", raw)
+	}
+	switch t := string(obj["type"]); t {
+	case `"object"`:
+		return raw, "", nil
+	case "":
+		obj["type"] = json.RawMessage(`"object"`)
+		fixed, err := json.Marshal(obj)
+		return fixed, `no "type": taken as "object"`, err
+	default:
+		return nil, "", fmt.Errorf("the schema's type is %s, and MCP needs \"object\"", t)
+	}
 }
 
 // run calls the tool through the Backend and returns the MCP result and

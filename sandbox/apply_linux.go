@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"syscall"
 	"unsafe"
 
@@ -37,7 +38,7 @@ func LandlockABI() (int, error) {
 	case unix.ENOSYS:
 		return 0, errors.New("this kernel has no Landlock (Linux 5.13 or later with CONFIG_SECURITY_LANDLOCK is needed)")
 	case unix.EOPNOTSUPP:
-		return 0, errors.New("Landlock is not enabled in this kernel's LSM list (boot parameter lsm=…,landlock)")
+		return 0, errors.New("this kernel does not enable Landlock in its LSM list (boot parameter lsm=…,landlock)")
 	}
 	return 0, fmt.Errorf("ask the kernel for its Landlock version: %w", errno)
 }
@@ -119,14 +120,54 @@ func writableWithout(path string) bool {
 }
 
 // Write rights the sandbox handles. Reading, executing, reading folders and
-// device ioctls are not handled, so they stay as they are.
+// device ioctls are not handled, so they stay as they are. Making device
+// nodes is handled and never allowed, not even in the workspace: a block
+// device made there would write wherever its disk is.
 const (
 	fileWrite = unix.LANDLOCK_ACCESS_FS_WRITE_FILE | unix.LANDLOCK_ACCESS_FS_TRUNCATE
 	dirWrite  = fileWrite | unix.LANDLOCK_ACCESS_FS_REMOVE_DIR | unix.LANDLOCK_ACCESS_FS_REMOVE_FILE |
-		unix.LANDLOCK_ACCESS_FS_MAKE_CHAR | unix.LANDLOCK_ACCESS_FS_MAKE_DIR | unix.LANDLOCK_ACCESS_FS_MAKE_REG |
-		unix.LANDLOCK_ACCESS_FS_MAKE_SOCK | unix.LANDLOCK_ACCESS_FS_MAKE_FIFO | unix.LANDLOCK_ACCESS_FS_MAKE_BLOCK |
+		unix.LANDLOCK_ACCESS_FS_MAKE_DIR | unix.LANDLOCK_ACCESS_FS_MAKE_REG |
+		unix.LANDLOCK_ACCESS_FS_MAKE_SOCK | unix.LANDLOCK_ACCESS_FS_MAKE_FIFO |
 		unix.LANDLOCK_ACCESS_FS_MAKE_SYM | unix.LANDLOCK_ACCESS_FS_REFER
+	handledFS = dirWrite | unix.LANDLOCK_ACCESS_FS_MAKE_CHAR | unix.LANDLOCK_ACCESS_FS_MAKE_BLOCK
 )
+
+// keptCaps are the capabilities a confined task keeps (when it runs as root
+// at all): Docker's default set, less CAP_MKNOD, CAP_SETFCAP and
+// CAP_SETPCAP. Everything else — CAP_SYS_ADMIN (TIOCSTI into another
+// terminal, mounts), CAP_LINUX_IMMUTABLE (chattr +i), CAP_SYS_MODULE,
+// CAP_SYS_RAWIO, CAP_NET_ADMIN, CAP_SYS_PTRACE and the rest — leaves the
+// bounding set before the shell runs, so no process of the task gets it
+// back, setuid programs included.
+var keptCaps = []uintptr{
+	unix.CAP_CHOWN, unix.CAP_DAC_OVERRIDE, unix.CAP_FOWNER, unix.CAP_FSETID, unix.CAP_KILL,
+	unix.CAP_SETGID, unix.CAP_SETUID, unix.CAP_NET_BIND_SERVICE, unix.CAP_NET_RAW,
+	unix.CAP_SYS_CHROOT, unix.CAP_AUDIT_WRITE,
+}
+
+// dropCaps removes every capability but keptCaps from the bounding set
+// (which needs CAP_SETPCAP: a task without it has none to drop) and from
+// the ambient set.
+func dropCaps() error {
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
+		return fmt.Errorf("drop the ambient capabilities: %w", err)
+	}
+	for c := uintptr(0); c <= unix.CAP_LAST_CAP; c++ {
+		if slices.Contains(keptCaps, c) {
+			continue
+		}
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, c, 0, 0, 0); err != nil {
+			if errors.Is(err, unix.EPERM) {
+				return nil // no CAP_SETPCAP: nothing to drop
+			}
+			if errors.Is(err, unix.EINVAL) {
+				break // past the kernel's last capability
+			}
+			return fmt.Errorf("drop capability %d: %w", c, err)
+		}
+	}
+	return nil
+}
 
 // devices stay writable in every confined mode: the terminal, the null
 // and random devices.
@@ -186,7 +227,7 @@ func confineWrites(p Policy) error {
 		return err
 	}
 	abi, _ := LandlockABI()
-	attr := rulesetAttr{handledFS: dirWrite}
+	attr := rulesetAttr{handledFS: handledFS}
 	if abi >= 6 {
 		attr.scoped = unix.LANDLOCK_SCOPE_SIGNAL
 	}
@@ -234,6 +275,9 @@ func confineWrites(p Policy) error {
 		if err := allow(d, fileWrite); err != nil {
 			return err
 		}
+	}
+	if err := dropCaps(); err != nil {
+		return err
 	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("set no_new_privs: %w", err)

@@ -16,7 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creack/pty"
 	"github.com/whale-ls/whale-ls/execboundary"
+	"github.com/whale-ls/whale-ls/internal/probe"
 	"github.com/whale-ls/whale-ls/sandbox"
 	"github.com/whale-ls/whale-ls/terminal"
 )
@@ -47,22 +49,23 @@ func (a gateAdapter) Start(cmd *exec.Cmd, t terminal.GateTask) (func(), error) {
 	return a.g.Start(cmd, t)
 }
 
-// needSandbox skips the test where Landlock cannot confine writes, except
-// in CI, where it must.
+// needSandbox skips the test where the kernel gives no way to confine
+// writes (Landlock) or the network (a namespace), as probed independently
+// of whale; where it does, whale's sandbox must apply.
 func needSandbox(t *testing.T, p sandbox.Policy) {
 	t.Helper()
 	if err := sandbox.Check(p); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("the sandbox cannot be applied in CI: %v", err)
+		if r := probe.Landlock(sandbox.MinABI); r.Present {
+			t.Fatalf("the sandbox cannot be applied although the kernel has %s: %v", r.Reason, err)
 		}
-		t.Skipf("the sandbox cannot be applied here: %v (Linux 6.2 or later with Landlock is needed)", err)
+		t.Skipf("skipped: the sandbox cannot be applied here: %v (Linux 6.2 or later with Landlock is needed)", err)
 	}
 	if p.Network != sandbox.NetOn {
 		if err := sandbox.Probe([]string{os.Args[0], gateArg, "--probe"}); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("no network namespace in CI: %v", err)
+			if r := probe.NetNamespace(); r.Present {
+				t.Fatalf("the sandbox cannot cut the network although this process %s: %v", r.Reason, err)
 			}
-			t.Skipf("%v", err)
+			t.Skipf("skipped: %v", err)
 		}
 	}
 }
@@ -514,9 +517,10 @@ func TestControlsWorkSandboxed(t *testing.T) {
 // the capability it needs must not reach the task). It needs root to
 // switch users.
 func TestNetworkAsUnprivilegedUser(t *testing.T) {
-	if os.Geteuid() != 0 || os.Getenv("WHALE_SANDBOX_CHILD") != "" {
-		t.Skip("runs as root only: it re-runs the network tests as nobody")
+	if os.Getenv("WHALE_SANDBOX_CHILD") != "" {
+		t.Skip("this is the run as nobody already")
 	}
+	probe.Need(t, probe.Root()) // to switch users
 	need(t, "python3")
 	dir := t.TempDir()
 	for d := dir; d != os.TempDir() && d != "/"; d = filepath.Dir(d) {
@@ -537,7 +541,69 @@ func TestNetworkAsUnprivilegedUser(t *testing.T) {
 	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + dir, "TMPDIR=" + os.TempDir(), "CI=" + os.Getenv("CI"), "WHALE_SANDBOX_CHILD=1"}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	out, err := cmd.CombinedOutput()
+	if err == nil && strings.Contains(string(out), "skipped: ") {
+		// The probes said nobody has no network namespace here: whale
+		// cannot confine, and the child skipped for that reason only.
+		for line := range strings.Lines(string(out)) {
+			if _, why, ok := strings.Cut(line, "skipped: "); ok {
+				t.Skipf("skipped as nobody: %s", strings.TrimSpace(why))
+			}
+		}
+	}
 	if err != nil || strings.Contains(string(out), "--- SKIP") || !strings.Contains(string(out), "--- PASS: TestNetworkLoopback") || !strings.Contains(string(out), "--- PASS: TestNetworkOff") {
 		t.Fatalf("the network tests as nobody: %v\n%s", err, out)
+	}
+}
+
+// TestRootTaskLosesDevicesAndPowers runs as root what a root task could do
+// with the full capability set: make a block device in the workspace (which
+// writes wherever its disk is), keep CAP_SYS_ADMIN (TIOCSTI into another
+// terminal, mounts), CAP_MKNOD or CAP_LINUX_IMMUTABLE (chattr +i). Each must
+// be gone, while the controls keep working (TestControlsWorkSandboxed).
+func TestRootTaskLosesDevicesAndPowers(t *testing.T) {
+	probe.Need(t, probe.Root())
+	need(t, "python3")
+	b := newBox(t, sandbox.WorkspaceWrite, sandbox.NetOn)
+	// Another terminal, as the user's own shell would have: a task that
+	// could push bytes into its input with TIOCSTI would type commands
+	// there.
+	master, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminal for the victim terminal: %v", err)
+	}
+	defer master.Close()
+	defer tty.Close()
+	script := `
+import fcntl, os, termios
+def attempt(name, f):
+    try:
+        f(); print(name, "WROTE")
+    except OSError as e:
+        print(name, "refused", e.errno)
+attempt("mknod-block", lambda: os.mknod("blk", 0o600 | 0o060000, os.makedev(7, 0)))
+attempt("mknod-char", lambda: os.mknod("chr", 0o600 | 0o020000, os.makedev(1, 3)))
+def sti():
+    fd = os.open(os.environ["VICTIM_TTY"], os.O_RDWR | os.O_NOCTTY)
+    fcntl.ioctl(fd, termios.TIOCSTI, b"x")
+attempt("tiocsti", sti)
+caps = int([l for l in open("/proc/self/status") if l.startswith("CapBnd:")][0].split()[1], 16)
+for name, bit in (("sys_admin", 21), ("mknod", 27), ("linux_immutable", 9), ("sys_module", 16), ("setfcap", 31)):
+    print("cap", name, "KEPT" if caps >> bit & 1 else "gone")
+print("cap chown", "kept" if caps & 1 else "GONE")
+`
+	if err := os.WriteFile(filepath.Join(b.ws, "powers.py"), []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b.env = append(b.env, "VICTIM_TTY="+tty.Name())
+	for _, mode := range []terminal.Mode{terminal.ModePipe, terminal.ModePTY} {
+		out, _ := b.run(t, mode, "python3 powers.py")
+		for _, want := range []string{"mknod-block refused", "mknod-char refused", "tiocsti refused", "cap sys_admin gone", "cap mknod gone", "cap linux_immutable gone", "cap chown kept"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("mode %s: %q missing; output:\n%s", mode, want, out)
+			}
+		}
+		if strings.Contains(out, "WROTE") || strings.Contains(out, "KEPT") {
+			t.Errorf("mode %s: a device or a power got through:\n%s", mode, out)
+		}
 	}
 }

@@ -16,8 +16,13 @@
 //   - off: nothing is confined.
 //
 // In both confined modes the terminal devices, /dev/null and the like stay
-// writable, and a process may not signal processes outside its task
-// (Landlock signal scoping, ABI 6 and later).
+// writable, no device node can be made anywhere (a block device made in the
+// workspace would write wherever its disk is), and a process may not signal
+// processes outside its task (Landlock signal scoping, ABI 6 and later). A
+// task that runs as root keeps only Docker's default capabilities less
+// CAP_MKNOD, CAP_SETFCAP and CAP_SETPCAP: without CAP_SYS_ADMIN it cannot
+// push input into another terminal (TIOCSTI) or mount, without
+// CAP_LINUX_IMMUTABLE it cannot chattr +i.
 //
 // Network (shell.network): on leaves the network alone. off starts the task
 // in a new network namespace whose loopback interface is down: no TCP, UDP

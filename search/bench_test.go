@@ -5,8 +5,9 @@ import (
 	"hash/maphash"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,7 +18,7 @@ import (
 // shared with bench/search/run.sh.
 func goSrcRoot(b *testing.B) *os.Root {
 	b.Helper()
-	dir := filepath.Join(runtime.GOROOT(), "src")
+	dir := goSrcDir(b)
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		b.Skipf("Go source tree not available: %v", err)
@@ -97,7 +98,7 @@ func BenchmarkFilesIndexed(b *testing.B) {
 func BenchmarkScanInMemory(b *testing.B) {
 	var corpus [][]byte
 	size := 0
-	dir := filepath.Join(runtime.GOROOT(), "src")
+	dir := goSrcDir(b)
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || !d.Type().IsRegular() {
 			return nil
@@ -144,7 +145,7 @@ func BenchmarkScanInMemory(b *testing.B) {
 // source tree, the files read once beforehand: its trigrams, their filter
 // and the content's hash.
 func BenchmarkContentFilter(b *testing.B) {
-	dir := filepath.Join(runtime.GOROOT(), "src")
+	dir := goSrcDir(b)
 	var files [][]byte
 	var total int64
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -169,4 +170,14 @@ func BenchmarkContentFilter(b *testing.B) {
 			newGramFilter(gs.of(data), gramBits)
 		}
 	}
+}
+
+// goSrcDir is the Go toolchain's source tree (`go env GOROOT`/src), or
+// skips b without a go command.
+func goSrcDir(b *testing.B) string {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Skipf("no go command to find the Go source tree: %v", err)
+	}
+	return filepath.Join(strings.TrimSpace(string(out)), "src")
 }

@@ -2,6 +2,7 @@ package search
 
 import (
 	"bytes"
+	"errors"
 	"hash/maphash"
 	"maps"
 	"math/bits"
@@ -666,7 +667,7 @@ func readForFilter(h dirHandle, name string, bp *[]byte, size int64) ([]byte, ui
 		*bp = data[:0]
 	}
 	switch {
-	case err == errBinary || (err == nil && isBinary(data)):
+	case errors.Is(err, errBinary) || (err == nil && isBinary(data)):
 		return nil, blobBinary
 	case err != nil:
 		return nil, blobUnfiltered

@@ -386,7 +386,7 @@ func (g *grepRun) searchFile(h dirHandle, rel, name string, buf []byte, limit in
 	if cap(data) > cap(buf) {
 		buf = data[:0]
 	}
-	if err == errTooLarge {
+	if errors.Is(err, errTooLarge) {
 		g.mu.Lock()
 		g.tooLarge = append(g.tooLarge, rel)
 		g.mu.Unlock()
@@ -429,7 +429,7 @@ func (g *grepRun) searchText(rel string, data []byte, checkBinary bool) {
 	}
 	count, lines, err := g.m.scan(g.ctx, data, g.mode == ModeFiles, g.context, keep)
 	if err != nil {
-		if wl, ok := err.(*WorkLimitError); ok {
+		if wl, ok := errors.AsType[*WorkLimitError](err); ok {
 			wl.Path = rel
 			g.stop(wl)
 		}

@@ -2,6 +2,7 @@ package search
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"regexp"
 	"regexp/syntax"
@@ -78,7 +79,7 @@ func (e *PatternError) Unwrap() error { return e.Err }
 // shortSyntaxError keeps the parser's complaint but only an excerpt of the
 // part of the pattern it quotes (which can be the whole pattern).
 func shortSyntaxError(err error) error {
-	if se, ok := err.(*syntax.Error); ok && len(se.Expr) > excerpt.Limit {
+	if se, ok := errors.AsType[*syntax.Error](err); ok && len(se.Expr) > excerpt.Limit {
 		return &syntax.Error{Code: se.Code, Expr: excerpt.Text(se.Expr)}
 	}
 	return err

@@ -54,6 +54,9 @@ type Session struct {
 	// Journal is the workspace's journal of changes; nil when it could not
 	// be opened (no state folder), which the changes tools then say.
 	Journal *changes.Journal
+	// journalErr is why Journal is nil: changes are then refused unless
+	// changes.required is false.
+	journalErr error
 	// Commits is the commit path every change of the session goes through.
 	Commits *catalog.Committer
 
@@ -96,9 +99,9 @@ func New(o Options) (*Session, error) {
 	if missing := s.Apply(o.Settings); len(missing) > 0 {
 		log.Warn("approved or skill paths do not exist", "paths", strings.Join(missing, ", "))
 	}
-	s.Journal = openJournal(ws, o.Settings, log)
+	s.Journal, s.journalErr = openJournal(ws, o.Settings, log)
 	reads := &catalog.ReadLedger{}
-	s.Commits = catalog.NewCommitter(catalog.CommitOptions{Workspace: ws, Editor: o.Editor, Reads: reads, Settings: s.Settings, Journal: s.Journal, Notifier: o.Notifier, Prompter: o.Prompter, Language: o.Language, Log: log})
+	s.Commits = catalog.NewCommitter(catalog.CommitOptions{Workspace: ws, Editor: o.Editor, Reads: reads, Settings: s.Settings, Journal: s.Journal, JournalErr: s.journalErr, Notifier: o.Notifier, Prompter: o.Prompter, Language: o.Language, Log: log})
 	env := catalog.Env{
 		Workspace: ws, Editor: o.Editor, Prompter: o.Prompter, Notifier: o.Notifier, Reads: reads,
 		Terminals: s.Terminals, Gate: s.Gate, Settings: s.Settings, Registry: s.Registry,
@@ -259,8 +262,8 @@ func (s *Session) Close() {
 }
 
 // openJournal opens the workspace's journal of changes under its state
-// folder; nil (logged) when there is none.
-func openJournal(ws *workspace.Set, cfg settings.Settings, log *slog.Logger) *changes.Journal {
+// folder, or says (and logs) why it cannot.
+func openJournal(ws *workspace.Set, cfg settings.Settings, log *slog.Logger) (*changes.Journal, error) {
 	var reals []string
 	for _, r := range ws.Roots() {
 		if r.Kind == workspace.KindWorkspace {
@@ -270,7 +273,7 @@ func openJournal(ws *workspace.Set, cfg settings.Settings, log *slog.Logger) *ch
 	dir, err := workspace.StateDir(reals)
 	if err != nil {
 		log.Warn("no journal of changes: changes cannot be listed or reverted", "err", err)
-		return nil
+		return nil, err
 	}
 	maxBytes := int64(cfg.Changes.MaxBytes)
 	if maxBytes <= 0 {
@@ -280,10 +283,13 @@ func openJournal(ws *workspace.Set, cfg settings.Settings, log *slog.Logger) *ch
 	if len(reals) == 1 {
 		root = reals[0]
 	}
-	j, err := changes.Open(filepath.Join(dir, "changes"), changes.Options{MaxBytes: max(maxBytes, 1<<20), Root: root, Log: log})
+	// Sync: an entry and the contents it records are on disk before the
+	// change it records is made, so a crash of the machine cannot leave a
+	// change the journal does not know.
+	j, err := changes.Open(filepath.Join(dir, "changes"), changes.Options{MaxBytes: max(maxBytes, 1<<20), Root: root, Log: log, Sync: true})
 	if err != nil {
 		log.Warn("no journal of changes: changes cannot be listed or reverted", "dir", dir, "err", err)
-		return nil
+		return nil, err
 	}
-	return j
+	return j, nil
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -216,4 +217,52 @@ func openFDs(t *testing.T) int {
 		return -1
 	}
 	return len(entries)
+}
+
+// TestNoJournalNoChange: when the journal of changes cannot be opened (the
+// state folder is a file here), an edit is refused and nothing is written,
+// unless changes.required is false — then it is made and says it cannot
+// be reverted.
+func TestNoJournalNoChange(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state")
+	if err := os.WriteFile(state, []byte("not a folder"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("XDG_STATE_HOME", state)
+	no := false
+	var optional settings.Settings
+	optional.Changes.Required = &no
+	for _, tc := range []struct {
+		name     string
+		settings settings.Settings
+		wantOK   bool
+		want     string
+	}{
+		{"required by default", settings.Settings{}, false, "changes.required"},
+		{"changes.required false", optional, true, "cannot take this change back"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			file := filepath.Join(dir, "a.txt")
+			if err := os.WriteFile(file, []byte("old\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s, err := New(Options{Roots: []string{dir}, Settings: tc.settings})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if s.Journal != nil {
+				t.Fatal("a journal opened under a state folder that is a file")
+			}
+			env := s.Registry.Dispatch(context.Background(), toolbridge.Call{Name: "edit", Input: json.RawMessage(`{"file_path":"a.txt","search":"old","replace":"new"}`)})
+			if env.OK != tc.wantOK || !strings.Contains(env.Text, tc.want) {
+				t.Errorf("edit = ok %v %q, want ok %v and %q", env.OK, env.Text, tc.wantOK, tc.want)
+			}
+			b, _ := os.ReadFile(file)
+			if changed := string(b) == "new\n"; changed != tc.wantOK {
+				t.Errorf("file holds %q after the edit (ok %v)", b, env.OK)
+			}
+		})
+	}
 }

@@ -72,7 +72,8 @@ type Settings struct {
 		ProblemsWaitMs *int   `json:"problemsWaitMs,omitempty"`
 	} `json:"edits"`
 	Changes struct {
-		MaxBytes int `json:"maxBytes,omitempty"`
+		MaxBytes int   `json:"maxBytes,omitempty"`
+		Required *bool `json:"required,omitempty"`
 	} `json:"changes"`
 	Web struct {
 		Search       json.RawMessage `json:"search,omitempty"`
@@ -390,6 +391,16 @@ var Table = []Spec{
 			MarkdownDescription: "How many bytes the journal of changes (what `changes_list` lists and `changes_revert` takes back) " +
 				"may keep for this workspace, under the user's state folder; past it the oldest entries are dropped first. " +
 				"A change takes effect in the next session.",
+		},
+	},
+	{
+		Key: "changes.required",
+		Schema: Schema{
+			Type:    "boolean",
+			Default: true,
+			MarkdownDescription: "Whether whale refuses to change a file when the journal of changes cannot be written (its state folder is " +
+				"missing, full or not writable): every change whale makes can then be listed and taken back. `false` makes such " +
+				"changes anyway, and each result says that it cannot be reverted.",
 		},
 	},
 	{

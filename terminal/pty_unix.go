@@ -11,6 +11,8 @@ import (
 )
 
 // ptyConsole is empty on Unix: a PTY is its master file (Task.master).
+//
+//lint:ignore U1000 Task.console is used on Windows, where a PTY is a pseudoconsole.
 type ptyConsole struct{}
 
 // connectPTY gives cmd a new PTY of t's size as its controlling terminal

@@ -70,9 +70,10 @@ type Task struct {
 	// reports the shell's exit (closed once read); nil when the exit of pid
 	// is the shell's.
 	shellStatus *os.File
-	waitErr     error       // cmd.Wait's error, set before procDone is closed
-	out         *os.File    // PTY master or the read end of the output pipe
-	master      *os.File    // PTY master; nil in pipe mode
+	waitErr     error    // cmd.Wait's error, set before procDone is closed
+	out         *os.File // PTY master or the read end of the output pipe
+	master      *os.File // PTY master; nil in pipe mode
+	//lint:ignore U1000 used on Windows only (pty_windows.go).
 	console     *ptyConsole // the task's pseudoconsole where a PTY is one (Windows); nil elsewhere
 	inputID     string      // what the shell's fd 0 is, as /proc/PID/fd shows it
 	started     time.Time

@@ -88,6 +88,7 @@ func newTable(t *testing.T, o Options) *Table {
 
 func start(t *testing.T, tb *Table, o StartOptions) *Task {
 	t.Helper()
+	needMode(t, o.Mode)
 	if o.Dir == "" {
 		o.Dir = t.TempDir()
 	}

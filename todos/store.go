@@ -1,6 +1,7 @@
 package todos
 
 import (
+	"context"
 	_ "embed"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/whale-ls/whale-ls/atomicfile"
+	"github.com/whale-ls/whale-ls/internal/filelock"
 	"github.com/whale-ls/whale-ls/workspace"
 )
 
@@ -92,10 +94,10 @@ func (s *Store) Update(fn func(l *List) (changed bool, err error)) (l List, warn
 		return l, "", fmt.Errorf("open the todo lock: %w", err)
 	}
 	defer lock.Close()
-	if err := lockTodos(lock); err != nil {
+	if err := filelock.LockWithin(context.Background(), lock, 30*time.Second); err != nil {
 		return l, "", fmt.Errorf("lock the todo list: %w", err)
 	}
-	defer unlockTodos(lock)
+	defer filelock.Unlock(lock)
 
 	path := filepath.Join(dir, "todos.json")
 	l, warning, err = s.load(path)

@@ -193,7 +193,7 @@ func TestSearchProviders(t *testing.T) {
 		case "/search":
 			gotQuery = r.URL.Query().Get("q")
 			if r.URL.Query().Get("format") != "json" {
-				http.Error(w, "format", 403)
+				http.Error(w, "format", http.StatusForbidden)
 				return
 			}
 			fmt.Fprint(w, `{"query":"go","number_of_results":0,"results":[
@@ -202,7 +202,7 @@ func TestSearchProviders(t *testing.T) {
 		case "/res/v1/web/search":
 			gotKey = r.Header.Get("X-Subscription-Token")
 			if gotKey != "k1" {
-				http.Error(w, `{"type":"ErrorResponse"}`, 401)
+				http.Error(w, `{"type":"ErrorResponse"}`, http.StatusUnauthorized)
 				return
 			}
 			fmt.Fprint(w, `{"type":"search","query":{"original":"go"},"web":{"type":"search","results":[

@@ -5,31 +5,18 @@ import (
 	_ "embed"
 	"encoding/hex"
 	"errors"
-	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
-)
 
-// stateHome is $XDG_STATE_HOME, or ~/.local/state.
-func stateHome() (string, error) {
-	if x := os.Getenv("XDG_STATE_HOME"); x != "" && filepath.IsAbs(x) {
-		return x, nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("no state folder: XDG_STATE_HOME is not set and %w", err)
-	}
-	return filepath.Join(home, ".local", "state"), nil
-}
+	"github.com/whale-ls/whale-ls/internal/userdir"
+)
 
 // StateDir is the folder where whale-ls keeps what outlives a session for
 // the workspace whose roots have these real paths (the todo list, the
-// journal of changes): $XDG_STATE_HOME/whale-ls/<ID>, or under
-// ~/.local/state. It is not created here.
+// journal of changes): <ID> in userdir.State(). It is not created here.
 func StateDir(roots []string) (string, error) {
-	home, err := stateHome()
+	home, err := userdir.State()
 	if err != nil {
 		return "", err
 	}
@@ -37,7 +24,7 @@ func StateDir(roots []string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(home, "whale-ls", id), nil
+	return filepath.Join(home, id), nil
 }
 
 // ID names the state folder of the workspace whose roots have these real

@@ -42,7 +42,7 @@ import (
 )
 
 func main() {
-	tree := flag.String("tree", filepath.Join(runtime.GOROOT(), "src"), "tree to snapshot")
+	tree := flag.String("tree", benchserver.GoSrc(), "tree to snapshot")
 	runs := flag.Int("runs", 15, "timed runs per case (median reported)")
 	flag.Parse()
 	if err := run(*tree, *runs); err != nil {

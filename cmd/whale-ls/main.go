@@ -41,6 +41,11 @@ const (
 )
 
 func main() {
+	if len(os.Args) < 2 || (os.Args[1] != supervisorCommand && os.Args[1] != execGateCommand) {
+		// What started whale may have left descriptors open; tasks must not
+		// get them. The two hidden helpers pass on what whale gave them.
+		terminal.CloseInheritedOnExec()
+	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

@@ -34,8 +34,8 @@ export WINEPREFIX=$tmp/prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 echo "build whale-ls.exe and the test binaries (windows/amd64)"
 export GOOS=windows GOARCH=amd64 CGO_ENABLED=0
 go build -o "$tmp/whale-ls.exe" ./cmd/whale-ls
-for p in workspace terminal edits; do
-	go test -c -o "$tmp/$p.test.exe" "./$p"
+for p in workspace terminal edits internal/filelock; do
+	go test -c -o "$tmp/${p##*/}.test.exe" "./$p"
 done
 unset GOOS GOARCH CGO_ENABLED
 
@@ -109,6 +109,21 @@ else
 	bad "apply_patch changed notes.txt and added added.txt" "$(cat "$ws/notes.txt"; ls "$ws")"
 fi
 
+# Six whale-ls.exe processes edit one file at once, each putting its own
+# line before END: with the cross-process lock (LockFileEx) every edit
+# plans on the one before it, so all six lines must be there.
+printf 'START\nEND\n' > "$ws/shared.txt"
+for k in 1 2 3 4 5 6; do
+	(cd "$ws" && "$wine" "$tmp/whale-ls.exe" call --root "$wsw" --config 'C:\whale.json' --json edit "{\"file_path\":\"shared.txt\",\"search\":\"END\",\"replace\":\"line $k\\nEND\"}" >"$tmp/par$k.json" 2>&1) &
+done
+wait
+lines=$(grep -c '^line [1-6]$' "$ws/shared.txt" || true)
+if [ "$lines" = 6 ] && [ "$(tail -n1 "$ws/shared.txt")" = END ]; then
+	ok "six concurrent whale-ls.exe edits of one file: all six landed"
+else
+	bad "six concurrent whale-ls.exe edits of one file: all six landed" "$(cat "$ws/shared.txt"; cat "$tmp"/par*.json | head -c 1500)"
+fi
+
 e=$(call shell_run '{"command":"cmd.exe /c echo hi","mode":"pipe"}')
 check "shell_run pipe: cmd.exe /c echo hi" "$e" 'e["ok"] and "hi" in e["text"] and e.get("data",{}).get("exit_code",0) == 0'
 
@@ -138,6 +153,7 @@ runtests "workspace tests (Windows paths)" "$repo/workspace" workspace.test.exe 
 runtests "terminal tests (ConPTY, Job objects, cmd.exe)" "$repo/terminal" terminal.test.exe 'ConPTY|PipeModeCmd|Classify|IsReadOnly|Filter' 'SleepHelper'
 # Commit and its locks remove files through os.Root, which Wine 8.0 refuses.
 runtests "edits tests (text engine, without Commit)" "$repo/edits" edits.test.exe '.' 'Commit|Lock'
+runtests "filelock tests (LockFileEx)" "$repo/internal/filelock" filelock.test.exe '.' '^$'
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

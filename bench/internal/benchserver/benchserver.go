@@ -168,3 +168,13 @@ func LoadAvg() string {
 	f := strings.Fields(string(raw))
 	return strings.Join(f[:min(3, len(f))], " ")
 }
+
+// GoSrc is the Go toolchain's source tree, the benchmarks' shared corpus:
+// `go env GOROOT`/src of the go command on PATH.
+func GoSrc() string {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(strings.TrimSpace(string(out)), "src")
+}

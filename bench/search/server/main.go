@@ -23,6 +23,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -379,7 +380,7 @@ func runCPU(dir string, args ...string) time.Duration {
 	cmd.Dir = dir
 	cmd.Stdout = io.Discard
 	if err := cmd.Run(); err != nil {
-		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		if ee, ok := errors.AsType[*exec.ExitError](err); !ok || ee.ExitCode() != 1 {
 			fmt.Fprintf(os.Stderr, "bench/search/server: %v: %v\n", args, err)
 			os.Exit(2)
 		}
@@ -406,7 +407,7 @@ func mustOutput(dir string, args ...string) []byte {
 	cmd.Dir = dir
 	out, err := cmd.Output()
 	if err != nil && len(out) == 0 {
-		if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 {
+		if ee, ok := errors.AsType[*exec.ExitError](err); ok && ee.ExitCode() == 1 {
 			return nil // no match
 		}
 		fmt.Fprintf(os.Stderr, "bench/search/server: %v: %v\n", args, err)

@@ -1,4 +1,17 @@
-package execboundary
+// Package userdir is the one answer to where whale keeps its own files,
+// per user and per system, and how they are kept private:
+//
+//   - State: what outlives a process (the journal of changes, todos, the
+//     exec audit log): $XDG_STATE_HOME/whale-ls, else
+//     ~/.local/state/whale-ls; on Windows %LocalAppData%\whale-ls\state.
+//   - Runtime: sockets, discovery files and cross-process lock files:
+//     $XDG_RUNTIME_DIR/whale-ls, else the state folder's run/ (never the
+//     shared temporary folder, which every task may write); on Windows
+//     %LocalAppData%\whale-ls\run.
+//
+// Private and OpenFile create or check a folder or file only this user may
+// use: owned by the user, mode 0700/0600, not a symlink.
+package userdir
 
 import (
 	"fmt"
@@ -7,16 +20,16 @@ import (
 	"runtime"
 )
 
-// PrivateDir creates (or checks) a folder only the current user can enter:
+// Private creates (or checks) a folder only the current user can enter:
 // mode 0700, owned by the user, not a symlink. An existing folder with wider
 // permissions is tightened to 0700; one owned by someone else is an error.
 //
 // On Windows there are no Unix permissions and no uid: the folder is only
 // checked to be a folder and not a symlink, and what keeps other users out
-// is the ACL of the folder it is created in — RuntimeDir and StateDir place
-// it under %LocalAppData%, which Windows makes readable only by the user,
+// is the ACL of the folder it is created in — Runtime and State place it
+// under %LocalAppData%, which Windows makes readable only by the user,
 // SYSTEM and administrators.
-func PrivateDir(dir string) error {
+func Private(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create private folder %s: %w", dir, err)
 	}
@@ -38,12 +51,12 @@ func PrivateDir(dir string) error {
 	return nil
 }
 
-// OpenPrivateFile opens name inside a private folder (created with
-// PrivateDir) with mode 0600, creating it when flag has os.O_CREATE. It
+// OpenFile opens name inside a private folder (created with
+// Private) with mode 0600, creating it when flag has os.O_CREATE. It
 // refuses symlinks and files owned by someone else, and tightens the mode of
 // an existing file.
-func OpenPrivateFile(dir, name string, flag int) (*os.File, error) {
-	if err := PrivateDir(dir); err != nil {
+func OpenFile(dir, name string, flag int) (*os.File, error) {
+	if err := Private(dir); err != nil {
 		return nil, err
 	}
 	path := filepath.Join(dir, name)
@@ -77,24 +90,9 @@ func OpenPrivateFile(dir, name string, flag int) (*os.File, error) {
 	return f, nil
 }
 
-// RuntimeDir is the private folder for sockets and temporary files:
-// $XDG_RUNTIME_DIR/whale-ls, else whale-ls-UID in the temporary folder; on
-// Windows %LocalAppData%\whale-ls\run. It is created with PrivateDir.
-func RuntimeDir() (string, error) {
-	dir := os.Getenv("XDG_RUNTIME_DIR")
-	if local, err := os.UserCacheDir(); runtime.GOOS == "windows" && err == nil {
-		dir = filepath.Join(local, "whale-ls", "run")
-	} else if dir != "" && filepath.IsAbs(dir) {
-		dir = filepath.Join(dir, "whale-ls")
-	} else {
-		dir = filepath.Join(os.TempDir(), fmt.Sprintf("whale-ls-%d", os.Geteuid()))
-	}
-	return dir, PrivateDir(dir)
-}
-
-// StateDir is where the audit log lives: $XDG_STATE_HOME/whale-ls, else
-// ~/.local/state/whale-ls; on Windows %LocalAppData%\whale-ls\state.
-func StateDir() (string, error) {
+// State is whale's folder for what outlives a process. It is not created
+// here: callers create what they need in it (Private for a private one).
+func State() (string, error) {
 	if local, err := os.UserCacheDir(); runtime.GOOS == "windows" && err == nil {
 		return filepath.Join(local, "whale-ls", "state"), nil
 	}
@@ -106,4 +104,22 @@ func StateDir() (string, error) {
 		return "", fmt.Errorf("no state folder: set XDG_STATE_HOME or HOME: %w", err)
 	}
 	return filepath.Join(home, ".local", "state", "whale-ls"), nil
+}
+
+// Runtime is the private folder for sockets, discovery files and lock
+// files, created (or checked) with Private.
+func Runtime() (string, error) {
+	var dir string
+	if local, err := os.UserCacheDir(); runtime.GOOS == "windows" && err == nil {
+		dir = filepath.Join(local, "whale-ls", "run")
+	} else if x := os.Getenv("XDG_RUNTIME_DIR"); x != "" && filepath.IsAbs(x) {
+		dir = filepath.Join(x, "whale-ls")
+	} else {
+		state, err := State()
+		if err != nil {
+			return "", fmt.Errorf("no runtime folder: set XDG_RUNTIME_DIR, XDG_STATE_HOME or HOME: %w", err)
+		}
+		dir = filepath.Join(state, "run")
+	}
+	return dir, Private(dir)
 }
