@@ -320,20 +320,39 @@ local function build_tool(t, name, approval)
   }
 end
 
+-- Tools whose changes go through whale's review (edits.review).
+local reviewed = {
+  edit = true,
+  multi_edit = true,
+  write = true,
+  apply_patch = true,
+  rename = true,
+  changes_revert = true,
+}
+
+--- Whether whale reviews every change of tool t itself: the setting
+--- edits.review = 'ask' this plugin gave whale-ls.
+local function whale_reviews(t)
+  local s = require('whale.config').options.settings
+  local edits = type(s) == 'table' and s.edits or nil
+  return reviewed[t.name] == true and type(edits) == 'table' and edits.review == 'ask'
+end
+
 --- CodeCompanion's require_approval_before for tool t: one gate per
 --- action. No question when whale-ls says the call reads only, or that it
---- asks itself (review of edits, the exec boundary's question); without a
---- preview (an older whale-ls) the approval setting decides.
+--- asks itself (review of edits, the exec boundary's question). Without a
+--- preview (an older whale-ls): no question for an edit whale reviews
+--- (edits.review = 'ask'), else the approval setting decides.
 function M.approval_gate(t, approval)
   if not approval then
     return false
   end
   return function(self)
     local p = type(self) == 'table' and preview_of(self, t) or nil
-    if p and (p.readOnly == true or p.whaleAsks == true) then
-      return false
+    if p then
+      return not (p.readOnly == true or p.whaleAsks == true)
     end
-    return true
+    return not whale_reviews(t)
   end
 end
 

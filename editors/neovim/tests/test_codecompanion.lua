@@ -401,7 +401,7 @@ return {
   {
     'CodeCompanion '
       .. version
-      .. ': while whale waits for the review of an edit, the chat says so (the review may be hidden), and not once it is answered',
+      .. ': with review on, whale's review is the one gate for an edit; while it waits, the chat says so (the review may be hidden), and not once it is answered',
     function()
       -- whale-ls again, with review on.
       require('whale').stop()
@@ -409,6 +409,33 @@ return {
         return #require('whale.compat').get_clients({ name = 'whale_ls' }) == 0
       end, 'whale-ls to stop')
       H.setup({ settings = { edits = { review = 'ask' } } })
+      -- CodeCompanion's approval on: whale's review is the one gate.
+      require('whale.codecompanion').register(
+        vim.tbl_extend('force', require('whale.codecompanion').opts or {}, { approval = 'mutating' })
+      )
+      local asked = 0
+      local restore
+      if version:match('^v18') then
+        local ui = require('codecompanion.utils.ui')
+        local real = ui.confirm
+        ui.confirm = function()
+          asked = asked + 1
+          return 2
+        end
+        restore = function()
+          ui.confirm = real
+        end
+      else
+        local ap = require('codecompanion.interactions.chat.helpers.approval_prompt')
+        local real = ap.request
+        ap.request = function(c, opts)
+          asked = asked + 1
+          return real(c, opts)
+        end
+        restore = function()
+          ap.request = real
+        end
+      end
       vim.fn.writefile({ 'keep', 'change me' }, 'reviewed.txt')
       model.play({
         {
@@ -443,6 +470,11 @@ return {
       end, 'the final answer in the chat buffer', nil, explain(chat))
       H.eq(waiting_lines(), '', 'the note is gone once answered')
       H.eq(vim.fn.readfile('reviewed.txt'), { 'keep', 'changed' }, 'the reviewed edit is applied')
+      restore()
+      H.eq(asked, 0, "CodeCompanion did not ask too: whale's review was the one gate")
+      require('whale.codecompanion').register(
+        vim.tbl_extend('force', require('whale.codecompanion').opts or {}, { approval = 'none' })
+      )
     end,
   },
 }
