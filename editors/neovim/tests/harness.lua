@@ -164,7 +164,16 @@ end
 
 function H.run(file, results)
   local passed, failed = 0, 0
-  local cases = dofile(file)
+  -- A file that does not load is one failure, reported, not a Neovim left
+  -- waiting until run.sh's timeout.
+  local loaded, cases = pcall(dofile, file)
+  if not loaded then
+    out(
+      'FAIL ' .. vim.fn.fnamemodify(file, ':t:r') .. ': the file does not load: ' .. tostring(cases)
+    )
+    cases = { n = 0 }
+    failed = 1
+  end
   local label = vim.fn.fnamemodify(file, ':t:r')
   local i = 0
   local function finish()

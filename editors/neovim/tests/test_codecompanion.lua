@@ -401,7 +401,7 @@ return {
   {
     'CodeCompanion '
       .. version
-      .. ': with review on, whale's review is the one gate for an edit; while it waits, the chat says so (the review may be hidden), and not once it is answered',
+      .. ": with review on, whale's review is the one gate for an edit; while it waits, the chat says so (the review may be hidden), and not once it is answered",
     function()
       -- whale-ls again, with review on.
       require('whale').stop()
@@ -411,7 +411,11 @@ return {
       H.setup({ settings = { edits = { review = 'ask' } } })
       -- CodeCompanion's approval on: whale's review is the one gate.
       require('whale.codecompanion').register(
-        vim.tbl_extend('force', require('whale.codecompanion').opts or {}, { approval = 'mutating' })
+        vim.tbl_extend(
+          'force',
+          require('whale.codecompanion').opts or {},
+          { approval = 'mutating' }
+        )
       )
       local asked = 0
       local restore
