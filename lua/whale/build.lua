@@ -258,8 +258,16 @@ function M.runner(opts)
   --- Run argv in cwd; returns ok, output (stdout and stderr).
   r.run = function(argv, cwd, timeout_ms)
     local out, code = {}, nil
-    local function collect(_, data)
-      for _, l in ipairs(data or {}) do
+    -- A job's output arrives in chunks that may end inside a line: the
+    -- last item of each chunk continues in the next one.
+    local partial = { stdout = '', stderr = '' }
+    local function collect(_, data, name)
+      if type(data) ~= 'table' or #data == 0 then
+        return
+      end
+      data[1] = partial[name] .. data[1]
+      partial[name] = table.remove(data)
+      for _, l in ipairs(data) do
         if l ~= '' then
           table.insert(out, l)
         end
@@ -281,6 +289,11 @@ function M.runner(opts)
     end, timeout_ms or 600000) then
       pcall(vim.fn.jobstop, job)
       return false, table.concat(argv, ' ') .. ' did not finish in time'
+    end
+    for _, rest in pairs(partial) do
+      if rest ~= '' then
+        table.insert(out, rest)
+      end
     end
     return code == 0, table.concat(out, '\n')
   end
@@ -308,7 +321,9 @@ end
 local function download(r, url, dest)
   if vim.fn.executable('curl') == 1 then
     local ok, out = r.run({ 'curl', '-fsSL', '--retry', '2', '-o', dest, url }, nil, 600000)
-    return ok, not ok and ('curl: ' .. out) or nil
+    -- Each try prints its error: the last one says it.
+    out = vim.trim(out):match('([^\n]*)$')
+    return ok, not ok and (out:match('^curl') and out or ('curl: ' .. out)) or nil
   elseif vim.fn.executable('wget') == 1 then
     local ok, out = r.run({ 'wget', '-q', '-O', dest, url }, nil, 600000)
     return ok, not ok and ('wget: ' .. out) or nil
@@ -391,7 +406,14 @@ function M.from_release(r, root, version)
     end
     if not ok then
       cleanup()
-      return false, 'cannot download the ' .. tag .. ' release: ' .. tostring(err)
+      return false,
+        string.format(
+          'cannot download the %s release (%s): check the network; or install Go and run the build again with WHALE_BUILD=go; or put %s and SHA256SUMS from %s in a folder and run it with WHALE_RELEASE_DIR=<folder>',
+          tag,
+          tostring(err),
+          name,
+          base
+        )
     end
     sums = read_file(join(work, 'SHA256SUMS'))
   end

@@ -221,4 +221,31 @@ return {
       H.eq(vim.fn.executable(root .. '/bin/whale-ls'), 1, 'bin/whale-ls')
     end,
   },
+  {
+    'build.lua: a release that cannot be downloaded says why and the three ways on, and installs nothing',
+    function()
+      if vim.fn.executable('curl') == 0 and vim.fn.executable('wget') == 0 then
+        H.log('  (skipped: neither curl nor wget is installed)')
+        return
+      end
+      local build = dofile(repo .. '/lua/whale/build.lua')
+      -- A port nothing listens on: the download fails at once, offline.
+      local probe = vim.loop.new_tcp()
+      probe:bind('127.0.0.1', 0)
+      local port = probe:getsockname().port
+      probe:close()
+      build.release_url = 'http://127.0.0.1:' .. port .. '/releases/download'
+      local root = vim.fn.tempname()
+      vim.fn.mkdir(root, 'p')
+      vim.env.WHALE_BUILD, vim.env.WHALE_VERSION = 'release', '1.2.3'
+      local ok, msg = build.run({ root = root })
+      vim.env.WHALE_BUILD, vim.env.WHALE_VERSION = nil, nil
+      H.eq(ok, false, 'failed')
+      H.contains(msg, 'cannot download the v1.2.3 release (', 'what failed')
+      H.contains(msg, 'WHALE_BUILD=go', 'the way with Go')
+      H.contains(msg, 'WHALE_RELEASE_DIR=<folder>', 'the way offline')
+      H.ok(not msg:find('\n', 1, true), 'one line: ' .. msg)
+      H.eq(vim.fn.glob(root .. '/bin/*', true, true), {}, 'nothing installed')
+    end,
+  },
 }
