@@ -188,6 +188,19 @@ function M.approval_text(t, args, preview)
   return string.format('Run whale `%s`?%s', t.name, text ~= '' and ('\n' .. text) or '')
 end
 
+--- What CodeCompanion's "Always accept" covers for a call of t: the same
+--- tool on the same command (shell) or file, not the tool for every input.
+function M.approval_key(t, args)
+  args = type(args) == 'table' and args or {}
+  for _, field in ipairs({ 'command', 'file_path', 'path' }) do
+    if type(args[field]) == 'string' and args[field] ~= '' then
+      return t.name .. ' ' .. args[field]
+    end
+  end
+  local ok, json = pcall(vim.json.encode, args)
+  return t.name .. ' ' .. (ok and json or '')
+end
+
 --- The preview of the call on tool (asked once per call: CodeCompanion
 --- asks whether to approve, then for the text).
 local function preview_of(tool, t)
@@ -315,8 +328,16 @@ local function build_tool(t, name, approval)
         local args = type(self) == 'table' and self.args or {}
         return M.approval_text(t, args, type(self) == 'table' and preview_of(self, t) or nil)
       end,
+      cmd_string = function(self)
+        return M.approval_key(t, type(self) == 'table' and self.args or {})
+      end,
     },
-    opts = { requires_approval = approval, require_approval_before = M.approval_gate(t, approval) },
+    opts = {
+      requires_approval = approval,
+      require_approval_before = M.approval_gate(t, approval),
+      -- "Always accept" is for what was shown (approval_key).
+      require_cmd_approval = true,
+    },
   }
 end
 
@@ -371,7 +392,11 @@ function M.make_tool(t, opts)
     callback = function()
       return build_tool(t, name, approval)
     end,
-    opts = { requires_approval = approval, require_approval_before = M.approval_gate(t, approval) },
+    opts = {
+      requires_approval = approval,
+      require_approval_before = M.approval_gate(t, approval),
+      require_cmd_approval = true,
+    },
   }
 end
 

@@ -525,6 +525,13 @@ function M.setup(opts)
   local use_enable = compat.has('nvim-0.11') and o.use_lsp_enable ~= false and vim.lsp.config ~= nil
   if use_enable then
     local cfg = M.lsp_config()
+    -- vim.lsp.config() merges into what an earlier setup() registered: the
+    -- settings are this call's alone, so a setting left out now is gone
+    -- (other fields a user set with vim.lsp.config stay).
+    local stored = type(vim.lsp.config._configs) == 'table' and vim.lsp.config._configs[M.name]
+    if type(stored) == 'table' then
+      stored.init_options = nil
+    end
     vim.lsp.config(M.name, cfg)
     if o.autostart then
       vim.lsp.enable(M.name)

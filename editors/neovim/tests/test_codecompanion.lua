@@ -481,4 +481,94 @@ return {
       )
     end,
   },
+  {
+    'CodeCompanion '
+      .. version
+      .. ': "Always accept" of a whale edit covers that file, not every edit',
+    function()
+      -- whale-ls again, without review (CodeCompanion is the gate).
+      require('whale').stop()
+      H.wait(function()
+        return #require('whale.compat').get_clients({ name = 'whale_ls' }) == 0
+      end, 'whale-ls to stop')
+      H.setup()
+      require('whale.codecompanion').register(
+        vim.tbl_extend(
+          'force',
+          require('whale.codecompanion').opts or {},
+          { approval = 'mutating' }
+        )
+      )
+      local prompts = {}
+      local restore
+      if version:match('^v18') then
+        local ui = require('codecompanion.utils.ui')
+        local real = ui.confirm
+        ui.confirm = function(prompt)
+          table.insert(prompts, prompt)
+          return 1 -- Allow always
+        end
+        restore = function()
+          ui.confirm = real
+        end
+      else
+        local ap = require('codecompanion.interactions.chat.helpers.approval_prompt')
+        local real = ap.request
+        local always = require('codecompanion.interactions.chat.tools.labels').always_accept
+        ap.request = function(_, opts)
+          table.insert(prompts, opts.prompt)
+          for _, c in ipairs(opts.choices) do
+            if c.label == always then
+              vim.schedule(c.callback)
+              return function() end
+            end
+          end
+          error('no always-accept choice in ' .. vim.inspect(opts.choices))
+        end
+        restore = function()
+          ap.request = real
+        end
+      end
+      local ok, err = pcall(function()
+        vim.fn.writefile({ 'a1', 'a2', 'a3' }, 'always_a.txt')
+        vim.fn.writefile({ 'b1' }, 'always_b.txt')
+        model.play({
+          {
+            tool = 'whale_edit',
+            arguments = { file_path = 'always_a.txt', search = 'a1', replace = 'A1' },
+          },
+          {
+            tool = 'whale_edit',
+            arguments = { file_path = 'always_a.txt', search = 'a2', replace = 'A2' },
+          },
+          {
+            tool = 'whale_edit',
+            arguments = { file_path = 'always_b.txt', search = 'b1', replace = 'B1' },
+          },
+        }, 'Three edits.')
+        chat = require('codecompanion').chat({})
+        chat:add_buf_message({ role = 'user', content = '@{whale} Edit both files.' })
+        chat:submit()
+        H.wait_loop(function()
+          return chat_text(chat):find('Three edits.', 1, true)
+        end, 'the final answer in the chat buffer', nil, explain(chat))
+      end)
+      restore()
+      require('whale.codecompanion').register(
+        vim.tbl_extend('force', require('whale.codecompanion').opts or {}, { approval = 'none' })
+      )
+      if not ok then
+        error(tostring(err) .. '\nquestions asked: ' .. vim.inspect(prompts), 0)
+      end
+      H.eq(
+        #prompts,
+        2,
+        'asked for always_a.txt once and for always_b.txt: ' .. vim.inspect(prompts)
+      )
+      H.contains(prompts[1], 'always_a.txt', 'the first question')
+      H.contains(prompts[2], 'always_b.txt', 'the second question is about the other file')
+      H.eq(vim.fn.readfile('always_a.txt'), { 'A1', 'A2', 'a3' }, 'both edits of always_a.txt')
+      H.eq(vim.fn.readfile('always_b.txt'), { 'B1' }, 'the edit of always_b.txt')
+    end,
+  },
 }
