@@ -226,6 +226,19 @@ function M.archive_name(version, goos, goarch)
   )
 end
 
+--- The archive of version for a target that SHA256SUMS text lists: named
+--- with the version without its v (archive_name) or with it, as a release
+--- built from the tag v<version> may be; nil when neither is listed.
+function M.listed_archive(sums, version, goos, goarch)
+  local plain = M.archive_name(version, goos, goarch)
+  local tagged = plain:gsub('^whale%-ls_', 'whale-ls_v')
+  for _, name in ipairs({ plain, tagged }) do
+    if M.sum_for(sums, name) then
+      return name
+    end
+  end
+end
+
 --- The SHA-256 that SHA256SUMS text gives for name, or nil.
 function M.sum_for(sums, name)
   for line in (sums or ''):gmatch('[^\r\n]+') do
@@ -370,8 +383,6 @@ function M.from_release(r, root, version)
     end
   elseif not version then
     return false, 'no release version known'
-  else
-    name = M.archive_name(version, goos, goarch)
   end
   local bin = join(root, 'bin')
   local work = join(bin, '.download-' .. tostring(uv.os_getpid()))
@@ -384,26 +395,52 @@ function M.from_release(r, root, version)
   local where
   if dir and dir ~= '' then
     where = dir
-    archive = join(dir, name)
     sums = read_file(join(dir, 'SHA256SUMS'))
-    if not exists(archive) then
-      cleanup()
-      return false, archive .. ' does not exist'
-    end
     if not sums then
       cleanup()
       return false, join(dir, 'SHA256SUMS') .. ' does not exist'
+    end
+    name = name or M.listed_archive(sums, version, goos, goarch)
+    if not name then
+      cleanup()
+      return false,
+        string.format(
+          '%s lists no archive of whale-ls %s for %s/%s',
+          join(dir, 'SHA256SUMS'),
+          version,
+          goos,
+          goarch
+        )
+    end
+    archive = join(dir, name)
+    if not exists(archive) then
+      cleanup()
+      return false, archive .. ' does not exist'
     end
   else
     local tag = 'v' .. version:gsub('^v', '')
     local base = M.release_url .. '/' .. tag
     where = base
-    r.progress('downloading ' .. base .. '/' .. name)
-    archive = join(work, name)
-    local ok, err = download(r, base .. '/' .. name, archive)
+    -- SHA256SUMS first: it names the archive (with or without the v).
+    local ok, err = download(r, base .. '/SHA256SUMS', join(work, 'SHA256SUMS'))
     if ok then
-      ok, err = download(r, base .. '/SHA256SUMS', join(work, 'SHA256SUMS'))
+      sums = read_file(join(work, 'SHA256SUMS'))
+      name = M.listed_archive(sums, version, goos, goarch)
+      if not name then
+        cleanup()
+        return false,
+          string.format(
+            'the %s release has no archive for %s/%s (its SHA256SUMS lists none): install Go and run the build again with WHALE_BUILD=go',
+            tag,
+            goos,
+            goarch
+          )
+      end
+      r.progress('downloading ' .. base .. '/' .. name)
+      archive = join(work, name)
+      ok, err = download(r, base .. '/' .. name, archive)
     end
+    name = name or M.archive_name(version, goos, goarch)
     if not ok then
       cleanup()
       return false,
@@ -415,7 +452,6 @@ function M.from_release(r, root, version)
           base
         )
     end
-    sums = read_file(join(work, 'SHA256SUMS'))
   end
   local want = M.sum_for(sums, name)
   if not want then
@@ -449,6 +485,13 @@ function M.from_release(r, root, version)
   local exe = is_windows() and 'whale-ls.exe' or 'whale-ls'
   local folder = name:gsub('%.tar%.gz$', ''):gsub('%.zip$', '')
   local from = join(work, folder, exe)
+  if not exists(from) then
+    -- The one folder the archive holds, whatever its name.
+    local found = vim.fn.glob(join(work, '*', exe), true, true)
+    if #found == 1 then
+      from = found[1]
+    end
+  end
   if not exists(from) then
     cleanup()
     return false, name .. ' holds no ' .. folder .. '/' .. exe

@@ -185,6 +185,29 @@ return {
         'says what it did'
       )
       H.eq(vim.fn.executable(root .. '/bin/whale-ls'), 1, 'bin/whale-ls')
+      -- The archive named with the tag's v (as `make release` names it at
+      -- tag v1.2.3) is found for version 1.2.3 too.
+      local tagged = name:gsub('^whale%-ls_', 'whale-ls_v')
+      H.eq(
+        build.listed_archive(sum .. '  ' .. tagged, '1.2.3', goos, goarch),
+        tagged,
+        'the v-named archive'
+      )
+      H.eq(
+        build.listed_archive(sum .. '  ' .. name, 'v1.2.3', goos, goarch),
+        name,
+        'the plain-named archive'
+      )
+      H.eq(build.listed_archive(sum .. '  ' .. name, '1.2.4', goos, goarch), nil, 'another version')
+      vim.fn.rename(rel .. '/' .. name, rel .. '/' .. tagged)
+      vim.fn.writefile({ sum .. '  ' .. tagged }, rel .. '/SHA256SUMS')
+      os.remove(root .. '/bin/whale-ls')
+      vim.env.WHALE_VERSION = '1.2.3'
+      ok, msg = build.run({ root = root })
+      vim.env.WHALE_VERSION = nil
+      H.ok(ok, 'build of the v-named archive: ' .. tostring(msg))
+      H.contains(msg, 'installed ' .. tagged, 'says what it did')
+      vim.fn.rename(rel .. '/' .. tagged, rel .. '/' .. name)
       -- A damaged archive: nothing installed, and the message says why.
       os.remove(root .. '/bin/whale-ls')
       vim.fn.writefile({ string.rep('0', 64) .. '  ' .. name }, rel .. '/SHA256SUMS')
