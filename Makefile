@@ -23,10 +23,10 @@ FUZZ_TARGETS := \
 	./execboundary:FuzzParseCommandLine \
 	./changes:FuzzMerge3
 
-.PHONY: test check lint lint-go lint-lua test-short fmt-check vet race fuzz neovim vscode vscode-e2e vscode-chat-e2e vscode-package mcp-conformance hosts build build-test bench-rpc cross wine
+.PHONY: test check lint lint-go lint-lua test-short fmt-check vet race fuzz neovim vscode vscode-e2e vscode-chat-e2e vscode-package mcp-conformance hosts build build-test bench-rpc cross wine release release-check
 
 # Every target, each to its end, then a table of times and results.
-TEST_TARGETS := fmt-check vet lint-go lint-lua cross wine race fuzz neovim vscode vscode-package vscode-e2e vscode-chat-e2e mcp-conformance hosts
+TEST_TARGETS := fmt-check vet lint-go lint-lua cross wine race fuzz neovim vscode vscode-package vscode-e2e vscode-chat-e2e mcp-conformance hosts release-check
 test:
 	@bash scripts/run-targets.sh $(TEST_TARGETS)
 
@@ -164,11 +164,27 @@ mcp-conformance: build
 # build tag "hosts"): Claude Code, Codex CLI, Gemini CLI, opencode,
 # Copilot CLI and Qwen Code from npm, cached under ${XDG_CACHE_HOME:-~/.cache}/whale-ls/hosts,
 # each driven through a turn by a scripted model on 127.0.0.1, in a
-# loopback-only network namespace when run as root. Without npm or the
+# loopback-only network namespace when run as root; then again in whale
+# mode, after `whale-ls setup HOST`, with none of its built-in edit or
+# shell tools offered. Without npm or the
 # registry a host is skipped, except in CI (CI=true).
 hosts: build
 	$(GO) vet -tags hosts ./mcpfront/hosts
 	WHALE_LS=$(CURDIR)/bin/whale-ls $(GO) test -tags hosts -count=1 -timeout 30m -v ./mcpfront/hosts
+
+# The release files of the commit checked out, in dist/ (scripts/release):
+# an archive per platform (binary, README, third-party notices), a .vsix
+# per VS Code target, a CycloneDX SBOM of the Go modules and SHA256SUMS,
+# reproducible (README "Releases").
+release:
+	$(GO) run ./scripts/release build
+
+# Two platforms and their .vsix built twice from the same commit: the
+# checksums, the versions in the binaries (`go version -m`), the archives'
+# entries and the .vsix contents checked, and the two builds' archives
+# compared byte for byte. Without npm the .vsix are skipped, except in CI.
+release-check:
+	$(GO) run ./scripts/release twice -targets linux/amd64,windows/arm64 -vsix linux-x64,win32-arm64
 
 bench-rpc:
 	$(GO) run ./bench/rpc

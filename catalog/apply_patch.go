@@ -38,24 +38,15 @@ func ApplyPatch(c *Committer) toolbridge.Tool {
 // order, so that two parts for one file build on each other), then commits
 // them all or none.
 func (c *Committer) applyPatch(ctx context.Context, patch string) (toolbridge.Result, error) {
-	fps, repairs, err := edits.ParsePatch(patch)
-	if err != nil {
-		return toolbridge.Result{}, editFailure("", err)
-	}
-	var paths []string
-	for _, fp := range fps {
-		paths = append(paths, fp.OldPath, fp.NewPath)
-	}
-	var planRepairs []string
-	order, note, err := c.commitPath(ctx, paths, func(load loader) ([]*fileChange, error) {
-		order, rs, err := planPatch(fps, load)
-		planRepairs = rs
-		return order, err
-	})
+	pp, err := parsePatchPlan(patch)
 	if err != nil {
 		return toolbridge.Result{}, err
 	}
-	repairs = editAppendNew(repairs, planRepairs...)
+	order, note, err := c.commitPath(ctx, pp.paths, pp.plan)
+	if err != nil {
+		return toolbridge.Result{}, err
+	}
+	repairs := editAppendNew(pp.repairs, pp.planRepairs...)
 	var texts []string
 	files := make([]string, 0, len(order))
 	for _, ch := range order {
@@ -77,6 +68,37 @@ func (c *Committer) applyPatch(ctx context.Context, patch string) (toolbridge.Re
 		Repairs:  repairs,
 		MoreHint: "the patch was applied in full; read_file shows the result",
 	}, nil
+}
+
+// patchPlan is a parsed patch ready to plan: the paths it names (the
+// commit's locks), its planner, and the tolerances parsing and planning
+// needed.
+type patchPlan struct {
+	fps         []edits.FilePatch
+	paths       []string
+	repairs     []string // parsing's
+	planRepairs []string // the last plan's
+}
+
+// parsePatchPlan parses a patch for planning (the commit's and the
+// preview's).
+func parsePatchPlan(patch string) (*patchPlan, error) {
+	fps, repairs, err := edits.ParsePatch(patch)
+	if err != nil {
+		return nil, editFailure("", err)
+	}
+	pp := &patchPlan{fps: fps, repairs: repairs}
+	for _, fp := range fps {
+		pp.paths = append(pp.paths, fp.OldPath, fp.NewPath)
+	}
+	return pp, nil
+}
+
+// plan is the patch's planner; it records the tolerances it used.
+func (pp *patchPlan) plan(load loader) ([]*fileChange, error) {
+	order, rs, err := planPatch(pp.fps, load)
+	pp.planRepairs = rs
+	return order, err
 }
 
 // planPatch plans every file of a parsed patch in order, loading each file

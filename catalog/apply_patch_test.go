@@ -146,3 +146,41 @@ func TestApplyPatchMixesBuffersAndDisk(t *testing.T) {
 		t.Errorf("buffer = %q after a failed patch, want it unchanged", doc.Text)
 	}
 }
+
+// TestDeleteOfAFileTheEditorHolds: the editor holding a file (editors load
+// files they never show) does not stop its deletion when the buffer holds
+// what the disk does (line endings aside); unsaved text in it does, and the
+// refusal says how to resolve it.
+func TestDeleteOfAFileTheEditorHolds(t *testing.T) {
+	for _, tc := range []struct {
+		name, buffer string
+		wantOK       bool
+	}{
+		{"clean buffer", "keep\nme\n", true},
+		{"clean buffer, CRLF", "keep\r\nme\r\n", true},
+		{"unsaved text", "keep\nme\nand more\n", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ed := &stubEditor{}
+			_, r, root := testWorkspaceWith(t, map[string]string{"build/out.txt": "keep\nme\n"}, func(d *testDeps, root string) {
+				abs := filepath.Join(root, "build", "out.txt")
+				ed.docs = map[string]toolbridge.Document{abs: {Path: abs, Version: 1, Text: tc.buffer}}
+				d.Editor = ed
+			}, editTools)
+			env := call(t, r, "apply_patch", map[string]any{"patch": "*** Begin Patch\n*** Delete File: build/out.txt\n*** End Patch\n"})
+			_, err := os.Stat(filepath.Join(root, "build", "out.txt"))
+			if tc.wantOK {
+				if !env.OK || !os.IsNotExist(err) {
+					t.Errorf("apply_patch = %s %q, file stat %v; want it deleted", env.Code, env.Text, err)
+				}
+				return
+			}
+			if env.OK || env.Code != toolbridge.CodeWriteConflict || !strings.Contains(env.Text, "unsaved changes in the editor") || !strings.Contains(env.Text, "save or close it") || err != nil {
+				t.Errorf("apply_patch = %s %q, file stat %v; want a refusal that says to save or close it, and the file kept", env.Code, env.Text, err)
+			}
+			if len(ed.applied) != 0 {
+				t.Errorf("the editor was asked to apply %v", ed.applied)
+			}
+		})
+	}
+}

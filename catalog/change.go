@@ -114,7 +114,17 @@ func editFailure(shown string, err error) error {
 // editSteps is edit and multi_edit: plan all steps in memory on the file's
 // current text, then commit.
 func (c *Committer) editSteps(ctx context.Context, shown string, steps []edits.Edit) (toolbridge.Result, error) {
-	chs, note, err := c.commitPath(ctx, []string{shown}, func(load loader) ([]*fileChange, error) {
+	chs, note, err := c.commitPath(ctx, []string{shown}, c.editPlanner(ctx, shown, steps))
+	if err != nil {
+		return toolbridge.Result{}, err
+	}
+	return chs[0].result(note, chs[0].plan.Applied), nil
+}
+
+// editPlanner plans edit and multi_edit steps on the file's current text
+// (the commit's and the preview's plan).
+func (c *Committer) editPlanner(ctx context.Context, shown string, steps []edits.Edit) planner {
+	return func(load loader) ([]*fileChange, error) {
 		src, err := load(shown, false)
 		if err != nil {
 			return nil, err
@@ -124,11 +134,7 @@ func (c *Committer) editSteps(ctx context.Context, shown string, steps []edits.E
 			return nil, c.explainMissedTarget(src, steps, err)
 		}
 		return []*fileChange{src.change(plan)}, nil
-	})
-	if err != nil {
-		return toolbridge.Result{}, err
 	}
-	return chs[0].result(note, chs[0].plan.Applied), nil
 }
 
 // saveDocuments asks the editor to save the changed documents when the
@@ -155,16 +161,7 @@ func (c *Committer) saveDocuments(ctx context.Context, chs []*fileChange) string
 
 // result renders a successful change for the model.
 func (ch *fileChange) result(note string, a edits.Applied) toolbridge.Result {
-	oldPath, newPath := ch.src.displayPath(), ch.src.displayPath()
-	switch {
-	case ch.created:
-		oldPath = ""
-	case ch.delete:
-		newPath = ""
-	case ch.dst != nil:
-		newPath = ch.dst.displayPath()
-	}
-	diff, st := edits.UnifiedDiff(oldPath, newPath, ch.plan.OldText, ch.plan.NewText)
+	diff, st := ch.diff()
 	var b strings.Builder
 	name := ch.src.shown
 	switch {
@@ -192,7 +189,7 @@ func (ch *fileChange) result(note string, a edits.Applied) toolbridge.Result {
 		b.WriteString(" " + note)
 	}
 	if diff != "" {
-		b.WriteString("\n\n" + strings.TrimSuffix(shortDiff(diff), "\n"))
+		b.WriteString("\n\n" + fencedDiff(shortDiff(diff)))
 	}
 	target := "disk"
 	if ch.src.doc != nil {
@@ -209,6 +206,21 @@ func (ch *fileChange) result(note string, a edits.Applied) toolbridge.Result {
 		data["changed_since_read"] = true
 	}
 	return toolbridge.Result{Text: b.String(), Data: data, Repairs: a.Repairs, MoreHint: "the change was applied in full; read_file shows the result"}
+}
+
+// diff is the change's unified diff, its paths relative to their
+// workspace folder, and its line counts.
+func (ch *fileChange) diff() (string, edits.Stat) {
+	oldPath, newPath := ch.src.displayPath(), ch.src.displayPath()
+	switch {
+	case ch.created:
+		oldPath = ""
+	case ch.delete:
+		newPath = ""
+	case ch.dst != nil:
+		newPath = ch.dst.displayPath()
+	}
+	return edits.UnifiedDiff(oldPath, newPath, ch.plan.OldText, ch.plan.NewText)
 }
 
 // diffShown is how much of a change's diff a result shows: enough for any

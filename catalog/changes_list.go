@@ -55,9 +55,17 @@ func ChangesList(j *changes.Journal) toolbridge.Tool {
 			if err != nil {
 				return toolbridge.Result{}, entryFailure(id, err)
 			}
-			return toolbridge.Result{Text: entryLine(e) + "\n\n" + strings.TrimRight(diff, "\n"), Data: map[string]any{"entry": entryData(e)}}, nil
+			by, err := j.RevertedBy()
+			if err != nil {
+				return toolbridge.Result{}, entryFailure(id, err)
+			}
+			return toolbridge.Result{Text: entryLine(j, e, by[e.ID]) + "\n\n" + fencedDiff(diff), Data: map[string]any{"entry": entryData(j, e, by[e.ID])}}, nil
 		}
 		entries, dropped, err := j.List(strings.TrimSpace(in.Since), toolbridge.Bounded(in.Limit, changesDefaultLimit, changesMaxLimit))
+		if err != nil {
+			return toolbridge.Result{}, toolbridge.Fail(toolbridge.CodeInternal, "the journal of changes could not be read (%v); retry, and report it if it persists", err)
+		}
+		by, err := j.RevertedBy()
 		if err != nil {
 			return toolbridge.Result{}, toolbridge.Fail(toolbridge.CodeInternal, "the journal of changes could not be read (%v); retry, and report it if it persists", err)
 		}
@@ -72,8 +80,8 @@ func ChangesList(j *changes.Journal) toolbridge.Tool {
 		}
 		list := make([]map[string]any, 0, len(entries))
 		for _, e := range entries {
-			b.WriteString("\n" + entryLine(e))
-			list = append(list, entryData(e))
+			b.WriteString("\n" + entryLine(j, e, by[e.ID]))
+			list = append(list, entryData(j, e, by[e.ID]))
 		}
 		if dropped > 0 {
 			fmt.Fprintf(&b, "\n(%d older %s were dropped to keep the journal within changes.maxBytes.)", dropped, editPlural(dropped, "entry", "entries"))
@@ -82,27 +90,39 @@ func ChangesList(j *changes.Journal) toolbridge.Tool {
 	})
 }
 
-// entryLine is one entry as changes_list shows it: id, time, summary.
-func entryLine(e changes.Entry) string {
+// entryLine is one entry as changes_list shows it: id, time, summary,
+// what it reverts and what reverted it.
+func entryLine(j *changes.Journal, e changes.Entry, revertedBy string) string {
 	line := e.ID + "  " + e.Time.Local().Format("2006-01-02 15:04:05") + "  " + e.Summary
 	if len(e.RevertOf) > 0 {
 		line += " (reverts " + strings.Join(e.RevertOf, ", ") + ")"
 	}
+	if revertedBy != "" {
+		line += " (reverted by " + revertedBy + ")"
+	}
 	return line
 }
 
-// entryData is an entry in a result's data, with snake_case keys.
-func entryData(e changes.Entry) map[string]any {
+// entryData is an entry in a result's data, with snake_case keys: paths
+// absolute (path) and relative to the workspace folder (rel_path), and the
+// entry's line for a person (title).
+func entryData(j *changes.Journal, e changes.Entry, revertedBy string) map[string]any {
 	files := make([]map[string]any, 0, len(e.Files))
 	for _, f := range e.Files {
 		files = append(files, map[string]any{
-			"path": f.Path, "name": filepath.Base(f.Path), "where": f.Where, "added": f.Added, "removed": f.Removed,
+			"path": f.Path, "rel_path": j.RelPath(f.Path), "name": filepath.Base(f.Path), "where": f.Where, "added": f.Added, "removed": f.Removed,
 			"created": f.Before == "" && f.After != "", "deleted": f.After == "" && f.Before != "",
 		})
 	}
-	d := map[string]any{"id": e.ID, "time": e.Time, "tool": e.Tool, "call_id": e.CallID, "summary": e.Summary, "files": files}
+	d := map[string]any{"id": e.ID, "time": e.Time, "tool": e.Tool, "call_id": e.CallID, "summary": e.Summary, "title": j.Title(e), "files": files}
 	if len(e.RevertOf) > 0 {
 		d["revert_of"] = e.RevertOf
+	}
+	if e.Command != "" {
+		d["command"] = e.Command
+	}
+	if revertedBy != "" {
+		d["reverted_by"] = revertedBy
 	}
 	return d
 }

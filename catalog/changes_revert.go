@@ -40,7 +40,7 @@ func ChangesRevert(c *Committer) toolbridge.Tool {
 		}
 		ids, err := c.revertIDs(id, to)
 		if err != nil {
-			return toolbridge.Result{}, err
+			return toolbridge.Result{}, c.withRevertMessage(err)
 		}
 		return c.Revert(ctx, ids)
 	})
@@ -75,28 +75,13 @@ func (c *Committer) revertIDs(id, to string) ([]string, error) {
 // document), journaled as an entry that reverts them. A conflict with a
 // later change of the same lines changes nothing and lists the hunks.
 func (c *Committer) Revert(ctx context.Context, ids []string) (toolbridge.Result, error) {
-	if c.journal == nil {
-		return toolbridge.Result{}, noJournal()
-	}
-	var paths []string
-	seen := map[string]bool{}
-	for _, id := range ids {
-		e, err := c.journal.Get(id)
-		if err != nil {
-			return toolbridge.Result{}, entryFailure(id, err)
-		}
-		for _, f := range e.Files {
-			if !seen[f.Path] {
-				seen[f.Path] = true
-				paths = append(paths, f.Path)
-			}
-		}
-	}
-	chs, note, entryID, err := c.commit(ctx, paths, func(load loader) ([]*fileChange, error) {
-		return c.planRevert(ctx, ids, load)
-	}, ids)
+	paths, err := c.revertPaths(ids)
 	if err != nil {
-		return toolbridge.Result{}, err
+		return toolbridge.Result{}, c.withRevertMessage(err)
+	}
+	chs, note, entryID, err := c.commit(ctx, paths, c.revertPlanner(ctx, ids), ids)
+	if err != nil {
+		return toolbridge.Result{}, c.withRevertMessage(err)
 	}
 	texts := make([]string, 0, len(chs))
 	files := make([]string, 0, len(chs))
@@ -109,8 +94,43 @@ func (c *Committer) Revert(ctx context.Context, ids []string) (toolbridge.Result
 	if note != "" {
 		head += " " + note
 	}
-	return toolbridge.Result{Text: head + "\n\n" + strings.Join(texts, "\n\n"), Data: map[string]any{"reverted": ids, "files": files, "entry": entryID},
+	var shown []string
+	for _, ch := range chs {
+		shown = append(shown, ch.src.displayPath())
+	}
+	message := "Reverted " + strings.Join(shown, ", ") + "."
+	return toolbridge.Result{Text: head + "\n\n" + strings.Join(texts, "\n\n"), Data: map[string]any{"reverted": ids, "files": files, "entry": entryID, "message": message},
 		MoreHint: "the revert was applied in full; read_file shows the result"}, nil
+}
+
+// revertPaths is the files the entries ids changed, each once.
+func (c *Committer) revertPaths(ids []string) ([]string, error) {
+	if c.journal == nil {
+		return nil, noJournal()
+	}
+	var paths []string
+	seen := map[string]bool{}
+	for _, id := range ids {
+		e, err := c.journal.Get(id)
+		if err != nil {
+			return nil, entryFailure(id, err)
+		}
+		for _, f := range e.Files {
+			if !seen[f.Path] {
+				seen[f.Path] = true
+				paths = append(paths, f.Path)
+			}
+		}
+	}
+	return paths, nil
+}
+
+// revertPlanner plans the revert of ids (the commit's and the preview's
+// plan).
+func (c *Committer) revertPlanner(ctx context.Context, ids []string) planner {
+	return func(load loader) ([]*fileChange, error) {
+		return c.planRevert(ctx, ids, load)
+	}
 }
 
 // planRevert plans the revert of ids on the files' current content, loaded
@@ -181,4 +201,47 @@ func revertConflict(conflicts []changes.FileConflict) error {
 		list = append(list, map[string]any{"path": fc.Path, "reason": fc.Reason, "hunks": fc.Hunks})
 	}
 	return &toolbridge.Failure{Code: toolbridge.CodeWriteConflict, Text: b.String(), Data: map[string]any{"conflicts": list}}
+}
+
+// withRevertMessage adds to a revert's failure the sentence for the person
+// who asked for it (data "message"): what stopped it and what to do, in
+// words that do not assume the model's tools.
+func (c *Committer) withRevertMessage(err error) error {
+	var f *toolbridge.Failure
+	if !errors.As(err, &f) {
+		return err
+	}
+	data, _ := f.Data.(map[string]any)
+	var message string
+	switch {
+	case data["unsaved"] != nil:
+		message = fmt.Sprintf("Not reverted: %v has unsaved changes in the editor. Save or close it there, then revert again.", data["unsaved"])
+	case data["conflicts"] != nil:
+		var paths []string
+		if list, ok := data["conflicts"].([]map[string]any); ok && c.journal != nil {
+			for _, fc := range list {
+				paths = append(paths, c.journal.RelPath(fmt.Sprint(fc["path"])))
+			}
+		}
+		message = fmt.Sprintf("Not reverted: %s changed after this change (in the editor, or by a later change), and reverting would overwrite that. Revert the later changes first, or edit the file by hand.", strings.Join(paths, ", "))
+	case f.Code == toolbridge.CodeNoChange:
+		message = "Nothing to revert: the files already hold what reverting this change would restore."
+	case f.Code == toolbridge.CodeNotFound:
+		message = "Not reverted: whale's history no longer holds this change (the oldest history is dropped beyond changes.maxBytes). Refresh the list, or restore the files by hand."
+	case f.Code == toolbridge.CodeNotConfigured:
+		message = "Not reverted: this session keeps no history of changes (whale has no state folder here). Restore the files by hand."
+	case f.Code == toolbridge.CodeCanceled:
+		message = "The revert was canceled; nothing was changed. Revert again when you want it."
+	case f.Code == toolbridge.CodeWriteConflict:
+		message = "Not reverted: a file changed while the revert was being prepared. Revert again."
+	default:
+		message = "Not reverted: " + f.Text
+	}
+	out := *f
+	d := map[string]any{"message": message}
+	for k, v := range data {
+		d[k] = v
+	}
+	out.Data = d
+	return &out
 }

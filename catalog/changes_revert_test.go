@@ -179,3 +179,37 @@ func TestShellTaskIsJournaledAndReverted(t *testing.T) {
 		t.Errorf("the ignored build/out.o was touched: %q", got)
 	}
 }
+
+// TestRevertMessages: every revert answers the person who asked with a
+// message of its own (data "message"): what was reverted, or what stopped
+// it and what resolves it, in words that do not assume the model's tools.
+func TestRevertMessages(t *testing.T) {
+	d, r, root := journaled(t, map[string]string{"src/a.txt": tenLines})
+	call(t, r, "edit", map[string]any{"file_path": "src/a.txt", "search": "l2", "replace": "whale"})
+	edit := newestID(t, d)
+	message := func(env toolbridge.Envelope) string {
+		data, _ := env.Data.(map[string]any)
+		m, _ := data["message"].(string)
+		return m
+	}
+	writeTestFile(t, root, "src/a.txt", strings.Replace(tenLines, "l2", "user", 1))
+	for _, tc := range []struct {
+		name  string
+		input map[string]any
+		want  string
+	}{
+		{"conflict", map[string]any{"id": edit}, "Not reverted: src/a.txt changed after this change (in the editor, or by a later change), and reverting would overwrite that. Revert the later changes first, or edit the file by hand."},
+		{"unknown entry", map[string]any{"id": "20000101T000000.000000Z-0000"}, "Not reverted: whale's history no longer holds this change (the oldest history is dropped beyond changes.maxBytes). Refresh the list, or restore the files by hand."},
+	} {
+		if env := call(t, r, "changes_revert", tc.input); env.OK || message(env) != tc.want {
+			t.Errorf("%s: changes_revert = %s, message %q; want %q", tc.name, env.Code, message(env), tc.want)
+		}
+	}
+	writeTestFile(t, root, "src/a.txt", strings.Replace(tenLines, "l2", "whale", 1))
+	if env := call(t, r, "changes_revert", map[string]any{"id": edit}); !env.OK || message(env) != "Reverted src/a.txt." {
+		t.Errorf("changes_revert = %s %q, message %q; want it done and said for a person", env.Code, env.Text, message(env))
+	}
+	if env := call(t, r, "changes_revert", map[string]any{"id": edit}); env.Code != toolbridge.CodeNoChange || message(env) != "Nothing to revert: the files already hold what reverting this change would restore." {
+		t.Errorf("a second revert = %s, message %q; want no_change said for a person", env.Code, message(env))
+	}
+}

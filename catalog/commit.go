@@ -204,7 +204,17 @@ func (c *Committer) commitChanges(ctx context.Context, tx *edits.Txn, chs []*fil
 		switch {
 		case ch.delete || ch.dst != nil:
 			if s.doc != nil {
-				return "", "", toolbridge.Fail(toolbridge.CodeWriteConflict, "%s is open in the editor; deleting or renaming an open file is refused so that its buffer is not lost — close it first, or change its content with edit", s.shown)
+				// An editor holds many documents the user never opened (VS
+				// Code loads files for diff views, peeks and extensions,
+				// and closes them minutes later): only a buffer with
+				// unsaved text would be lost.
+				disk, ok := c.cleanOnDisk(s)
+				if !ok {
+					return "", "", &toolbridge.Failure{Code: toolbridge.CodeWriteConflict,
+						Text: fmt.Sprintf("%s has unsaved changes in the editor; deleting or renaming it is refused so that they are not lost — ask the user to save or close it in the editor, then try again (or change its content with edit)", s.shown),
+						Data: map[string]any{"unsaved": s.displayPath()}}
+				}
+				ch.src, s = disk, disk
 			}
 			addDisk(s, edits.FilePlan{Path: s.t.Rel, Existed: true, Expected: s.raw, Delete: true})
 			if ch.dst != nil {
@@ -244,6 +254,25 @@ func (c *Committer) commitChanges(ctx context.Context, tx *edits.Txn, chs []*fil
 		c.notifier.ChangesJournaled(entryID)
 	}
 	return note, entryID, nil
+}
+
+// cleanOnDisk returns the disk file behind an editor document when the
+// buffer holds no unsaved text (the same text as the file, line endings
+// and encoding aside), as a source that deletes or renames it on disk;
+// false when the buffer has unsaved changes or the file is not on disk.
+func (c *Committer) cleanOnDisk(s *editSource) (*editSource, bool) {
+	raw, exists, err := edits.ReadFile(s.t.Root.FS, s.t.Rel)
+	if err != nil || !exists {
+		return nil, false
+	}
+	onDisk, err1 := edits.Decode(raw)
+	inEditor, err2 := edits.Decode([]byte(s.doc.Text))
+	if err1 != nil || err2 != nil || onDisk.Text != inEditor.Text {
+		return nil, false
+	}
+	disk := *s
+	disk.doc, disk.raw, disk.exists = nil, raw, true
+	return &disk, true
 }
 
 // saveTimeout bounds the editor's save of the documents a change went to

@@ -69,10 +69,11 @@ func MCPTools(o MCPOptions) []toolbridge.Tool {
 		return nil
 	}
 	dir := ""
-	if roots := realRoots(o.Workspace); len(roots) > 0 {
+	roots := realRoots(o.Workspace)
+	if len(roots) > 0 {
 		dir = roots[0]
 	}
-	g := &mcpGroup{registry: o.Registry, host: mcphost.New(configs, mcphost.Options{Log: log, Dir: dir, Version: "whale-ls", StartTimeout: mcpStartTimeout})}
+	g := &mcpGroup{registry: o.Registry, host: mcphost.New(configs, mcphost.Options{Log: log, Dir: dir, Roots: roots, Version: "whale-ls", StartTimeout: mcpStartTimeout})}
 	if o.OnClose != nil {
 		o.OnClose(g.host.Close)
 	}

@@ -256,16 +256,21 @@ func (c *Committer) askReview(ctx context.Context, files []*reviewedFile) (map[s
 	total := 0
 	prompt := toolbridge.Prompt{Kind: toolbridge.PromptReview, Timeout: c.reviewTimeout(),
 		Options: []toolbridge.PromptOption{{ID: toolbridge.ReviewAccept, Label: "Accept"}, {ID: toolbridge.ReviewReject, Label: "Reject"}}}
+	added, removed := 0, 0
 	for _, f := range files {
 		names = append(names, f.ch.src.displayPath())
 		total += len(f.hunks)
 		prompt.Files = append(prompt.Files, f.wire())
+		_, st := f.ch.diff()
+		added, removed = added+st.Added, removed+st.Removed
 	}
-	tool := toolbridge.CallTool(ctx)
-	if tool == "" {
-		tool = "whale"
+	what := "the change to"
+	if toolbridge.CallTool(ctx) == "changes_revert" {
+		what = "the revert of"
 	}
-	prompt.Title = fmt.Sprintf("Review the change %s proposes to %s", tool, strings.Join(names, ", "))
+	// For a person: the files with their folders and the line counts, no
+	// tool names.
+	prompt.Title = fmt.Sprintf("Review %s %s (+%d −%d)", what, strings.Join(names, ", "), added, removed)
 	prompt.Detail = fmt.Sprintf("%d %s in %d %s. Accept all, reject, or accept some hunks.", total, editPlural(total, "hunk", "hunks"), len(files), editPlural(len(files), "file", "files"))
 	if c.prompter == nil {
 		return nil, "", toolbridge.Fail(toolbridge.CodeNotConfigured, "edits.review asks for every change to be reviewed, but no one can review changes in this session; nothing was applied — tell the user, who can review in the editor or turn edits.review off")
@@ -323,10 +328,5 @@ func (c *Committer) askReview(ctx context.Context, files []*reviewedFile) (map[s
 	return ids, "The user reviewed the change: " + strings.Join(parts, "; ") + reason + ". The diff shows what was applied.", nil
 }
 
-// reviewTimeout is how long a review waits: the approval timeout.
-func (c *Committer) reviewTimeout() time.Duration {
-	if ms := c.settings().ExecBoundary.ApprovalTimeoutMs; ms > 0 {
-		return time.Duration(ms) * time.Millisecond
-	}
-	return 2 * time.Minute
-}
+// reviewTimeout is how long a review waits: edits.reviewTimeoutMs.
+func (c *Committer) reviewTimeout() time.Duration { return c.settings().ReviewTimeout() }

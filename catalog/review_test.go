@@ -39,6 +39,12 @@ func TestReviewAcceptAll(t *testing.T) {
 	if q.Kind != toolbridge.PromptReview || len(q.Files) != 1 || len(q.Files[0].Hunks) != 1 || q.Files[0].Before != twoHunks || !strings.Contains(q.Files[0].Hunks[0].Diff, "-a2\n+b2\n") {
 		t.Errorf("review prompt = %+v", q)
 	}
+	if want := "Review the change to a.txt (+1 −1)"; q.Title != want {
+		t.Errorf("review prompt Title = %q, want %q", q.Title, want)
+	}
+	if q.Timeout != settings.DefaultReviewTimeout {
+		t.Errorf("review prompt Timeout = %v, want edits.reviewTimeoutMs's default %v", q.Timeout, settings.DefaultReviewTimeout)
+	}
 }
 
 // TestReviewReject: a rejection with a reason applies nothing and tells the

@@ -69,14 +69,14 @@ func (sh Shell) journalTask(task *terminal.Task, snaps []*changes.Snapshot, call
 	runtime.AddCleanup(task, func(k weak.Pointer[terminal.Task]) { taskJournals.Delete(k) }, key)
 	go func() {
 		<-task.Done()
-		tj.note = sh.recordTask(snaps, callID, failedNote)
+		tj.note = sh.recordTask(snaps, callID, task.Command(), failedNote)
 		close(tj.done)
 	}()
 }
 
-// recordTask journals the changes since snaps and returns the note for the
-// task's results.
-func (sh Shell) recordTask(snaps []*changes.Snapshot, callID, failedNote string) string {
+// recordTask journals the changes since snaps, as an entry that names the
+// task's command, and returns the note for the task's results.
+func (sh Shell) recordTask(snaps []*changes.Snapshot, callID, command, failedNote string) string {
 	ctx := context.Background()
 	var files []changes.FileChange
 	var skipped []string
@@ -92,7 +92,7 @@ func (sh Shell) recordTask(snaps []*changes.Snapshot, callID, failedNote string)
 	}
 	var parts []string
 	if len(files) > 0 {
-		p, err := sh.Journal.Begin(changes.Meta{Tool: "shell_run", CallID: callID}, files)
+		p, err := sh.Journal.Begin(changes.Meta{Tool: "shell_run", CallID: callID, Command: command}, files)
 		if err == nil {
 			var e changes.Entry
 			if e, err = p.Commit(); err == nil {

@@ -3,9 +3,11 @@ package catalog
 import (
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 
 	"github.com/whale-ls/whale-ls/execboundary"
+	"github.com/whale-ls/whale-ls/internal/userdir"
 	"github.com/whale-ls/whale-ls/sandbox"
 	"github.com/whale-ls/whale-ls/settings"
 	"github.com/whale-ls/whale-ls/terminal"
@@ -67,7 +69,11 @@ func (sh Shell) sandboxFor(cfg settings.Settings, env []string) (*sandbox.Policy
 			}
 		}
 	}
-	p, err := sandbox.Plan(sandbox.Options{Mode: cfg.Shell.Sandbox, Network: cfg.Shell.Network, Workspace: ws, Extra: cfg.Shell.WritableRoots, Env: append(os.Environ(), env...), Temp: sh.sandboxTemp})
+	var hide []string
+	if run, err := userdir.Runtime(); err == nil {
+		hide = append(hide, run) // whale's locks and sockets
+	}
+	p, err := sandbox.Plan(sandbox.Options{Mode: cfg.Shell.Sandbox, Network: cfg.Shell.Network, Workspace: ws, Extra: cfg.Shell.WritableRoots, GitWritable: cfg.Shell.GitWritable, Hide: hide, Env: append(os.Environ(), env...), Temp: sh.sandboxTemp})
 	if err != nil {
 		return nil, "", toolbridge.Fail(toolbridge.CodeNotConfigured, "%v, so the command was not run; ask the user to fix the setting", err)
 	}
@@ -122,8 +128,54 @@ func (sh Shell) noteSandbox(task *terminal.Task, p *sandbox.Policy, unconfined s
 	ev.policy = p
 	ev.unconfined = unconfined
 	if p != nil && sh.SandboxState != nil && sh.SandboxState.firstTime(p.Describe()) {
-		ev.describe = "[" + p.Describe() + "]"
+		ev.describe = "[" + sandboxBrief(*p) + "]"
 	}
+}
+
+// sandboxBrief is the one line a session's first result under a policy
+// carries: the mode, the kinds of folders writable, the network. The
+// folders themselves are named where it matters: in the diagnosis of a
+// refused write, and by `whale-ls settings`.
+func sandboxBrief(p sandbox.Policy) string {
+	if p.Mode == sandbox.Off {
+		return "sandbox off: writes are not confined; network " + string(p.Network)
+	}
+	var workspaces, temps, caches int
+	var roots []string
+	for _, r := range p.Writable {
+		switch r.Why {
+		case "workspace":
+			workspaces++
+		case "temp folder":
+			temps++
+		case "shell.writableRoots":
+			roots = append(roots, r.Path)
+		default:
+			caches++
+		}
+	}
+	var parts []string
+	if workspaces > 0 {
+		parts = append(parts, "the workspace (.git included)")
+	}
+	if temps > 0 {
+		parts = append(parts, "the temp folders")
+	}
+	if caches > 0 {
+		parts = append(parts, fmt.Sprintf("%d toolchain %s", caches, editPlural(caches, "cache", "caches")))
+	}
+	if len(roots) > 0 {
+		parts = append(parts, strings.Join(roots, ", ")+" (shell.writableRoots)")
+	}
+	where := "nowhere"
+	if len(parts) > 0 {
+		where = strings.Join(parts, ", ")
+	}
+	line := fmt.Sprintf("sandbox %s: writes only in %s; network %s", p.Mode, where, p.Network)
+	if len(p.Skipped) > 0 {
+		line += "; shell.writableRoots skipped: " + strings.Join(p.Skipped, ", ")
+	}
+	return line
 }
 
 // sandboxNotes is what the sandbox did: the note of an unconfined run and,

@@ -71,7 +71,7 @@ func TestShellRunNamesSandboxRefusals(t *testing.T) {
 		t.Errorf("diagnosis = %+v, want %s", sd.Diagnosis, ReasonSandboxRefused)
 	}
 	for _, want := range []string{
-		"[sandbox workspace-write: writes allowed only in " + ws + " (workspace, .git included)",
+		"[sandbox workspace-write: writes only in the workspace (.git included), the temp folders",
 		"The sandbox (workspace-write) refused a write to " + target,
 		"add the folder to shell.writableRoots",
 		"set shell.sandbox to off",
@@ -87,7 +87,7 @@ func TestShellRunNamesSandboxRefusals(t *testing.T) {
 		t.Errorf("the write inside the workspace: %q, %v", b, err)
 	}
 	env = call(t, r, "shell_run", map[string]any{"command": "echo again > inside2"})
-	if strings.Contains(env.Text, "writes allowed only in") {
+	if strings.Contains(env.Text, "writes only in") {
 		t.Errorf("the second result lists the policy again: %q", env.Text)
 	}
 

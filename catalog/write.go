@@ -29,20 +29,26 @@ func Write(c *Committer) toolbridge.Tool {
 		}),
 	}
 	return toolbridge.Define(spec, func(ctx context.Context, in writeInput) (toolbridge.Result, error) {
-		chs, note, err := c.commitPath(ctx, []string{in.FilePath}, func(load loader) ([]*fileChange, error) {
-			src, err := load(in.FilePath, true)
-			if err != nil {
-				return nil, err
-			}
-			plan, err := edits.PlanWrite(src.t.Rel, src.raw, src.exists, in.Content)
-			if err != nil {
-				return nil, editFailure(src.shown, err)
-			}
-			return []*fileChange{src.change(plan)}, nil
-		})
+		chs, note, err := c.commitPath(ctx, []string{in.FilePath}, writePlanner(in))
 		if err != nil {
 			return toolbridge.Result{}, err
 		}
 		return chs[0].result(note, chs[0].plan.Applied), nil
 	})
+}
+
+// writePlanner plans a write on the file's current content (the commit's
+// and the preview's plan).
+func writePlanner(in writeInput) planner {
+	return func(load loader) ([]*fileChange, error) {
+		src, err := load(in.FilePath, true)
+		if err != nil {
+			return nil, err
+		}
+		plan, err := edits.PlanWrite(src.t.Rel, src.raw, src.exists, in.Content)
+		if err != nil {
+			return nil, editFailure(src.shown, err)
+		}
+		return []*fileChange{src.change(plan)}, nil
+	}
 }

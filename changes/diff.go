@@ -114,23 +114,94 @@ func decodeTexts(before, after []byte) (bt, at string, ok bool) {
 	return b.Text, a.Text, err1 == nil && err2 == nil
 }
 
-// summary describes an entry in one line: "edit a.go (+2 -1)", "shell_run
-// a.go, b.go and 3 more (+40 -2)".
+// summary describes an entry in one line for the model: "edit a.go (+2
+// -1)", "shell_run `make clean` build/x.o, b.go and 3 more (+40 -2)", the
+// files relative to Options.Root.
 func (j *Journal) summary(e Entry) string {
-	var names []string
 	added, removed := 0, 0
 	for _, f := range e.Files {
 		added += f.Added
 		removed += f.Removed
-		names = append(names, filepath.Base(f.Path))
-	}
-	list := strings.Join(names, ", ")
-	if len(names) > 3 {
-		list = fmt.Sprintf("%s and %d more", strings.Join(names[:2], ", "), len(names)-2)
 	}
 	tool := e.Tool
 	if tool == "" {
 		tool = "change"
 	}
-	return fmt.Sprintf("%s %s (+%d -%d)", tool, list, added, removed)
+	if e.Command != "" {
+		tool += " " + commandSpan(e.Command)
+	}
+	return fmt.Sprintf("%s %s (+%d -%d)", tool, j.fileList(e.Files), added, removed)
+}
+
+// RelPath names path for a person: relative to Options.Root, with slashes
+// ("build/sub/x.o"), when it is inside it.
+func (j *Journal) RelPath(path string) string { return j.displayName(path) }
+
+// fileList names up to three files, or two and how many more.
+func (j *Journal) fileList(files []FileRecord) string {
+	var names []string
+	for _, f := range files {
+		names = append(names, j.displayName(f.Path))
+	}
+	switch {
+	case len(names) > 3:
+		return fmt.Sprintf("%s and %d more", strings.Join(names[:2], ", "), len(names)-2)
+	case len(names) > 1:
+		return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	}
+	return strings.Join(names, "")
+}
+
+// Title describes an entry in one line for a person, with no ids and no
+// tool names: "Edited src/main.go (+2 −1)", "Created notes.md (+12)",
+// "`make clean` deleted build/sub/x.o", "Reverted src/main.go (+1 −2)".
+func (j *Journal) Title(e Entry) string {
+	added, removed := 0, 0
+	created, deleted := true, true
+	for _, f := range e.Files {
+		added += f.Added
+		removed += f.Removed
+		created = created && f.Before == "" && f.After != ""
+		deleted = deleted && f.After == "" && f.Before != ""
+	}
+	verb := "changed"
+	switch {
+	case len(e.RevertOf) > 0:
+		verb = "reverted"
+	case created:
+		verb = "created"
+	case deleted:
+		verb = "deleted"
+	case e.Tool != "shell_run" && e.Tool != "":
+		verb = "edited"
+	}
+	counts := ""
+	switch {
+	case deleted && len(e.RevertOf) == 0:
+	case created && len(e.RevertOf) == 0:
+		counts = fmt.Sprintf(" (+%d)", added)
+	case added > 0 || removed > 0:
+		counts = fmt.Sprintf(" (+%d −%d)", added, removed)
+	}
+	what := j.fileList(e.Files)
+	if e.Command != "" {
+		return commandSpan(e.Command) + " " + verb + " " + what + counts
+	}
+	return strings.ToUpper(verb[:1]) + verb[1:] + " " + what + counts
+}
+
+// commandSpan is a command's first line, cut to 60 characters, as inline
+// Markdown code.
+func commandSpan(command string) string {
+	first, _, more := strings.Cut(strings.TrimSpace(command), "\n")
+	if r := []rune(first); len(r) > 60 {
+		first, more = string(r[:59]), true
+	}
+	if more {
+		first += "…"
+	}
+	if strings.Contains(first, "`") {
+		return "`` " + first + " ``"
+	}
+	return "`" + first + "`"
 }

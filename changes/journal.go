@@ -218,6 +218,8 @@ type Meta struct {
 	Session string `json:"session,omitempty"`
 	// RevertOf lists the ids of the entries this one reverts.
 	RevertOf []string `json:"revert_of,omitempty"`
+	// Command is the command line of a shell task's entry.
+	Command string `json:"command,omitempty"`
 }
 
 // FileChange is one file's change as a tool call makes it.
@@ -472,6 +474,28 @@ func (j *Journal) List(since string, limit int) (entries []Entry, dropped int, e
 		return nil, 0, fmt.Errorf("list changes: %w", err)
 	}
 	return entries, dropped, nil
+}
+
+// RevertedBy maps the id of every entry that a later committed entry
+// reverts to the newest such entry's id.
+func (j *Journal) RevertedBy() (map[string]string, error) {
+	by := map[string]string{}
+	err := j.read(func(v *logView) error {
+		for _, id := range v.ids {
+			r := v.entries[id]
+			if r.state != stateCommitted {
+				continue
+			}
+			for _, of := range r.entry().RevertOf {
+				by[of] = id // ids ascend: the newest wins
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list reverts: %w", err)
+	}
+	return by, nil
 }
 
 // Get returns the committed entry id.

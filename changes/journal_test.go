@@ -131,8 +131,8 @@ func TestBeginCommitAbort(t *testing.T) {
 				if diff := cmp.Diff(want, e.Files); diff != "" {
 					t.Errorf("Commit().Files differ (-want +got):\n%s", diff)
 				}
-				if e.Summary != "multi_edit a.go, new.txt (+3 -1)" {
-					t.Errorf("Summary = %q, want %q", e.Summary, "multi_edit a.go, new.txt (+3 -1)")
+				if e.Summary != "multi_edit a.go and new.txt (+3 -1)" {
+					t.Errorf("Summary = %q, want %q", e.Summary, "multi_edit a.go and new.txt (+3 -1)")
 				}
 				got, err := j.Get(e.ID)
 				if err != nil || !cmp.Equal(got, e, cmp.Comparer(func(a, b time.Time) bool { return a.Equal(b) })) {

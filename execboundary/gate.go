@@ -60,8 +60,12 @@ type Approval struct {
 	Program string
 	Argv    []string
 	Cwd     string
-	// Rule is the rule that asks, or why the program is asked about.
+	// Rule is the rule that asks, or why the program is asked about, as
+	// the audit log writes it.
 	Rule string
+	// Why says the same in plain words for the person asked (Rule.Words):
+	// "`rm` with `-rf` deletes files recursively or without asking".
+	Why string
 	// Timeout is how long the user has; the context ends then too.
 	Timeout time.Duration
 }
@@ -297,7 +301,7 @@ func (g *Gate) available() error {
 	return err
 }
 
-// remembered reports whether the user allowed prog under rule for the
+// remembered reports whether the user allowed key (sessionKey) for the
 // session.
 func (g *Gate) remembered(key string) bool {
 	g.mu.Lock()
@@ -341,10 +345,16 @@ func (g *Gate) untrack(key string, id int) {
 	}
 }
 
+// sessionKey is what an "allow for this session" answer allows: the
+// program with the arguments, in the folder, that the prompt showed — not
+// every later exec the same rule asks about.
+func sessionKey(program string, argv []string, cwd string) string {
+	return program + "\x00" + cwd + "\x00" + strings.Join(argv, "\x00")
+}
+
 // errAllowedForSession is the cause with which an open prompt is withdrawn
-// when the user allowed the same program and rule for the session in
-// another one.
-var errAllowedForSession = errors.New("the user allowed this program for the session in another prompt")
+// when the user allowed the same exec for the session in another one.
+var errAllowedForSession = errors.New("the user allowed this command for the session in another prompt")
 
 // errGone is the cause with which a pending prompt is withdrawn: every
 // exec waiting for it ended (its process died, or its whole task did).
@@ -353,7 +363,7 @@ var errGone = errors.New("every exec waiting for the approval ended")
 // ask puts an "ask" verdict to the user, holding the task's yield timer
 // meanwhile, and returns whether the exec may run and who decided. The
 // prompt is withdrawn when ctx ends (ByGone), or when the user allows the
-// same program and rule for the session in another prompt (BySession); it
+// same exec (sessionKey) for the session in another prompt (BySession); it
 // ends by itself after the approval timeout (ByTimeout).
 func (g *Gate) ask(ctx context.Context, task Task, a Approval, sessionKey string) (bool, string) {
 	if g.remembered(sessionKey) {

@@ -465,8 +465,8 @@ func (tg *taskGate) prompt(ctx context.Context, p *sharedPrompt, first waitingEx
 		defer close(watched)
 		tg.watch(ctx, p)
 	}()
-	a := Approval{TaskID: tg.task.ID(), Command: tg.command, Program: ex.prog.Path, Argv: ex.argv, Cwd: ex.cwd, Rule: v.RuleText()}
-	ok, by := tg.g.ask(ctx, tg.task, a, ex.prog.Path+"\x00"+v.RuleText())
+	a := Approval{TaskID: tg.task.ID(), Command: tg.command, Program: ex.prog.Path, Argv: ex.argv, Cwd: ex.cwd, Rule: v.RuleText(), Why: v.Words(ex.argv)}
+	ok, by := tg.g.ask(ctx, tg.task, a, sessionKey(ex.prog.Path, ex.argv, ex.cwd))
 	p.withdraw(nil)
 	<-watched
 

@@ -346,10 +346,18 @@ func TestAskApproveDenyAndSession(t *testing.T) {
 	os.MkdirAll(filepath.Join(dir, "c"), 0o755)
 	runGated(t, g, dir, `rm -r c`)
 	before := count()
+	os.MkdirAll(filepath.Join(dir, "c"), 0o755)
+	runGated(t, g, dir, `rm -r c`)
+	if _, err := os.Stat(filepath.Join(dir, "c")); err == nil || count() != before {
+		t.Errorf("allow_session, the same command again: c exists=%v, prompts %d → %d; want removed without a prompt", err == nil, before, count())
+	}
+	// The session answer allowed that command, not the rule: another
+	// command the rule asks about is asked about.
+	setAnswer(DenyOnce)
 	os.MkdirAll(filepath.Join(dir, "d"), 0o755)
 	runGated(t, g, dir, `rm -r d`)
-	if _, err := os.Stat(filepath.Join(dir, "d")); err == nil || count() != before {
-		t.Errorf("allow_session: d exists=%v, prompts %d → %d; want removed without a prompt", err == nil, before, count())
+	if _, err := os.Stat(filepath.Join(dir, "d")); err != nil || count() != before+1 {
+		t.Errorf("allow_session, another command: d exists=%v, prompts %d → %d; want it asked about (and denied)", err == nil, before, count())
 	}
 
 	entries := readAudit(t, state)
@@ -359,7 +367,7 @@ func TestAskApproveDenyAndSession(t *testing.T) {
 			by = append(by, e.Decision+"/"+e.DecidedBy)
 		}
 	}
-	if got := strings.Join(by, " "); got != "allow/user deny/user allow/user allow/session" {
+	if got := strings.Join(by, " "); got != "allow/user deny/user allow/user allow/session deny/user" {
 		t.Errorf("audit decisions for rm = %q", got)
 	}
 	fi, _ := os.Stat(state)
@@ -709,14 +717,15 @@ func TestDifferentAsksPromptSeparately(t *testing.T) {
 	}
 }
 
-// TestAllowForSessionSettlesOtherPrompts: two different execs under the same
-// rule prompt separately; "allow for this session" on one withdraws the
-// other, which runs as allowed for the session.
+// TestAllowForSessionSettlesOtherPrompts: two tasks prompt about the same
+// command at once; "allow for this session" on one withdraws the other,
+// which runs as allowed for the session. The answer allows that command
+// only: another command under the same rule is asked about.
 func TestAllowForSessionSettlesOtherPrompts(t *testing.T) {
 	rig := newSharedRig()
 	g, state, _ := sharedGate(t, rig)
 	dir := t.TempDir()
-	writeVictims(t, dir, "v1", "v2")
+	writeVictims(t, dir, "v1")
 	alongside(t, func() {
 		if _, ok := receive(t, rig.asked, "the first prompt"); !ok {
 			return
@@ -729,21 +738,35 @@ func TestAllowForSessionSettlesOtherPrompts(t *testing.T) {
 			t.Errorf("the other prompt ended with %v, want errAllowedForSession", cause)
 		}
 	})
-	res := runGated(t, g, dir, `rm -rf v1 & rm -rf v2 & wait`)
+	results := make(chan runResult, 2)
+	for range 2 {
+		go func() { results <- runGated(t, g, dir, `rm -rf v1`) }()
+	}
+	res := <-results
+	<-results
 	if n := rig.prompts.Load(); n != 2 {
 		t.Errorf("prompts = %d, want 2", n)
 	}
-	wantRemoved(t, dir, res, "v1", "v2")
+	wantRemoved(t, dir, res, "v1")
 	entries := rmEntries(t, state, 2)
 	slices.Sort(entries) // the two answers are written in either order
 	if got := strings.Join(entries, " "); got != "allow/session allow/user" {
 		t.Errorf("audit for rm = %q, want one user answer and one session answer", got)
 	}
-	// A later exec under the same rule asks no one.
-	os.WriteFile(filepath.Join(dir, "v3"), []byte("x"), 0o644)
-	runGated(t, g, dir, `rm -rf v3`)
+	// The same command later asks no one; another one is asked about.
+	writeVictims(t, dir, "v1", "v3")
+	runGated(t, g, dir, `rm -rf v1`)
 	if n := rig.prompts.Load(); n != 2 {
 		t.Errorf("prompts after allow for this session = %d, want still 2", n)
+	}
+	alongside(t, func() {
+		if _, ok := receive(t, rig.asked, "the prompt about another command"); ok {
+			rig.answer <- DenyOnce
+		}
+	})
+	runGated(t, g, dir, `rm -rf v3`)
+	if n := rig.prompts.Load(); n != 3 {
+		t.Errorf("prompts after another command = %d, want 3", n)
 	}
 }
 

@@ -75,6 +75,10 @@ type Rule struct {
 	// one of these globs, wherever it stands ("-*r*" for a recursive rm).
 	ArgsAny  []string `json:"argsAny,omitempty"`
 	Decision Decision `json:"decision"`
+	// Why says in plain words what the programs the rule matches do, for
+	// the person asked ("deletes files recursively or by force"); it
+	// completes a sentence whose subject is the command. Optional.
+	Why string `json:"why,omitempty"`
 }
 
 // String renders the rule for notes, prompts and the audit log.
@@ -106,6 +110,85 @@ func DefaultRules() []Rule {
 		ask("npm", "publish"),
 		ask("rm", "-*[rRf]*", "--recursive", "--force"),
 	}
+}
+
+// defaultWhy is the Why of the default rules (kept out of DefaultRules so
+// that the settings' default value stays as users copy it): what the
+// programs they ask about do, for the person asked. A user's rule that
+// equals a default rule gets its words too.
+func defaultWhy(r Rule) string {
+	if len(r.ArgsPrefix) > 0 {
+		return ""
+	}
+	key := r.Program + " " + strings.Join(r.ArgsAny, " ")
+	switch key {
+	case "sudo ", "su ", "doas ", "pkexec ":
+		return "runs a program as another user (such as root)"
+	case "dd ", "mkfs* ":
+		return "writes to disks directly or formats them"
+	case "shutdown ", "reboot ", "poweroff ", "halt ":
+		return "turns the machine off or restarts it"
+	case "git push":
+		return "publishes commits to another repository"
+	case "npm publish":
+		return "publishes a package"
+	case "rm -*[rRf]* --recursive --force":
+		return "deletes files recursively or without asking"
+	}
+	return ""
+}
+
+// Words names, in plain words for the person asked, the exec of argv that
+// the rule matched: the program, the arguments that made the rule match,
+// and what such a command does when the rule says (Why), e.g. "`rm` with
+// `-rf` deletes files recursively or without asking". Without a Why it
+// says what the rule does: "your execBoundary.rules ask about `git` with
+// `commit`". Globs and rule syntax are never shown.
+func (r Rule) Words(argv []string) string {
+	name := r.Program
+	if len(argv) > 0 && argv[0] != "" {
+		name = filepath.Base(argv[0])
+	}
+	var args []string
+	if len(argv) > 1 {
+		args = argv[1:]
+	}
+	var shown []string
+	for i := range r.ArgsPrefix {
+		if i < len(args) {
+			shown = append(shown, args[i])
+		}
+	}
+	if len(r.ArgsAny) > 0 {
+	find:
+		for _, a := range args[min(len(r.ArgsPrefix), len(args)):] {
+			for _, g := range r.ArgsAny {
+				if re, err := globRegexp(g); err == nil && re.MatchString(a) {
+					shown = append(shown, a)
+					break find
+				}
+			}
+		}
+	}
+	subject := "`" + name + "`"
+	if len(shown) > 0 {
+		subject += " with `" + strings.Join(shown, " ") + "`"
+	}
+	why := r.Why
+	if why == "" {
+		why = defaultWhy(r)
+	}
+	if why != "" {
+		return subject + " " + why
+	}
+	verb := "allow"
+	switch r.Decision {
+	case Ask:
+		verb = "ask about"
+	case Deny:
+		verb = "refuse"
+	}
+	return "your execBoundary.rules " + verb + " " + subject
 }
 
 // ParseRules decodes execBoundary.rules. Empty input (no setting) yields
@@ -197,6 +280,18 @@ func (v Verdict) RuleText() string {
 		return v.Reason
 	}
 	return "no rule"
+}
+
+// Words says in plain words why the policy decided as it did about argv
+// (Rule.Words, or the reason no rule gave), "" when nothing matched.
+func (v Verdict) Words(argv []string) string {
+	switch {
+	case v.Rule != nil:
+		return v.Rule.Words(argv)
+	case v.Reason != "":
+		return v.Reason
+	}
+	return ""
 }
 
 // stricter returns the stricter of two verdicts (the first on a tie).

@@ -46,8 +46,8 @@ func (g *Gate) precheck(cmd *exec.Cmd, task Task, reason string) error {
 		by := ByPolicy
 		ok := v.Decision == Allow
 		if v.Decision == Ask {
-			a := Approval{TaskID: task.ID(), Command: command, Program: prog.Path, Argv: np.Argv, Cwd: dir, Rule: v.RuleText()}
-			ok, by = g.ask(context.Background(), task, a, prog.Path+"\x00"+v.RuleText())
+			a := Approval{TaskID: task.ID(), Command: command, Program: prog.Path, Argv: np.Argv, Cwd: dir, Rule: v.RuleText(), Why: v.Words(np.Argv)}
+			ok, by = g.ask(context.Background(), task, a, sessionKey(prog.Path, np.Argv, dir))
 		}
 		decision := "deny"
 		if ok {
@@ -172,6 +172,67 @@ const (
 	OutlookUnchecked Outlook = "unchecked"
 )
 
+// ProgramOutlook is what the exec boundary will do with one program a
+// command line names.
+type ProgramOutlook struct {
+	// Argv is the program and its arguments as written (NamedProgram).
+	Argv []string
+	// Via is how the command line reaches it ("sh -c", "xargs", …; "" for a
+	// plain command).
+	Via string
+	// Path is the executable it resolves to from the command's folder; the
+	// name as written when none is found.
+	Path    string
+	Verdict Verdict
+}
+
+// Judgement is Judge's answer with its parts, for a person to read.
+type Judgement struct {
+	Outlook Outlook
+	// Programs are the programs the command line names, each judged; empty
+	// when the outlook does not come from the policy (Off is set).
+	Programs []ProgramOutlook
+	// Unjudged are the parts whose program is only known when they run.
+	Unjudged []Unjudged
+	// Off says, in plain words, why nothing is judged: the boundary is off,
+	// or cannot watch programs here ("" when the policy judged).
+	Off string
+	// ParseError is set when the command is not valid Bash syntax (its
+	// programs were guessed from a simple split).
+	ParseError string
+}
+
+// JudgeCommand is Judge with the programs it judged and why.
+func (g *Gate) JudgeCommand(command, dir string) Judgement {
+	st := g.State()
+	switch {
+	case st.Mode == ModeOff:
+		return Judgement{Outlook: OutlookUnchecked, Off: "the exec boundary is off (execBoundary.mode is off), so no program of this command is checked"}
+	case runtime.GOOS == "linux" && !st.Available && st.Mode == ModeBestEffort:
+		return Judgement{Outlook: OutlookUnchecked, Off: "the exec boundary cannot watch programs on this machine (" + st.Reason + "), so this command runs unchecked (execBoundary.mode is best-effort)"}
+	case runtime.GOOS == "linux" && !st.Available:
+		return Judgement{Outlook: OutlookDeny, Off: "the exec boundary cannot watch programs on this machine (" + st.Reason + ") and execBoundary.mode is enforce, so whale refuses to run commands"}
+	}
+	pol := g.Policy()
+	path := os.Getenv("PATH")
+	cl := ParseCommandLine(command)
+	j := Judgement{Outlook: OutlookAllow, Unjudged: cl.Unjudged, ParseError: cl.ParseError}
+	d := Allow
+	for _, np := range cl.Programs {
+		prog := resolveNamed(np.Argv[0], dir, path)
+		v := pol.Decide(prog, np.Argv)
+		d = max(d, v.Decision)
+		j.Programs = append(j.Programs, ProgramOutlook{Argv: np.Argv, Via: np.Via, Path: prog.Path, Verdict: v})
+	}
+	switch d {
+	case Ask:
+		j.Outlook = OutlookAsk
+	case Deny:
+		j.Outlook = OutlookDeny
+	}
+	return j
+}
+
 // Judge says, before a command runs in dir, what the exec boundary will do
 // with it: for the programs its command line names (ParseCommandLine), the
 // strictest policy decision. Programs that a script or an interpreter starts
@@ -180,26 +241,5 @@ const (
 // use it to ask the user once: not again before a command the boundary will
 // ask about or refuse anyway.
 func (g *Gate) Judge(command, dir string) Outlook {
-	st := g.State()
-	switch {
-	case st.Mode == ModeOff:
-		return OutlookUnchecked
-	case runtime.GOOS == "linux" && !st.Available && st.Mode == ModeBestEffort:
-		return OutlookUnchecked
-	case runtime.GOOS == "linux" && !st.Available:
-		return OutlookDeny
-	}
-	pol := g.Policy()
-	path := os.Getenv("PATH")
-	d := Allow
-	for _, np := range ParseCommandLine(command).Programs {
-		d = max(d, pol.Decide(resolveNamed(np.Argv[0], dir, path), np.Argv).Decision)
-	}
-	switch d {
-	case Ask:
-		return OutlookAsk
-	case Deny:
-		return OutlookDeny
-	}
-	return OutlookAllow
+	return g.JudgeCommand(command, dir).Outlook
 }

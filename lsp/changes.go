@@ -48,9 +48,13 @@ func (s *Server) changesRequest(ctx context.Context, method string, raw json.Raw
 		if err != nil {
 			return nil, jsonrpc2.NewError(jsonrpc2.InternalError, "the journal of changes could not be read: "+err.Error())
 		}
+		by, err := j.RevertedBy()
+		if err != nil {
+			return nil, jsonrpc2.NewError(jsonrpc2.InternalError, "the journal of changes could not be read: "+err.Error())
+		}
 		res := changesListResult{Entries: make([]changeEntry, 0, len(entries)), Dropped: dropped}
 		for _, e := range entries {
-			res.Entries = append(res.Entries, changeEntryOf(e))
+			res.Entries = append(res.Entries, changeEntryOf(j, e, by[e.ID]))
 		}
 		return res, nil
 	case methodChangesDiff:
@@ -72,11 +76,12 @@ func (s *Server) changesRequest(ctx context.Context, method string, raw json.Raw
 }
 
 // changeEntryOf is an entry on the wire.
-func changeEntryOf(e changes.Entry) changeEntry {
-	out := changeEntry{ID: e.ID, Time: e.Time, Tool: e.Tool, CallID: e.CallID, Summary: e.Summary, RevertOf: e.RevertOf, Files: make([]changeFile, 0, len(e.Files))}
+func changeEntryOf(j *changes.Journal, e changes.Entry, revertedBy string) changeEntry {
+	out := changeEntry{ID: e.ID, Time: e.Time.Local(), Tool: e.Tool, CallID: e.CallID, Summary: e.Summary, Title: j.Title(e), Command: e.Command,
+		RevertOf: e.RevertOf, RevertedBy: revertedBy, Files: make([]changeFile, 0, len(e.Files))}
 	for _, f := range e.Files {
 		out.Files = append(out.Files, changeFile{
-			Path: f.Path, URI: pathToURI(f.Path), Name: filepath.Base(f.Path), Where: f.Where, Added: f.Added, Removed: f.Removed,
+			Path: f.Path, RelPath: j.RelPath(f.Path), URI: pathToURI(f.Path), Name: filepath.Base(f.Path), Where: f.Where, Added: f.Added, Removed: f.Removed,
 			Created: f.Before == "" && f.After != "", Deleted: f.After == "" && f.Before != "",
 		})
 	}
@@ -134,6 +139,11 @@ func changesRevertResultOf(env toolbridge.Envelope) changesRevertResult {
 	}
 	if id, ok := data["entry"].(string); ok {
 		res.Entry = id
+	}
+	if m, ok := data["message"].(string); ok {
+		res.Message = m
+	} else if !env.OK {
+		res.Message = "Not reverted: " + env.Text
 	}
 	if list, ok := data["conflicts"].([]map[string]any); ok {
 		for _, c := range list {

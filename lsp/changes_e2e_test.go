@@ -1,8 +1,10 @@
 package lsp_test
 
 import (
+	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestChangesRevertThroughTheEditor: an edit of an open document is
@@ -98,5 +100,100 @@ func TestChangesRevertThroughTheEditor(t *testing.T) {
 	}
 	if got, _ := s.ed.text(u); got != "l1\nmine\nl3\nl4\ntyped\n" {
 		t.Errorf("a conflicting revert changed the buffer to %q", got)
+	}
+}
+
+type historyEntry struct {
+	ID         string   `json:"id"`
+	Time       string   `json:"time"`
+	Tool       string   `json:"tool"`
+	Title      string   `json:"title"`
+	Command    string   `json:"command"`
+	RevertOf   []string `json:"revertOf"`
+	RevertedBy string   `json:"revertedBy"`
+	Files      []struct {
+		RelPath string `json:"relPath"`
+		Name    string `json:"name"`
+	} `json:"files"`
+}
+
+type revertAnswer struct {
+	OK      bool   `json:"ok"`
+	Code    string `json:"code"`
+	Text    string `json:"text"`
+	Message string `json:"message"`
+	Entry   string `json:"entry"`
+}
+
+func history(t *testing.T, s *session) []historyEntry {
+	t.Helper()
+	var list struct {
+		Entries []historyEntry `json:"entries"`
+	}
+	if _, err := s.conn.Call(ctxT(t), "whale/changes/list", map[string]any{}, &list); err != nil {
+		t.Fatal(err)
+	}
+	return list.Entries
+}
+
+// TestHistoryOfAShellTask: a shell task's entry names its command and its
+// files with their folders; the editor holding the created file (unchanged,
+// as VS Code holds files it loaded for a diff view) does not stop its
+// revert; the reverted entry says what reverted it; a buffer with unsaved
+// text does stop it, with a message that says how to resolve it.
+func TestHistoryOfAShellTask(t *testing.T) {
+	root := writeFiles(t, map[string]string{"keep.txt": "keep\n"})
+	s := start(t, root, sessionOptions{initOptions: map[string]any{"execBoundary": map[string]any{"mode": "off"}, "shell": map[string]any{"sandbox": "off"}}})
+	command := "mkdir -p build/sub && echo hi > build/sub/out.txt && echo two > build/sub/two.txt"
+	if env := s.exec(ctxT(t), "shell_run", map[string]any{"command": command}); !env.OK || !strings.Contains(env.Text, "journal entry") {
+		t.Fatalf("shell_run = %s %q, want it journaled", env.Code, env.Text)
+	}
+	entries := history(t, s)
+	if len(entries) != 1 {
+		t.Fatalf("whale/changes/list = %+v, want the task's entry", entries)
+	}
+	e := entries[0]
+	want := "`mkdir -p build/sub && echo hi > build/sub/out.txt && echo t…` created build/sub/out.txt and build/sub/two.txt (+2)"
+	if e.Command != command || e.Title != want || len(e.Files) != 2 || e.Files[0].RelPath != "build/sub/out.txt" || e.Files[0].Name != "out.txt" {
+		t.Errorf("the task's entry = %+v; want command %q, title %q and files relative to the workspace", e, command, want)
+	}
+	if _, err := time.Parse(time.RFC3339, e.Time); err != nil {
+		t.Errorf("entry time %q is not RFC 3339: %v", e.Time, err)
+	}
+
+	// The editor holds out.txt, unchanged: the revert deletes it anyway.
+	s.open("build/sub/out.txt", "hi\n", 0)
+	var rev revertAnswer
+	if _, err := s.conn.Call(ctxT(t), "whale/changes/revert", map[string]any{"id": e.ID}, &rev); err != nil {
+		t.Fatal(err)
+	}
+	if !rev.OK || rev.Message != "Reverted build/sub/out.txt, build/sub/two.txt." {
+		t.Fatalf("whale/changes/revert of the task = %+v, want it done and said for a person", rev)
+	}
+	for _, f := range []string{"build/sub/out.txt", "build/sub/two.txt"} {
+		if _, err := os.Stat(s.path(f)); !os.IsNotExist(err) {
+			t.Errorf("%s after the revert: %v, want it gone", f, err)
+		}
+	}
+	entries = history(t, s)
+	if len(entries) != 2 || entries[1].RevertedBy != rev.Entry || entries[0].Title != "Reverted build/sub/out.txt and build/sub/two.txt (+0 −2)" || strings.Contains(entries[0].Title, "changes_revert") {
+		t.Errorf("whale/changes/list after the revert = %+v; want the task's entry marked reverted by %s and the revert titled once, for a person", entries, rev.Entry)
+	}
+
+	// Text the user added since, in the editor: refused, and the message says
+	// what to do.
+	if env := s.exec(ctxT(t), "shell_run", map[string]any{"command": "echo new > made.txt"}); !env.OK {
+		t.Fatalf("shell_run = %s %q", env.Code, env.Text)
+	}
+	made := history(t, s)[0]
+	s.open("made.txt", "new\nunsaved line\n", 0)
+	if _, err := s.conn.Call(ctxT(t), "whale/changes/revert", map[string]any{"id": made.ID}, &rev); err != nil {
+		t.Fatal(err)
+	}
+	if rev.OK || rev.Code != "write_conflict" || rev.Message != "Not reverted: made.txt changed after this change (in the editor, or by a later change), and reverting would overwrite that. Revert the later changes first, or edit the file by hand." {
+		t.Errorf("whale/changes/revert over the user's text = %+v, want a refusal whose message says how to resolve it", rev)
+	}
+	if _, err := os.Stat(s.path("made.txt")); err != nil {
+		t.Errorf("made.txt after the refused revert: %v", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -38,9 +39,9 @@ func (s *Server) executeCommand(ctx context.Context, raw json.RawMessage) (any, 
 	if len(p.Arguments) != 1 {
 		return envelope(toolbridge.Envelope{Code: toolbridge.CodeInvalidInput, Text: fmt.Sprintf("command %s takes exactly one argument, the tool's input object, but got %d; send arguments: [{…input…}]", p.Command, len(p.Arguments))}), nil
 	}
-	stop := s.progress(ctx, p.WorkDoneToken, "whale: "+name)
-	env := registry.Dispatch(ctx, toolbridge.Call{Name: name, Input: p.Arguments[0]})
-	stop(env.Code)
+	prog := s.progress(ctx, p.WorkDoneToken, "whale: "+name)
+	env := registry.Dispatch(withProgress(ctx, prog), toolbridge.Call{Name: name, Input: p.Arguments[0]})
+	prog.stop(env.Code)
 	return envelope(env), nil
 }
 
@@ -62,41 +63,114 @@ func (s *Server) toolList() toolsResult {
 
 var progressSeq atomic.Int64
 
+// callProgress is the work-done progress of one call: begun once the call
+// has run progressDelay, or at once when the call reports that it waits
+// for the user.
+type callProgress struct {
+	s     *Server
+	ctx   context.Context
+	title string
+	// clientToken is the token the client sent with the call, if any.
+	clientToken json.RawMessage
+	timer       *time.Timer
+	done        chan struct{} // closed when the timer's function has decided
+
+	mu      sync.Mutex
+	token   any
+	began   bool
+	message string // the latest report, sent with begin when it comes first
+}
+
 // progress shows work-done progress for a call that takes longer than
-// progressDelay, using the client's token when it sent one. The returned
-// function ends the progress (if it began).
-func (s *Server) progress(ctx context.Context, clientToken json.RawMessage, title string) func(code string) {
+// progressDelay, using the client's token when it sent one. Its stop ends
+// the progress (if it began); nil when the client shows no progress.
+func (s *Server) progress(ctx context.Context, clientToken json.RawMessage, title string) *callProgress {
 	s.mu.Lock()
 	supported := s.caps.workDoneProgress
 	s.mu.Unlock()
 	if !supported && len(clientToken) == 0 {
-		return func(string) {}
+		return nil
 	}
-	var began bool
+	p := &callProgress{s: s, ctx: context.WithoutCancel(ctx), title: title, clientToken: clientToken, done: make(chan struct{})}
+	p.timer = time.AfterFunc(progressDelay, p.begin)
+	return p
+}
+
+// begin creates the token when the client sent none and begins the
+// progress, with the latest report as its message.
+func (p *callProgress) begin() {
+	defer close(p.done)
 	var token any
-	done := make(chan struct{})
-	timer := time.AfterFunc(progressDelay, func() {
-		defer close(done)
-		if len(clientToken) > 0 && string(clientToken) != "null" {
-			token = clientToken
-		} else {
-			t := fmt.Sprintf("whale-%d", progressSeq.Add(1))
-			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-			defer cancel()
-			if _, err := s.conn.Call(cctx, "window/workDoneProgress/create", map[string]any{"token": t}, nil); err != nil {
-				return
-			}
-			token = t
-		}
-		began = s.conn.Notify(context.WithoutCancel(ctx), "$/progress", map[string]any{"token": token, "value": map[string]any{"kind": "begin", "title": title, "cancellable": false}}) == nil
-	})
-	return func(code string) {
-		if timer.Stop() {
+	if len(p.clientToken) > 0 && string(p.clientToken) != "null" {
+		token = p.clientToken
+	} else {
+		t := fmt.Sprintf("whale-%d", progressSeq.Add(1))
+		cctx, cancel := context.WithTimeout(p.ctx, 5*time.Second)
+		defer cancel()
+		if _, err := p.s.conn.Call(cctx, "window/workDoneProgress/create", map[string]any{"token": t}, nil); err != nil {
 			return
 		}
-		<-done // the timer's function has started: wait until it has decided
-		if began {
-			_ = s.conn.Notify(context.WithoutCancel(ctx), "$/progress", map[string]any{"token": token, "value": map[string]any{"kind": "end", "message": code}})
-		}
+		token = t
 	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	value := map[string]any{"kind": "begin", "title": p.title, "cancellable": false}
+	if p.message != "" {
+		value["message"] = p.message
+	}
+	p.token = token
+	p.began = p.s.conn.Notify(p.ctx, "$/progress", map[string]any{"token": token, "value": value}) == nil
+}
+
+// report shows message ("waiting for your review") as the call's progress,
+// beginning it now if it has not begun.
+func (p *callProgress) report(message string) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	p.message = message
+	began, token := p.began, p.token
+	p.mu.Unlock()
+	if began {
+		_ = p.s.conn.Notify(p.ctx, "$/progress", map[string]any{"token": token, "value": map[string]any{"kind": "report", "message": message}})
+		return
+	}
+	if p.timer.Stop() {
+		go p.begin()
+	}
+}
+
+// stop ends the progress, if it began, with the call's code.
+func (p *callProgress) stop(code string) {
+	if p == nil {
+		return
+	}
+	if !p.timer.Stop() {
+		<-p.done // begin has started (by the timer or a report): wait until it has decided
+	} else {
+		close(p.done)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.began {
+		_ = p.s.conn.Notify(p.ctx, "$/progress", map[string]any{"token": p.token, "value": map[string]any{"kind": "end", "message": code}})
+	}
+}
+
+// progressKey holds the running call's progress in its context.
+type progressKey struct{}
+
+func withProgress(ctx context.Context, p *callProgress) context.Context {
+	if p == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, progressKey{}, p)
+}
+
+// reportProgress shows message as the progress of the call whose context
+// this is, if the client shows progress.
+func reportProgress(ctx context.Context, message string) {
+	p, _ := ctx.Value(progressKey{}).(*callProgress)
+	p.report(message)
 }

@@ -135,7 +135,9 @@ type fakeEditor struct {
 	docs     map[uri.URI]*editorDoc
 	logs     []string
 	progress []string
-	created  int
+	// progressMessages are the $/progress values as "kind: message".
+	progressMessages []string
+	created          int
 	// applyMode says how applyEdit is answered: "" applies (one didChange
 	// per edit, as Neovim does), "lie" answers applied without applying,
 	// "refuse" answers applied:false, "typeFirst" lets the user type into
@@ -342,12 +344,14 @@ func (e *fakeEditor) WorkDoneProgressCreate(context.Context, *protocol.WorkDoneP
 
 func (e *fakeEditor) Progress(_ context.Context, p *protocol.ProgressParams) error {
 	var v struct {
-		Kind string `json:"kind"`
+		Kind    string `json:"kind"`
+		Message string `json:"message"`
 	}
 	_ = json.Unmarshal(p.Value, &v)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.progress = append(e.progress, v.Kind)
+	e.progressMessages = append(e.progressMessages, v.Kind+": "+v.Message)
 	return nil
 }
 

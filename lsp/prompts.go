@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unicode/utf8"
 
 	"go.lsp.dev/jsonrpc2"
@@ -22,6 +25,77 @@ type promptBroker struct {
 
 	mu   sync.Mutex
 	open map[string]chan promptAnswerParams
+	// closed says, for the prompts that closed lately (at most
+	// closedPrompts of them, oldest forgotten first), why: what a late
+	// answer is told.
+	closed      map[string]string
+	closedOrder []string
+}
+
+// closedPrompts bounds how many closed prompts the broker remembers.
+const closedPrompts = 256
+
+// close forgets the open prompt id and remembers why it closed.
+func (b *promptBroker) close(id, why string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.open, id)
+	if b.closed == nil {
+		b.closed = map[string]string{}
+	}
+	if _, ok := b.closed[id]; !ok {
+		b.closedOrder = append(b.closedOrder, id)
+	}
+	b.closed[id] = why
+	if len(b.closedOrder) > closedPrompts {
+		delete(b.closed, b.closedOrder[0])
+		b.closedOrder = b.closedOrder[1:]
+	}
+}
+
+// waitingFor is what a call reports as its progress while the user has a
+// question of kind open.
+func waitingFor(kind string) string {
+	switch kind {
+	case toolbridge.PromptReview:
+		return "waiting for your review"
+	case toolbridge.PromptApproval:
+		return "waiting for your approval"
+	}
+	return "waiting for your answer"
+}
+
+// plainDuration is d for a person: "30 minutes", "1 minute", "1.5 seconds".
+func plainDuration(d time.Duration) string {
+	unit, n := "second", d.Seconds()
+	if d >= time.Minute {
+		unit, n = "minute", d.Minutes()
+	}
+	text := strconv.FormatFloat(math.Round(n*10)/10, 'f', -1, 64)
+	if text != "1" {
+		unit += "s"
+	}
+	return text + " " + unit
+}
+
+// closedWhy is what a late answer to a prompt of kind is told, by how the
+// prompt ended.
+func closedWhy(kind string, timeout time.Duration, ctx context.Context, answered bool) string {
+	thing := "the question"
+	outcome := ""
+	switch kind {
+	case toolbridge.PromptReview:
+		thing, outcome = "the review", ", so the change was not applied; ask the assistant to propose it again"
+	case toolbridge.PromptApproval:
+		thing, outcome = "the approval", ", so the program was not run; ask the assistant to run the command again"
+	}
+	switch {
+	case answered:
+		return thing + " was already answered"
+	case ctx.Err() == context.DeadlineExceeded && timeout > 0:
+		return fmt.Sprintf("%s expired after %s without an answer%s", thing, plainDuration(timeout), outcome)
+	}
+	return thing + " was withdrawn: the call that asked it ended (it was canceled, or the same question was answered in another prompt)"
 }
 
 // prompter implements toolbridge.Prompter: whale/prompt notifications when
@@ -88,23 +162,25 @@ func (s *Server) promptAsync(ctx context.Context, q toolbridge.Prompt) (toolbrid
 	}
 	b.open[id] = ch
 	b.mu.Unlock()
-	defer func() {
-		b.mu.Lock()
-		delete(b.open, id)
-		b.mu.Unlock()
-	}()
+	answered := false
+	defer func() { b.close(id, closedWhy(q.Kind, q.Timeout, ctx, answered)) }()
 	params := promptParams{PromptID: id, Kind: q.Kind, Title: q.Title, Detail: q.Detail, Options: promptOptionsOf(q.Options), Placeholder: q.Placeholder}
 	if len(q.Files) > 0 {
 		params.Files = reviewFilesOf(q.Files)
 	}
 	if q.Timeout > 0 {
-		params.TimeoutMs = q.Timeout.Milliseconds() // lets the editor drop an expired question
+		// Lets the editor show the time left, and drop an expired question.
+		params.TimeoutMs = q.Timeout.Milliseconds()
+		expires := time.Now().Add(q.Timeout).Local()
+		params.ExpiresAt = &expires
 	}
 	if err := s.conn.Notify(ctx, methodPrompt, params); err != nil {
 		return toolbridge.PromptAnswer{}, fmt.Errorf("send %s: %w", methodPrompt, err)
 	}
+	reportProgress(ctx, waitingFor(q.Kind))
 	select {
 	case r := <-ch:
+		answered = true
 		a := toolbridge.PromptAnswer{Canceled: r.Cancelled || r.Canceled}
 		if r.OptionID != nil {
 			a.OptionID = *r.OptionID
@@ -131,9 +207,15 @@ func (s *Server) answerPrompt(raw json.RawMessage) (any, error) {
 	b.mu.Lock()
 	ch := b.open[r.PromptID]
 	delete(b.open, r.PromptID)
+	why := b.closed[r.PromptID]
 	b.mu.Unlock()
 	if ch == nil {
-		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("prompt %s is no longer open (answered, canceled or timed out)", r.PromptID))
+		// A late answer (a notification left on screen, a review hidden
+		// past its time) is told what became of its question.
+		if why == "" {
+			why = "it was answered, canceled or timed out"
+		}
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("prompt %s is no longer open: %s", r.PromptID, why))
 	}
 	ch <- r
 	return nil, nil
@@ -158,6 +240,7 @@ func (s *Server) promptWithMessageRequest(ctx context.Context, q toolbridge.Prom
 	if q.Kind == toolbridge.PromptApproval {
 		typ = 2 // warning
 	}
+	reportProgress(ctx, waitingFor(q.Kind))
 	var res *struct {
 		Title string `json:"title"`
 	}

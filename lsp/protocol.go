@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/whale-ls/whale-ls/catalog"
 	"github.com/whale-ls/whale-ls/execboundary"
 	"github.com/whale-ls/whale-ls/terminal"
 	"github.com/whale-ls/whale-ls/toolbridge"
@@ -44,6 +45,8 @@ const (
 	methodTerminalList = "whale/terminal/list"
 	// client → server request: shellJudgeParams → shellJudgeResult.
 	methodShellJudge = "whale/shell/judge"
+	// client → server request: previewParams → previewResult.
+	methodPreview = "whale/preview"
 
 	// server → client notification: promptParams; answered by methodPromptAnswer.
 	methodPrompt = "whale/prompt"
@@ -83,7 +86,7 @@ var whaleMethods = []string{
 	methodTools, methodToolsChanged,
 	methodTerminalOpen, methodTerminalOutput, methodTerminalExit,
 	methodTerminalInput, methodTerminalResize, methodTerminalCancel, methodTerminalList,
-	methodShellJudge,
+	methodShellJudge, methodPreview,
 	methodPrompt, methodPromptAnswer,
 	methodSaveDocuments,
 	methodPlan, methodTodos,
@@ -162,6 +165,46 @@ type shellJudgeParams struct {
 type shellJudgeResult struct {
 	ReadOnly bool   `json:"readOnly"`
 	Boundary string `json:"boundary"`
+}
+
+// previewParams are the params of whale/preview: a tool call the model
+// asked for, before the host runs it. Tool is the catalog name ("edit");
+// Input the tool input exactly as the model sent it.
+type previewParams struct {
+	Tool  string          `json:"tool"`
+	Input json.RawMessage `json:"input"`
+}
+
+// previewResult tells a person what that call will do, for the host's
+// approval: ReadOnly (it changes nothing of the user's: hosts never ask),
+// WhaleAsks (whale itself will ask: edits.review, or the exec boundary's
+// rules; the host should not ask again), Title (one plain line, "Edit
+// src/main.go (+3 −1)"), Detail (Markdown: a ```diff fence for a change;
+// command, programs, folder and what the exec boundary will do for a
+// command), Files (a change's files, relative to their workspace folder),
+// Error (why the call will fail, when it will).
+type previewResult struct {
+	ReadOnly  bool          `json:"readOnly"`
+	WhaleAsks bool          `json:"whaleAsks"`
+	Title     string        `json:"title"`
+	Detail    string        `json:"detail"`
+	Files     []previewFile `json:"files,omitempty"`
+	Error     string        `json:"error,omitempty"`
+}
+
+// previewFile is one file of a previewed change.
+type previewFile struct {
+	Path    string `json:"path"`
+	Added   int    `json:"added"`
+	Removed int    `json:"removed"`
+}
+
+func previewResultOf(p catalog.Preview) previewResult {
+	r := previewResult{ReadOnly: p.ReadOnly, WhaleAsks: p.WhaleAsks, Title: p.Title, Detail: p.Detail, Error: p.Error}
+	for _, f := range p.Files {
+		r.Files = append(r.Files, previewFile{Path: f.Path, Added: f.Added, Removed: f.Removed})
+	}
+	return r
 }
 
 // terminalOpenParams is the payload of whale/terminal/open: a task started.
@@ -281,9 +324,13 @@ func terminalCancelResultOf(r terminal.CancelReport) terminalCancelResult {
 // promptParams is the payload of whale/prompt. Kind is "approval" (options
 // allow_once, allow_session, deny), "choice", "text", or "review" (options
 // accept, reject; Files holds the change's files and hunks). Options is
-// never null. TimeoutMs, when set, lets the editor drop an expired question.
+// never null. TimeoutMs and ExpiresAt (RFC 3339), when set, say how long
+// the question waits: the editor can show the time left, and drop an
+// expired question. An answer after that is refused with a message that
+// says what became of the question.
 type promptParams struct {
 	Detail      string         `json:"detail"`
+	ExpiresAt   *time.Time     `json:"expiresAt,omitempty"`
 	Files       []reviewFile   `json:"files,omitempty"`
 	Kind        string         `json:"kind"`
 	Options     []promptOption `json:"options"`
@@ -413,20 +460,31 @@ type changesListResult struct {
 	Dropped int           `json:"dropped"`
 }
 
-// changeEntry is one journaled tool call.
+// changeEntry is one journaled tool call. Time is RFC 3339 with the
+// server's UTC offset. Summary is the model's line (it names the tool);
+// Title is the person's: no ids, no tool names, paths relative to the
+// workspace folder ("Edited src/main.go (+2 −1)", "`make clean` deleted
+// build/sub/x.o", "Reverted src/main.go (+1 −2)"). Command is a shell
+// task's command line; RevertedBy the id of the entry that reverted this
+// one, when one did.
 type changeEntry struct {
-	ID       string       `json:"id"`
-	Time     time.Time    `json:"time"`
-	Tool     string       `json:"tool"`
-	CallID   string       `json:"callId"`
-	Summary  string       `json:"summary"`
-	RevertOf []string     `json:"revertOf,omitempty"`
-	Files    []changeFile `json:"files"`
+	ID         string       `json:"id"`
+	Time       time.Time    `json:"time"`
+	Tool       string       `json:"tool"`
+	CallID     string       `json:"callId"`
+	Summary    string       `json:"summary"`
+	Title      string       `json:"title"`
+	Command    string       `json:"command,omitempty"`
+	RevertOf   []string     `json:"revertOf,omitempty"`
+	RevertedBy string       `json:"revertedBy,omitempty"`
+	Files      []changeFile `json:"files"`
 }
 
-// changeFile is one file of an entry.
+// changeFile is one file of an entry: Path absolute, RelPath relative to
+// the workspace folder with slashes ("build/sub/x.o"), Name the base name.
 type changeFile struct {
 	Path    string `json:"path"`
+	RelPath string `json:"relPath"`
 	URI     string `json:"uri"`
 	Name    string `json:"name"`
 	Where   string `json:"where"`
@@ -469,11 +527,14 @@ type changesRevertParams struct {
 
 // changesRevertResult is what the revert did: the entries it took back and
 // its own entry, or, when nothing could be changed, why (Code, Text) and
-// the conflicting hunks.
+// the conflicting hunks. Text is the model's; Message the person's, which
+// on a refusal names the action that resolves it ("Save or close it there,
+// then revert again").
 type changesRevertResult struct {
 	OK        bool             `json:"ok"`
 	Code      string           `json:"code"`
 	Text      string           `json:"text"`
+	Message   string           `json:"message"`
 	Reverted  []string         `json:"reverted"`
 	Entry     string           `json:"entry,omitempty"`
 	Conflicts []changeConflict `json:"conflicts,omitempty"`

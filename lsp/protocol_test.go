@@ -18,12 +18,7 @@ import (
 // in all three lists.
 var editorOnly = map[string]map[string]string{
 	"editors/vscode/src/requests.ts": {},
-	"lua/whale/protocol.lua": {
-		// The server side of whale/preview is built on another branch; the
-		// plugin treats -32601 (method not found) as "no preview". Remove
-		// this entry once lsp/protocol.go names the method.
-		"whale/preview": "the server's whale/preview is not merged yet; the plugin falls back without it",
-	},
+	"lua/whale/protocol.lua":         {},
 }
 
 // The editors' method declarations: requests.ts constructs each method as

@@ -1,8 +1,11 @@
 package lsp_test
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/whale-ls/whale-ls/toolbridge"
 )
@@ -126,14 +129,41 @@ func TestTheUsersOwnRevertIsNotReviewed(t *testing.T) {
 	}
 }
 
-// TestUnansweredReviewRejects: no answer before the approval timeout
-// applies nothing and says so.
+// TestUnansweredReviewRejects: no answer before edits.reviewTimeoutMs
+// applies nothing and says so; the approvals' shorter timeout does not
+// apply to reviews. Meanwhile the call reports that it waits for the
+// review, the prompt says when it expires, and a late answer is told that
+// the review expired.
 func TestUnansweredReviewRejects(t *testing.T) {
 	s := start(t, writeFiles(t, map[string]string{"a.txt": "a\n"}), sessionOptions{
 		experimental: map[string]any{"whale": map[string]any{"prompts": true}},
-		initOptions:  map[string]any{"edits": map[string]any{"review": "ask"}, "execBoundary": map[string]any{"approvalTimeoutMs": 300}},
+		progress:     true,
+		initOptions:  map[string]any{"edits": map[string]any{"review": "ask", "reviewTimeoutMs": 1500}, "execBoundary": map[string]any{"approvalTimeoutMs": 100}},
 	})
+	started := time.Now()
 	env := s.exec(ctxT(t), "edit", map[string]any{"file_path": "a.txt", "search": "a", "replace": "b"})
+	if waited := time.Since(started); waited < 1400*time.Millisecond {
+		t.Errorf("the review ended after %v, before edits.reviewTimeoutMs (1.5s)", waited)
+	}
+	prompts := s.ed.prompts()
+	if len(prompts) == 1 {
+		p := prompts[0]
+		expires, err := time.Parse(time.RFC3339Nano, fmt.Sprint(p["expiresAt"]))
+		if p["timeoutMs"] != float64(1500) || err != nil || expires.Before(started) || expires.After(started.Add(3*time.Second)) {
+			t.Errorf("review prompt timeoutMs %v, expiresAt %v (%v); want 1500 and a time about 1.5s after the call", p["timeoutMs"], p["expiresAt"], err)
+		}
+		var late struct{}
+		_, err = s.conn.Call(ctxT(t), "whale/prompt/answer", map[string]any{"promptId": p["promptId"], "optionId": "accept"}, &late)
+		if err == nil || !strings.Contains(err.Error(), "no longer open: the review expired after 1.5 seconds without an answer, so the change was not applied") {
+			t.Errorf("a late answer to the review = %v, want an error that says it expired and nothing was applied", err)
+		}
+	}
+	s.ed.mu.Lock()
+	progress := slices.Clone(s.ed.progressMessages)
+	s.ed.mu.Unlock()
+	if !slices.Contains(progress, "begin: waiting for your review") {
+		t.Errorf("progress = %q, want the call to begin it at once with \"waiting for your review\"", progress)
+	}
 	if env.Code != toolbridge.CodeApprovalTimeout || !strings.Contains(env.Text, "not applied") {
 		t.Errorf("unanswered review = %s %q, want approval_timeout", env.Code, env.Text)
 	}

@@ -250,6 +250,8 @@ func (s *Server) call(ctx context.Context, method string, params json.RawMessage
 		return s.changesRequest(ctx, method, params)
 	case methodShellJudge:
 		return s.shellJudge(params)
+	case methodPreview:
+		return s.preview(ctx, params)
 	}
 	return nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, fmt.Sprintf("method %q is not supported by whale-ls", method))
 }

@@ -22,8 +22,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -108,6 +110,9 @@ type Options struct {
 	Log *slog.Logger
 	// Dir is the working folder servers start in unless their config names one.
 	Dir string
+	// Roots are the workspace folders (absolute paths), which a server
+	// that asks (roots/list) is told.
+	Roots []string
 	// Version is reported to servers as the client's version.
 	Version string
 	// StartTimeout bounds starting a server and listing its tools (20s if 0).
@@ -226,7 +231,9 @@ func objectArguments(args json.RawMessage) (json.RawMessage, error) {
 	return json.RawMessage(trimmed), nil
 }
 
-// Close stops every running server and waits for them.
+// Close stops every running server and waits for them, within
+// stopWithin: each is told by the end of its input, then SIGTERM, and
+// whatever is left of its process group is killed.
 func (h *Host) Close() {
 	var wg sync.WaitGroup
 	for _, s := range h.servers {
@@ -237,12 +244,37 @@ func (h *Host) Close() {
 			defer s.mu.Unlock()
 			s.closed = true
 			if s.session != nil {
-				s.session.Close()
+				stop(s.session, s.pid)
 				s.session = nil
 			}
 		}()
 	}
 	wg.Wait()
+}
+
+// The steps of stop: the end of input, then SIGTERM, each given
+// terminateAfter; then the group is killed. `whale-ls mcp` gives its whole
+// session 600 ms to close once its client left (it exits within a second),
+// so the whole stays under that.
+const (
+	terminateAfter = 150 * time.Millisecond
+	stopWithin     = 3*terminateAfter + 100*time.Millisecond
+)
+
+// stop ends a server's session and its process group: the SDK closes its
+// input, waits, sends SIGTERM and waits again; whatever still runs in the
+// group then — the server, or children it started — is killed.
+func stop(sess *mcp.ClientSession, pid int) {
+	done := make(chan struct{})
+	go func() {
+		sess.Close()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(stopWithin):
+	}
+	killGroup(pid)
 }
 
 // server is one configured MCP server.
@@ -253,6 +285,7 @@ type server struct {
 
 	mu          sync.Mutex
 	session     *mcp.ClientSession // nil when not running
+	pid         int                // the session's process, leader of its group
 	gen         int                // counts starts, to tell stops apart
 	tools       []ToolInfo
 	starts      int
@@ -308,7 +341,7 @@ func (s *server) stoppedLocked(err error) {
 	s.host.log.Warn("MCP server stopped", "server", s.name, "err", err)
 	s.lastErr = err
 	if s.session != nil {
-		go s.session.Close() // reaps the process; it may take the terminate delay
+		go stop(s.session, s.pid) // reaps the process; it may take the terminate delay
 		s.session = nil
 	}
 	if s.starts >= maxStarts {
@@ -326,20 +359,31 @@ func (s *server) start(ctx context.Context) (*mcp.ClientSession, []ToolInfo, err
 	if cmd.Dir == "" {
 		cmd.Dir = s.host.opts.Dir
 	}
-	cmd.Env = os.Environ()
+	cmd.Env = serverEnv(os.Environ())
 	for k, v := range s.cfg.Env {
 		cmd.Env = append(cmd.Env, k+"="+os.ExpandEnv(v))
 	}
 	cmd.Stderr = &stderrLog{log: s.host.log, server: s.name}
+	ownGroup(cmd)
 	client := mcp.NewClient(&mcp.Implementation{Name: "whale-ls", Version: s.host.opts.Version}, nil)
-	sess, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil)
+	for _, r := range s.host.opts.Roots {
+		//lint:ignore SA1019 roots are deprecated from protocol 2026-07-28, and servers of the versions before still ask.
+		client.AddRoots(&mcp.Root{URI: (&url.URL{Scheme: "file", Path: filepath.ToSlash(r)}).String(), Name: filepath.Base(r)})
+	}
+	sess, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: terminateAfter}, nil)
+	if cmd.Process != nil {
+		s.pid = cmd.Process.Pid
+	}
 	if err != nil {
+		if cmd.Process != nil {
+			killGroup(cmd.Process.Pid)
+		}
 		return nil, nil, err
 	}
 	var tools []ToolInfo
 	for t, err := range sess.Tools(ctx, nil) {
 		if err != nil {
-			sess.Close()
+			stop(sess, s.pid)
 			return nil, nil, fmt.Errorf("list tools: %w", err)
 		}
 		schema, _ := json.Marshal(t.InputSchema)
@@ -421,3 +465,34 @@ func (w *stderrLog) emit(line string) {
 }
 
 var _ io.Writer = (*stderrLog)(nil)
+
+// serverEnv keeps of whale's environment what a server needs to run and
+// reach the network — the search path, home, user and shell, temp folder,
+// locale and time zone, proxies and CA bundles, the XDG folders, and the
+// variables Windows programs need — and nothing else: a variable set for
+// whale (a token, say) reaches a server only through its configured env.
+func serverEnv(environ []string) []string {
+	var out []string
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		up := strings.ToUpper(name)
+		if passedOn[up] || strings.HasPrefix(up, "LC_") || strings.HasPrefix(up, "XDG_") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// passedOn are the variables serverEnv keeps, upper-cased (Windows names
+// are not case-sensitive; proxies are spelt both ways on Unix).
+var passedOn = map[string]bool{
+	"PATH": true, "HOME": true, "USER": true, "LOGNAME": true, "SHELL": true, "TMPDIR": true,
+	"LANG": true, "LANGUAGE": true, "TZ": true,
+	"HTTP_PROXY": true, "HTTPS_PROXY": true, "NO_PROXY": true, "ALL_PROXY": true,
+	"SSL_CERT_FILE": true, "SSL_CERT_DIR": true, "NODE_EXTRA_CA_CERTS": true,
+	// Windows
+	"SYSTEMROOT": true, "SYSTEMDRIVE": true, "WINDIR": true, "COMSPEC": true, "PATHEXT": true,
+	"USERPROFILE": true, "USERNAME": true, "APPDATA": true, "LOCALAPPDATA": true, "PROGRAMDATA": true,
+	"PROGRAMFILES": true, "PROGRAMFILES(X86)": true, "COMMONPROGRAMFILES": true, "TEMP": true, "TMP": true,
+	"HOMEDRIVE": true, "HOMEPATH": true, "COMPUTERNAME": true, "NUMBER_OF_PROCESSORS": true, "PROCESSOR_ARCHITECTURE": true,
+}

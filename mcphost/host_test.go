@@ -192,3 +192,35 @@ func TestHostSendsArgumentsAsTheyAre(t *testing.T) {
 		}
 	}
 }
+
+// TestServerEnvironment: a server gets its configured env and what a
+// program needs to run, not a variable set only for whale.
+func TestServerEnvironment(t *testing.T) {
+	t.Setenv("WHALE_ONLY_SECRET", "s3cret")
+	t.Setenv("LC_ALL", "C.UTF-8")
+	h := New(map[string]ServerConfig{"env": {Command: mcptest.Server(t), Env: map[string]string{"GIVEN": "yes"}}}, Options{})
+	defer h.Close()
+	for name, want := range map[string]string{"WHALE_ONLY_SECRET": "(unset)", "GIVEN": "yes", "LC_ALL": "C.UTF-8", "PATH": os.Getenv("PATH")} {
+		res, err := h.Call(ctxT(t), "env", "getenv", []byte(`{"text":"`+name+`"}`))
+		if err != nil || res.Text != want {
+			t.Errorf("the server's %s = %q, %v; want %q", name, res.Text, err, want)
+		}
+	}
+}
+
+// TestServerSeesTheWorkspaceRoots: roots/list answers the workspace
+// folders as file URIs.
+func TestServerSeesTheWorkspaceRoots(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	h := New(map[string]ServerConfig{"r": {Command: mcptest.Server(t)}}, Options{Roots: []string{a, b}})
+	defer h.Close()
+	res, err := h.Call(ctxT(t), "r", "roots", []byte(`{}`))
+	if err != nil || res.IsError {
+		t.Fatalf("Call(roots) = %+v, %v", res, err)
+	}
+	for _, dir := range []string{a, b} {
+		if !strings.Contains(res.Text, "file://"+filepath.ToSlash(dir)) {
+			t.Errorf("roots/list = %q, want %s among them", res.Text, dir)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"sync"
 	"syscall"
 	"unsafe"
 
@@ -64,11 +65,22 @@ func Check(p Policy) error {
 // this process is not root (the user keeps their own uid and gid in it, and
 // the helper gets CAP_NET_ADMIN in it to bring the loopback up; Apply drops
 // it before the shell runs).
+//
+// A confined task also gets a mount namespace of its own, where the helper
+// makes the filesystem read-only outside the writable folders: as root
+// directly, else inside that user namespace (or one made for it when the
+// network is on and user namespaces work here).
 func SetProcAttr(attr *syscall.SysProcAttr, p Policy) {
-	if p.Network == NetOn {
+	mounts := p.Mode != Off
+	if p.Network == NetOn && (!mounts || (os.Geteuid() != 0 && !userNamespaces())) {
 		return
 	}
-	attr.Cloneflags |= syscall.CLONE_NEWNET
+	if p.Network != NetOn {
+		attr.Cloneflags |= syscall.CLONE_NEWNET
+	}
+	if mounts {
+		attr.Cloneflags |= syscall.CLONE_NEWNS
+	}
 	if os.Geteuid() == 0 {
 		return
 	}
@@ -79,7 +91,27 @@ func SetProcAttr(attr *syscall.SysProcAttr, p Policy) {
 	if p.Network == NetLoopback {
 		attr.AmbientCaps = append(attr.AmbientCaps, unix.CAP_NET_ADMIN)
 	}
+	if mounts {
+		// For confineMounts, in the task's own namespaces only; Apply
+		// drops it before the shell runs.
+		attr.AmbientCaps = append(attr.AmbientCaps, unix.CAP_SYS_ADMIN)
+	}
 }
+
+// userNamespaces reports whether this process can start one in a user
+// namespace of its own (asked once).
+var userNamespaces = sync.OnceValue(func() bool {
+	cmd := exec.Command("/proc/self/exe", "--no-such-flag")
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Cloneflags:  syscall.CLONE_NEWUSER,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: os.Geteuid(), HostID: os.Geteuid(), Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: os.Getegid(), HostID: os.Getegid(), Size: 1}},
+	}
+	// Any exit status will do: the question is whether it started.
+	err := cmd.Run()
+	var exit *exec.ExitError
+	return err == nil || errors.As(err, &exit)
+})
 
 // Probe starts argv (a program that exits 0 at once) the way SetProcAttr
 // starts a task with network off, and reports why that fails, or nil.
@@ -99,9 +131,14 @@ func Probe(argv []string) error {
 	return nil
 }
 
-func hostNet() uint64 {
+func hostNet() uint64 { return nsInode("net") }
+
+func hostMnt() uint64 { return nsInode("mnt") }
+
+// nsInode identifies this process's namespace of a kind (net, mnt).
+func nsInode(kind string) uint64 {
 	var st unix.Stat_t
-	if unix.Stat("/proc/self/ns/net", &st) != nil {
+	if unix.Stat("/proc/self/ns/"+kind, &st) != nil {
 		return 0
 	}
 	return st.Ino
@@ -192,7 +229,68 @@ func Apply(spec string) error {
 	if p.Mode == Off {
 		return nil
 	}
+	if err := confineMounts(p); err != nil {
+		return err
+	}
 	return confineWrites(p)
+}
+
+// confineMounts makes every mount read-only, then the writable folders
+// writable again through binds of themselves, and p.ReadOnly read-only
+// inside them — in the task's own mount namespace only (SetProcAttr made
+// it; a task started without one keeps the host's mounts, confined by
+// Landlock alone). Landlock has no right for metadata: this is what keeps
+// chmod, chown, utimes, xattrs and chattr off the files outside.
+func confineMounts(p Policy) error {
+	if now := hostMnt(); now == 0 || p.HostMnt == 0 || now == p.HostMnt {
+		return nil
+	}
+	// The working folder was entered before the binds: enter it again
+	// afterwards, through them, or it would stay on the read-only mount.
+	wd, err := os.Getwd()
+	if err != nil {
+		return fmt.Errorf("find the task's folder: %w", err)
+	}
+	defer unix.Chdir(wd)
+	if err := unix.Mount("none", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("make the task's mounts private: %w", err)
+	}
+	err = unix.MountSetattr(-1, "/", unix.AT_RECURSIVE, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY})
+	if errors.Is(err, unix.ENOSYS) {
+		return nil // before Linux 5.12: Landlock alone
+	}
+	if err != nil {
+		return fmt.Errorf("make the filesystem read-only for the task: %w", err)
+	}
+	bind := func(path string, attr unix.MountAttr, flags uint) error {
+		if err := unix.Mount(path, path, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			if errors.Is(err, unix.ENOENT) {
+				return nil
+			}
+			return fmt.Errorf("bind %s for the task: %w", path, err)
+		}
+		if err := unix.MountSetattr(-1, path, flags, &attr); err != nil {
+			return fmt.Errorf("set the task's access to %s: %w", path, err)
+		}
+		return nil
+	}
+	for _, r := range p.Writable {
+		if err := bind(r.Path, unix.MountAttr{Attr_clr: unix.MOUNT_ATTR_RDONLY}, unix.AT_RECURSIVE); err != nil {
+			return err
+		}
+	}
+	for _, path := range p.ReadOnly {
+		if err := bind(path, unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}, unix.AT_RECURSIVE); err != nil {
+			return err
+		}
+	}
+	for _, path := range p.Hidden {
+		err := unix.Mount("tmpfs", path, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=4k,mode=0500")
+		if err != nil && !errors.Is(err, unix.ENOENT) {
+			return fmt.Errorf("hide %s from the task: %w", path, err)
+		}
+	}
+	return nil
 }
 
 func confineNetwork(p Policy) error {

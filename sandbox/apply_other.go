@@ -35,4 +35,6 @@ func Apply(string) error { return errNotLinux }
 
 func hostNet() uint64 { return 0 }
 
+func hostMnt() uint64 { return 0 }
+
 func writableWithout(string) bool { return false }

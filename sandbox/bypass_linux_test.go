@@ -512,10 +512,10 @@ func TestControlsWorkSandboxed(t *testing.T) {
 	}
 }
 
-// TestNetworkAsUnprivilegedUser runs the network tests again as the user
-// nobody, where the namespace comes with a user namespace of its own (and
-// the capability it needs must not reach the task). It needs root to
-// switch users.
+// TestNetworkAsUnprivilegedUser runs the network, metadata and git tests
+// again as the user nobody, where the namespaces come with a user namespace
+// of their own (and the capabilities the helper needs there must not reach
+// the task). It needs root to switch users.
 func TestNetworkAsUnprivilegedUser(t *testing.T) {
 	if os.Getenv("WHALE_SANDBOX_CHILD") != "" {
 		t.Skip("this is the run as nobody already")
@@ -536,7 +536,7 @@ func TestNetworkAsUnprivilegedUser(t *testing.T) {
 	if err := os.WriteFile(bin, data, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "-test.run", "^TestNetwork(Off|Loopback)$", "-test.count=1", "-test.v")
+	cmd := exec.Command(bin, "-test.run", "^(TestNetwork(Off|Loopback)|TestGitHooksStayReadOnly|TestMetadataOutsideIsRefused)$", "-test.count=1", "-test.v")
 	cmd.Dir = dir
 	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + dir, "TMPDIR=" + os.TempDir(), "CI=" + os.Getenv("CI"), "WHALE_SANDBOX_CHILD=1"}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
@@ -550,8 +550,13 @@ func TestNetworkAsUnprivilegedUser(t *testing.T) {
 			}
 		}
 	}
-	if err != nil || strings.Contains(string(out), "--- SKIP") || !strings.Contains(string(out), "--- PASS: TestNetworkLoopback") || !strings.Contains(string(out), "--- PASS: TestNetworkOff") {
-		t.Fatalf("the network tests as nobody: %v\n%s", err, out)
+	if err != nil || strings.Contains(string(out), "--- SKIP") {
+		t.Fatalf("the tests as nobody: %v\n%s", err, out)
+	}
+	for _, name := range []string{"TestNetworkLoopback", "TestNetworkOff", "TestGitHooksStayReadOnly", "TestMetadataOutsideIsRefused"} {
+		if !strings.Contains(string(out), "--- PASS: "+name) {
+			t.Errorf("%s did not pass as nobody:\n%s", name, out)
+		}
 	}
 }
 
@@ -605,5 +610,120 @@ print("cap chown", "kept" if caps & 1 else "GONE")
 		if strings.Contains(out, "WROTE") || strings.Contains(out, "KEPT") {
 			t.Errorf("mode %s: a device or a power got through:\n%s", mode, out)
 		}
+	}
+}
+
+// TestMetadataOutsideIsRefused changes what Landlock has no right for —
+// modes, times, extended attributes, owners, flags — on a file outside:
+// each must fail (the task's filesystem is read-only outside its folders)
+// and the file's metadata stay as it was, while the same inside works.
+func TestMetadataOutsideIsRefused(t *testing.T) {
+	need(t, "python3")
+	b := newBox(t, sandbox.WorkspaceWrite, sandbox.NetOn)
+	victim := filepath.Join(b.out, "victim")
+	meta := func() string {
+		var st syscall.Stat_t
+		if err := syscall.Stat(victim, &st); err != nil {
+			t.Fatal(err)
+		}
+		x := make([]byte, 256)
+		n, _ := syscall.Listxattr(victim, x)
+		return fmt.Sprintf("mode=%o uid=%d mtime=%d xattrs=%q", st.Mode, st.Uid, st.Mtim.Sec, x[:max(n, 0)])
+	}
+	script := `
+import os, subprocess
+v = os.environ["OUT"] + "/victim"
+def attempt(name, f):
+    try:
+        f(); print(name, "WROTE")
+    except OSError as e:
+        print(name, "refused", e.errno)
+attempt("chmod", lambda: os.chmod(v, 0o777))
+attempt("utime", lambda: os.utime(v, (978307200, 978307200)))
+attempt("setxattr", lambda: os.setxattr(v, "user.whale", b"x"))
+if os.geteuid() == 0:
+    attempt("chown", lambda: os.chown(v, 65534, 65534))
+open("inside", "w").write("x")
+os.chmod("inside", 0o700); os.utime("inside", (978307200, 978307200))
+print("inside ok")
+`
+	if err := os.WriteFile(filepath.Join(b.ws, "meta.py"), []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []terminal.Mode{terminal.ModePipe, terminal.ModePTY} {
+		b.resetOutside(t)
+		before := meta()
+		out, _ := b.run(t, mode, "python3 meta.py; chattr +i \"$OUT/victim\" 2>&1 || true")
+		if strings.Contains(out, "WROTE") || !strings.Contains(out, "chmod refused") || !strings.Contains(out, "inside ok") {
+			t.Errorf("mode %s: metadata outside changed, or inside did not:\n%s", mode, out)
+		}
+		if after := meta(); after != before {
+			t.Errorf("mode %s: the file outside went from %s to %s:\n%s", mode, before, after, out)
+		}
+		if fl, err := exec.Command("lsattr", victim).Output(); err == nil && strings.Contains(strings.Fields(string(fl))[0], "i") {
+			exec.Command("chattr", "-i", victim).Run()
+			t.Errorf("mode %s: chattr +i reached the file outside", mode)
+		}
+	}
+}
+
+// TestGitHooksStayReadOnly: in a workspace that is a git repository, a task
+// cannot plant a hook or a command in .git/config for the user's next git
+// command to run outside the sandbox — while commits still work.
+func TestGitHooksStayReadOnly(t *testing.T) {
+	need(t, "git")
+	b := newBox(t, sandbox.WorkspaceWrite, sandbox.NetOn)
+	if out, err := exec.Command("git", "-C", b.ws, "init", "-q").CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	var err error
+	b.policy, err = sandbox.Plan(sandbox.Options{Mode: string(sandbox.WorkspaceWrite), Network: string(sandbox.NetOn), Workspace: []string{b.ws}, Temp: []string{b.tmp}, NoCaches: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(b.ws, ".git", "config")
+	configBefore, _ := os.ReadFile(config)
+	for _, mode := range []terminal.Mode{terminal.ModePipe, terminal.ModePTY} {
+		out, code := b.run(t, mode, `echo 'touch "$OUT/hooked"' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit
+git config core.fsmonitor 'touch "$OUT/fsmonitor"'
+mv .git/hooks .git/hooks-moved
+echo x > f-`+string(mode)+` && git add f-`+string(mode)+` && git -c user.name=t -c user.email=t@e commit -qm c && echo COMMITTED`)
+		if !strings.Contains(out, "COMMITTED") {
+			t.Errorf("mode %s: a commit failed under the sandbox (exit %d):\n%s", mode, code, out)
+		}
+		if _, err := os.Stat(filepath.Join(b.ws, ".git", "hooks", "pre-commit")); err == nil {
+			t.Errorf("mode %s: the task planted .git/hooks/pre-commit:\n%s", mode, out)
+		}
+		if _, err := os.Stat(filepath.Join(b.ws, ".git", "hooks-moved")); err == nil {
+			t.Errorf("mode %s: the task moved .git/hooks away:\n%s", mode, out)
+		}
+		if after, _ := os.ReadFile(config); string(after) != string(configBefore) {
+			t.Errorf("mode %s: .git/config changed:\n%s", mode, after)
+		}
+		if got := b.outside(t); strings.Contains(got, "hooked") || strings.Contains(got, "fsmonitor") {
+			t.Errorf("mode %s: a planted command ran: %s", mode, got)
+		}
+	}
+}
+
+// TestHiddenFolderIsNotThere: a folder the policy hides (whale's runtime
+// folder, with its locks and sockets) shows empty and read-only to the task.
+func TestHiddenFolderIsNotThere(t *testing.T) {
+	b := newBox(t, sandbox.WorkspaceWrite, sandbox.NetOn)
+	hidden := filepath.Join(b.out, "run")
+	if err := os.MkdirAll(filepath.Join(hidden, "locks"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(hidden, "locks", "0001"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	b.policy, err = sandbox.Plan(sandbox.Options{Mode: string(sandbox.WorkspaceWrite), Network: string(sandbox.NetOn), Workspace: []string{b.ws}, Temp: []string{b.tmp}, NoCaches: true, Hide: []string{hidden}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := b.run(t, terminal.ModePipe, `ls -A "$OUT/run" | wc -l; exec 9<"$OUT/run/locks/0001" && echo OPENED || echo NOT-THERE`)
+	if !strings.Contains(out, "NOT-THERE") || strings.Contains(out, "OPENED") {
+		t.Errorf("the hidden folder's lock file was reachable:\n%s", out)
 	}
 }

@@ -15,6 +15,13 @@
 //     shell.writableRoots only.
 //   - off: nothing is confined.
 //
+// In both confined modes the task runs in a mount namespace of its own
+// (root's, or inside a user namespace where one can be made) in which every
+// mount is read-only but the writable folders, so that what Landlock has no
+// right for — modes, owners, times, extended attributes, inode flags —
+// cannot change outside them either; there the workspace's .git/hooks and
+// .git/config are read-only too, unless shell.gitWritable.
+//
 // In both confined modes the terminal devices, /dev/null and the like stay
 // writable, no device node can be made anywhere (a block device made in the
 // workspace would write wherever its disk is), and a process may not signal

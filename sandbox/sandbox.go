@@ -65,6 +65,19 @@ type Policy struct {
 	// HostNet is the server's network namespace (the inode of
 	// /proc/self/ns/net), so that the helper can check that it left it.
 	HostNet uint64 `json:"hostNet,omitempty"`
+	// HostMnt is the server's mount namespace: the helper changes mounts
+	// only in a namespace of the task's own, never in this one.
+	HostMnt uint64 `json:"hostMnt,omitempty"`
+	// ReadOnly are paths inside Writable that stay read-only: the files
+	// git runs code from (.git/hooks, .git/config), so that a task cannot
+	// plant code the user's next git command would run outside the
+	// sandbox.
+	ReadOnly []string `json:"readOnly,omitempty"`
+	// Hidden are folders the task does not see at all (an empty read-only
+	// folder in their place): whale's runtime folder, with its lock files
+	// and sockets, so that a task can neither hold whale's locks nor reach
+	// its servers.
+	Hidden []string `json:"hidden,omitempty"`
 }
 
 // Options are what Plan builds a Policy from.
@@ -86,7 +99,16 @@ type Options struct {
 	// DryRun creates no missing cache folder and lists it anyway (for
 	// `whale-ls settings`).
 	DryRun bool
+	// GitWritable lets tasks write the workspace's .git/hooks and
+	// .git/config (shell.gitWritable).
+	GitWritable bool
+	// Hide are folders to hide from the task (Policy.Hidden).
+	Hide []string
 }
+
+// gitProtected are the paths, relative to a workspace folder, that git
+// runs code from or reads what to run from.
+var gitProtected = []string{".git/hooks", ".git/config"}
 
 // Active reports whether p confines anything.
 func (p Policy) Active() bool { return p.Mode != Off || p.Network != NetOn }
@@ -125,9 +147,14 @@ func Plan(o Options) (Policy, error) {
 	if err != nil {
 		return Policy{}, err
 	}
-	p := Policy{Mode: mode, Network: network, HostNet: hostNet()}
+	p := Policy{Mode: mode, Network: network, HostNet: hostNet(), HostMnt: hostMnt()}
 	if mode == Off {
 		return p, nil
+	}
+	for _, h := range o.Hide {
+		if filepath.IsAbs(h) {
+			p.Hidden = append(p.Hidden, filepath.Clean(h))
+		}
 	}
 	env := envMap(o.Env)
 	home := env["HOME"]
@@ -152,6 +179,12 @@ func Plan(o Options) (Policy, error) {
 	if mode == WorkspaceWrite {
 		for _, w := range o.Workspace {
 			add(w, "workspace")
+			for _, rel := range gitProtected {
+				path := filepath.Join(w, rel)
+				if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSymlink == 0 && !o.GitWritable {
+					p.ReadOnly = append(p.ReadOnly, path)
+				}
+			}
 		}
 	}
 	temp := o.Temp

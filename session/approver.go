@@ -11,9 +11,11 @@ import (
 )
 
 // NewApprover adapts a Prompter to the exec boundary's Approver: an
-// approval prompt with the command, program, arguments, folder and rule,
-// and the options allow_once, allow_session and deny. A nil Prompter, or
-// one that cannot show approvals, makes every "ask" a denial.
+// approval prompt in plain words — the command, why whale asks (the rule
+// as words, never its globs), the program and the folder, no task ids —
+// with the options allow_once, allow_session (that same command in that
+// folder, for the rest of the session) and deny. A nil Prompter, or one
+// that cannot show approvals, makes every "ask" a denial.
 func NewApprover(p toolbridge.Prompter) execboundary.Approver { return promptApprover{p} }
 
 type promptApprover struct{ p toolbridge.Prompter }
@@ -22,16 +24,11 @@ func (a promptApprover) Approve(ctx context.Context, ap execboundary.Approval) (
 	if a.p == nil {
 		return execboundary.DenyOnce, execboundary.ErrNoApprover
 	}
-	args := strings.Join(ap.Argv, " ")
-	if len(args) > 300 {
-		args = args[:300] + "…"
-	}
 	q := toolbridge.Prompt{
-		Kind:  toolbridge.PromptApproval,
-		Title: fmt.Sprintf("Allow task %s to run %s?", ap.TaskID, shortCommand(ap.Argv, ap.Program)),
-		Detail: fmt.Sprintf("Command: %s\nProgram: %s\nArguments: %s\nFolder: %s\nRule: %s",
-			ap.Command, ap.Program, args, ap.Cwd, ap.Rule),
-		Options: []toolbridge.PromptOption{{ID: toolbridge.ApproveOnce, Label: "Allow once"}, {ID: toolbridge.ApproveSession, Label: "Allow for this session"}, {ID: toolbridge.ApproveDeny, Label: "Deny"}},
+		Kind:    toolbridge.PromptApproval,
+		Title:   approvalTitle(ap),
+		Detail:  approvalDetail(ap),
+		Options: []toolbridge.PromptOption{{ID: toolbridge.ApproveOnce, Label: "Allow once"}, {ID: toolbridge.ApproveSession, Label: "Allow this command for this session"}, {ID: toolbridge.ApproveDeny, Label: "Deny"}},
 		Timeout: ap.Timeout,
 	}
 	ans, err := a.p.Prompt(ctx, q)
@@ -52,6 +49,36 @@ func (a promptApprover) Approve(ctx context.Context, ap execboundary.Approval) (
 		return execboundary.AllowSession, nil
 	}
 	return execboundary.DenyOnce, nil
+}
+
+// approvalTitle is the question: "Allow `rm -rf build`?".
+func approvalTitle(ap execboundary.Approval) string {
+	return "Allow " + shortCommand(ap.Argv, ap.Program) + "?"
+}
+
+// approvalDetail says why whale asks and what would run where.
+func approvalDetail(ap execboundary.Approval) string {
+	var b strings.Builder
+	why := ap.Why
+	if why == "" {
+		why = ap.Rule
+	}
+	if why != "" {
+		b.WriteString("whale asks because " + why + ".\n")
+	}
+	command := ap.Command
+	if len(command) > 300 {
+		command = command[:300] + "…"
+	}
+	fmt.Fprintf(&b, "Command: %s\nProgram: %s\nFolder: %s", command, ap.Program, ap.Cwd)
+	if args := strings.Join(ap.Argv, " "); len(args) > 80 {
+		if len(args) > 300 {
+			args = args[:300] + "…"
+		}
+		b.WriteString("\nArguments: " + args)
+	}
+	b.WriteString("\n\"Allow this command for this session\" allows this same command in this folder again without asking; any other command is still asked about.")
+	return b.String()
 }
 
 func shortCommand(argv []string, program string) string {

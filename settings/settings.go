@@ -51,6 +51,7 @@ type Settings struct {
 		Sandbox          string   `json:"sandbox,omitempty"`
 		Network          string   `json:"network,omitempty"`
 		WritableRoots    []string `json:"writableRoots,omitempty"`
+		GitWritable      bool     `json:"gitWritable,omitempty"`
 	} `json:"shell"`
 	ExecBoundary struct {
 		Mode              string          `json:"mode,omitempty"`
@@ -70,6 +71,8 @@ type Settings struct {
 		SaveAfterApply *bool  `json:"saveAfterApply,omitempty"`
 		Review         string `json:"review,omitempty"`
 		ProblemsWaitMs *int   `json:"problemsWaitMs,omitempty"`
+		// ReviewTimeoutMs is edits.reviewTimeoutMs (ReviewTimeout).
+		ReviewTimeoutMs int `json:"reviewTimeoutMs,omitempty"`
 	} `json:"edits"`
 	Changes struct {
 		MaxBytes int   `json:"maxBytes,omitempty"`
@@ -82,6 +85,19 @@ type Settings struct {
 	MCP struct {
 		Servers json.RawMessage `json:"servers,omitempty"`
 	} `json:"mcp"`
+}
+
+// DefaultReviewTimeout is edits.reviewTimeoutMs when it is not set: long
+// enough for a careful review left open while the user reads elsewhere.
+const DefaultReviewTimeout = 30 * time.Minute
+
+// ReviewTimeout is how long a review of a change (edits.review) waits for
+// the user before the change is rejected.
+func (s Settings) ReviewTimeout() time.Duration {
+	if s.Edits.ReviewTimeoutMs > 0 {
+		return time.Duration(s.Edits.ReviewTimeoutMs) * time.Millisecond
+	}
+	return DefaultReviewTimeout
 }
 
 // SaveAfterApply reports the edits.saveAfterApply setting (default true).
@@ -261,6 +277,17 @@ var Table = []Spec{
 		},
 	},
 	{
+		Key: "shell.gitWritable",
+		Schema: Schema{
+			Scope:   ScopeMachine,
+			Type:    "boolean",
+			Default: false,
+			MarkdownDescription: "Whether shell tasks under `shell.sandbox: workspace-write` may write the workspace's `.git/hooks` and " +
+				"`.git/config`. They are read-only by default: git runs hooks and the commands that config names (core.fsmonitor, " +
+				"filters, aliases) the next time the user runs git, outside the sandbox. Commits, branches and fetches work either way.",
+		},
+	},
+	{
 		Key: "execBoundary.mode",
 		Schema: Schema{
 			Scope:   ScopeUser,
@@ -294,11 +321,13 @@ var Table = []Spec{
 						MarkdownDescription: "Globs; at least one argument, wherever it stands, must match one of them (`-*r*`)."},
 					"decision": {Type: "string", Enum: []string{"allow", "ask", "deny"},
 						MarkdownDescription: "What happens when the rule matches; `ask` asks in the editor."},
+					"why": {Type: "string",
+						MarkdownDescription: "What the programs the rule matches do, in plain words, shown when whale asks or refuses (\"deletes files recursively or without asking\"); it follows the command, as in \"`rm` with `-rf` deletes …\"."},
 				},
 				Required:             []string{"program", "decision"},
 				AdditionalProperties: false,
 			},
-			MarkdownDescription: "Rules `{program, argsPrefix?, argsAny?, decision}` for the programs shell tasks execute. " +
+			MarkdownDescription: "Rules `{program, argsPrefix?, argsAny?, decision, why?}` for the programs shell tasks execute. " +
 				"The strictest matching rule wins (deny > ask > allow); a program no rule matches runs. Deny and ask rules " +
 				"also match hard links, symlinks and copies of the named program. Setting this list replaces the default " +
 				"set (ask before `sudo`, `su`, `doas`, `pkexec`, `dd`, `mkfs*`, power changes, `git push`, `npm publish` and " +
@@ -369,7 +398,18 @@ var Table = []Spec{
 			MarkdownDescription: "Show every change of `edit`, `multi_edit`, `write`, `apply_patch` and `changes_revert` as a diff " +
 				"for the user to accept, reject, or accept hunk by hunk before it is applied: `ask` for every change, " +
 				"`ask-outside-open` only for files not open in the editor, `off` never. No answer before " +
-				"`execBoundary.approvalTimeoutMs` rejects the change.",
+				"`edits.reviewTimeoutMs` rejects the change.",
+		},
+	},
+	{
+		Key: "edits.reviewTimeoutMs",
+		Schema: Schema{
+			Type:    "integer",
+			Default: int(DefaultReviewTimeout / time.Millisecond),
+			Minimum: ptr(1),
+			MarkdownDescription: "How long, in milliseconds, a review of a change (`edits.review`) waits for the user before the " +
+				"change is rejected (default 30 minutes). The prompt carries the time left, so the editor can show it; " +
+				"the call that waits reports \"waiting for your review\".",
 		},
 	},
 	{

@@ -314,6 +314,7 @@ func TestSettingsThatRunOrWidenAreUserOnly(t *testing.T) {
 		"shell.sandbox":       ScopeUser,    // "off" lets tasks write anywhere
 		"shell.network":       ScopeUser,    // a repository must not turn the network back on
 		"shell.writableRoots": ScopeMachine, // more folders tasks may write in
+		"shell.gitWritable":   ScopeMachine, // lets tasks plant git hooks
 	}
 	for _, s := range Table {
 		if got, want := s.Schema.Scope, userOnly[s.Key]; got != want {

@@ -349,3 +349,28 @@ func (s *Schema) clone() *Schema {
 	}
 	return &c
 }
+
+// Prepare is what Dispatch does before it runs a tool, without running it:
+// it finds the tool by name or alias (a deferred tool not yet activated is
+// not found) and repairs and validates the input. It returns the tool's
+// spec, the input the tool would run on and the repairs made, or a
+// *Failure: the unknown_tool or invalid_input envelope's text. Previews use
+// it, so that what they show is planned on the same input as the call.
+func (r *Registry) Prepare(name string, input json.RawMessage) (Spec, json.RawMessage, []string, error) {
+	tool, ok := r.lookup(name)
+	if !ok {
+		env := r.unknownTool(name)
+		return Spec{}, nil, nil, &Failure{Code: env.Code, Text: env.Text}
+	}
+	var failure *Failure
+	var repairs []string
+	if tool.PrepareInput != nil {
+		input, repairs, failure = tool.PrepareInput(input)
+	} else {
+		input, repairs, failure = prepareInput(tool.Spec, input)
+	}
+	if failure != nil {
+		return tool.Spec, nil, nil, failure
+	}
+	return tool.Spec, input, repairs, nil
+}

@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
+	"time"
 
 	"github.com/whale-ls/whale-ls/toolbridge"
 )
@@ -64,16 +66,51 @@ func changesCommand(args []string, stdout, stderr io.Writer) int {
 	raw, _ := json.Marshal(input)
 	// The user runs this command themselves: a revert is not put up for review.
 	env := dispatchUntilStopped(ctx, sess.Registry, toolbridge.Call{Name: tool, Input: raw, ByUser: true})
-	if *asJSON {
+	data, _ := env.Data.(map[string]any)
+	switch {
+	case *asJSON:
 		stdout.Write(toolbridge.MarshalEnvelope(env))
 		fmt.Fprintln(stdout)
-	} else if env.OK {
+	case env.OK && verb == "list":
+		fmt.Fprint(stdout, historyText(data))
+	case env.OK:
 		fmt.Fprintln(stdout, env.Text)
-	} else {
+	case data["message"] != nil:
+		// A refused revert: what stopped it and what resolves it, for the
+		// person who ran the command.
+		fmt.Fprintf(stdout, "%s: %v\n", env.Code, data["message"])
+	default:
 		fmt.Fprintf(stdout, "%s: %s\n", env.Code, env.Text)
 	}
 	if !env.OK {
 		return exitFailure
 	}
 	return exitOK
+}
+
+// historyText is changes_list's entries for the person who ran `whale-ls
+// changes list`: per entry its id (for diff and revert), its local time and
+// its title (files relative to the workspace, a shell task's command), and
+// what reverted it.
+func historyText(data map[string]any) string {
+	entries, _ := data["entries"].([]map[string]any)
+	if len(entries) == 0 {
+		return "No changes are journaled in this workspace yet.\n"
+	}
+	var b strings.Builder
+	for _, e := range entries {
+		when := ""
+		if t, ok := e["time"].(time.Time); ok {
+			when = t.Local().Format("2006-01-02 15:04:05")
+		}
+		fmt.Fprintf(&b, "%v  %s  %v", e["id"], when, e["title"])
+		if by, ok := e["reverted_by"].(string); ok {
+			fmt.Fprintf(&b, "  (reverted by %s)", by)
+		}
+		b.WriteString("\n")
+	}
+	if n, ok := data["dropped"].(int); ok && n > 0 {
+		fmt.Fprintf(&b, "(%d older entries were dropped to keep the journal within changes.maxBytes.)\n", n)
+	}
+	return b.String()
 }

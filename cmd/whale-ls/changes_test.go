@@ -50,11 +50,17 @@ func TestChangesAcrossProcesses(t *testing.T) {
 		t.Fatalf("changes list --json = %s (%v), want one edit entry", out, err)
 	}
 	id := env.Data.Entries[0].ID
+	if out, err := whale("changes", "--root", dir, "list"); err != nil || !strings.HasPrefix(out, id+"  ") || !strings.HasSuffix(out, "  Edited a.txt (+1 −1)\n") {
+		t.Errorf("changes list = %q, %v; want the entry's id, time and title for a person", out, err)
+	}
 	if out, err := whale("changes", "--root", dir, "diff", id); err != nil || !strings.Contains(out, "-two") || !strings.Contains(out, "+deux") {
 		t.Errorf("changes diff = %q, %v; want the edit's diff", out, err)
 	}
 	if out, err := whale("changes", "--root", dir, "revert", id); err != nil || !strings.Contains(out, "Reverted "+id) {
 		t.Errorf("changes revert = %q, %v", out, err)
+	}
+	if out, err := whale("changes", "--root", dir, "list"); err != nil || !strings.Contains(out, "  Edited a.txt (+1 −1)  (reverted by ") || !strings.Contains(out, "  Reverted a.txt (+1 −1)\n") {
+		t.Errorf("changes list after the revert = %q, %v; want the edit marked reverted and the revert titled once", out, err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "one\ntwo\n" {
 		t.Errorf("a.txt after the revert = %q, want it as before the edit", b)

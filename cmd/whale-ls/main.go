@@ -30,9 +30,6 @@ import (
 	"github.com/whale-ls/whale-ls/toolbridge"
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
-var version = ""
-
 // Exit codes of the command line.
 const (
 	exitOK      = 0
@@ -67,7 +64,11 @@ Usage:
   whale-ls settings [--folder DIR | --json]
                                    list the settings with their defaults, then the status of the
                                    language server running for DIR (their JSON schemas with --json)
-  whale-ls version                 print the version
+  whale-ls setup HOST [--scope project|user] [--root DIR] [--command PATH] [--dry-run] [--undo]
+                                   make a terminal agent (claude, codex, gemini, opencode, copilot,
+                                   qwen) start whale-ls mcp and turn off its built-in edit and
+                                   shell tools; --list lists them
+  whale-ls version [--json]        print the version, commit and date (as JSON with --json)
 `
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -88,6 +89,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return mcpCommand(args, stderr)
 	case "changes":
 		return changesCommand(args, stdout, stderr)
+	case "setup":
+		return setupCommand(args, stdout, stderr)
 	case supervisorCommand:
 		// Hidden: the per-task supervisor the server runs in front of each
 		// shell, so task trees die with the server.
@@ -96,31 +99,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		// Hidden: installs the exec boundary in front of a task's shell.
 		return execGate(args)
 	case "version":
-		fmt.Fprintln(stdout, "whale-ls", versionString())
-		return exitOK
+		return versionCommand(args, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	}
 	fmt.Fprintf(stderr, "whale-ls: unknown command %q\n\n%s", cmd, usage)
 	return exitUsage
-}
-
-func versionString() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-			return bi.Main.Version
-		}
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-				return "devel-" + s.Value[:12]
-			}
-		}
-	}
-	return "devel"
 }
 
 // newLogger logs to w (stderr) at level: "debug", "info", "warn" or

@@ -25,18 +25,19 @@ return {
   terminal_list = 'whale/terminal/list',
   -- client -> server request {command, cwd?} -> {readOnly, boundary = 'allow'|'ask'|'deny'|'unchecked'}
   shell_judge = 'whale/shell/judge',
+  -- client -> server request {tool, input} -> {readOnly, whaleAsks, title, detail (markdown),
+  -- files? = [{path, added, removed}], error?}: what a tool call will do, before it runs; a
+  -- server without it answers -32601 (method not found), which the plugin reads as "no preview"
+  preview = 'whale/preview',
 
   -- server -> client notification {promptId, kind, title, detail, options, placeholder?, timeoutMs?,
-  -- files? = [{path, uri, before, after, hunks = [{id, header, diff}]}] (kind "review")}
+  -- expiresAt? (RFC 3339, for a countdown), files? = [{path, uri, before, after,
+  -- hunks = [{id, header, diff}]}] (kind "review")}
   prompt = 'whale/prompt',
   -- client -> server request {promptId, optionId | text | cancelled = true}; a review:
   -- {promptId, optionId = "accept"|"reject", hunks? = [id] (omitted: all), text? (the reason)}
   prompt_answer = 'whale/prompt/answer',
 
-  -- client -> server request {tool, input} -> {readOnly, whaleAsks, title, detail (markdown;
-  -- a ```diff fence for edits), files? = [{path, added, removed}], error?}; a server
-  -- without it answers -32601 (method not found), read as "no preview"
-  preview = 'whale/preview',
 
   -- server -> client request {uris} -> {saved = [uri]}
   save_documents = 'whale/saveDocuments',
@@ -46,14 +47,15 @@ return {
   -- server -> client notification {items = [{id, content, status, priority, created, updated}]}
   todos = 'whale/todos',
 
-  -- client -> server request {since?, limit?} -> {entries = [{id, time, tool, callId, summary,
-  -- revertOf?, files = [{path, uri, name, where, added, removed, created, deleted}]}], dropped}
+  -- client -> server request {since?, limit?} -> {entries = [{id, time (RFC 3339), tool, callId,
+  -- summary (the model's), title (the person's), command?, revertOf?, revertedBy?,
+  -- files = [{path, relPath, uri, name, where, added, removed, created, deleted}]}], dropped}
   changes_list = 'whale/changes/list',
   -- client -> server request {id} -> {id, diff, files = [{path, uri, before?, after?,
   -- beforeExists, afterExists, binary}]}
   changes_diff = 'whale/changes/diff',
-  -- client -> server request {id} | {to} -> {ok, code, text, reverted, entry?,
-  -- conflicts? = [{path, reason, hunks}]}
+  -- client -> server request {id} | {to} -> {ok, code, text (the model's), message (the person's),
+  -- reverted, entry?, conflicts? = [{path, reason, hunks}]}
   changes_revert = 'whale/changes/revert',
   -- server -> client notification {latest}
   changes_changed = 'whale/changes/changed',

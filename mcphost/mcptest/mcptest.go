@@ -19,6 +19,10 @@ var (
 	err  error
 )
 
+// LingerArg makes the test server ignore the end of its input and SIGTERM,
+// and start a child that outlives it: a server a client must still end.
+const LingerArg = "--linger"
+
 // Server returns the path of the test MCP server, building it once per
 // test process. Call Cleanup from TestMain to remove it.
 func Server(t testing.TB) string {

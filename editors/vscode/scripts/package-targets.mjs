@@ -4,6 +4,8 @@
 //   node scripts/package-targets.mjs [--check] [target…]   (default: every target)
 // --check opens each built package and verifies that it holds exactly its
 // target's binary (GOOS/GOARCH read from the binary's Go build info).
+// WHALE_VERSION and WHALE_LDFLAGS (set by `make release`) stamp the
+// packages' version and the binaries' `whale-ls version`.
 import { execFileSync } from 'child_process';
 import { mkdirSync, rmSync, writeFileSync, existsSync, mkdtempSync, readdirSync } from 'fs';
 import { tmpdir } from 'os';
@@ -22,6 +24,8 @@ const args = process.argv.slice(2);
 const check = args.includes('--check');
 const targets = args.filter((a) => a !== '--check');
 const chosen = targets.length > 0 ? targets : Object.keys(goTarget);
+const version = process.env.WHALE_VERSION;
+const ldflags = process.env.WHALE_LDFLAGS ? ['-ldflags', process.env.WHALE_LDFLAGS] : [];
 const run = (cmd, argv, opts = {}) => execFileSync(cmd, argv, { stdio: ['ignore', 'pipe', 'inherit'], ...opts }).toString();
 
 mkdirSync('dist', { recursive: true });
@@ -35,13 +39,14 @@ for (const target of chosen) {
     const exe = goos === 'windows' ? 'whale-ls.exe' : 'whale-ls';
     rmSync('bin', { recursive: true, force: true });
     mkdirSync('bin');
-    run('go', ['build', '-trimpath', '-o', join('editors/vscode/bin', exe), './cmd/whale-ls'], {
+    run('go', ['build', '-trimpath', ...ldflags, '-o', join('editors/vscode/bin', exe), './cmd/whale-ls'], {
         cwd: '../..',
         env: { ...process.env, CGO_ENABLED: '0', GOOS: goos, GOARCH: goarch },
     });
     writeFileSync('bin/target.json', JSON.stringify({ target }) + '\n');
     const out = join('dist', `whale-ls-${target}.vsix`);
-    run('npx', ['vsce', 'package', '--target', target, '--no-dependencies', '--skip-license', '-o', out]);
+    const stamp = version ? [version, '--no-update-package-json', '--no-git-tag-version'] : [];
+    run('npx', ['vsce', 'package', ...stamp, '--target', target, '--no-dependencies', '--skip-license', '-o', out]);
     console.log(`${out}`);
     if (check) {
         const dir = mkdtempSync(join(tmpdir(), 'whale-vsix-'));

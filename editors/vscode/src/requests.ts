@@ -118,6 +118,37 @@ export interface ShellJudgeResult {
 /** client → server: what whale will do with a shell_run command, before the call (one confirmation per command). */
 export const shellJudge = new RequestType<ShellJudgeParams, ShellJudgeResult, void>('whale/shell/judge');
 
+export interface PreviewParams {
+    /** The catalog name of the tool ("edit"). */
+    tool: string;
+    /** The tool input exactly as the model sent it. */
+    input: unknown;
+}
+
+export interface PreviewFile {
+    /** Relative to its workspace folder ("src/app/main.go"). */
+    path: string;
+    added: number;
+    removed: number;
+}
+
+export interface PreviewResult {
+    /** The call changes nothing of the user's: never ask. */
+    readOnly: boolean;
+    /** whale itself will ask (edits.review, the exec boundary's rules): do not ask again. */
+    whaleAsks: boolean;
+    /** One plain line: "Edit src/main.go (+3 −1)". */
+    title: string;
+    /** Markdown for a person: a ```diff fence for a change; command, programs, folder and why for a command. */
+    detail: string;
+    files?: PreviewFile[];
+    /** Set when the call will fail; detail says what will fail. */
+    error?: string;
+}
+
+/** client → server: what a tool call will do, planned as its commit would be, for the host's approval. */
+export const preview = new RequestType<PreviewParams, PreviewResult, void>('whale/preview');
+
 // Prompts ----------------------------------------------------------------
 
 export type PromptKind = 'approval' | 'choice' | 'text' | 'review';
@@ -136,6 +167,8 @@ export interface PromptParams {
     placeholder?: string;
     /** How long the server waits for the answer; past it the question is void. */
     timeoutMs?: number;
+    /** When the question expires (RFC 3339), for a countdown; an answer after it is refused with a message saying why. */
+    expiresAt?: string;
     /** Kind "review": the files of the proposed change. */
     files?: ReviewFile[];
 }
@@ -227,6 +260,8 @@ export interface ChangesListParams {
 export interface ChangeFile {
     /** Absolute path. */
     path: string;
+    /** Relative to the workspace folder, with slashes ("build/sub/x.o"): what a person reads. */
+    relPath?: string;
     uri: string;
     /** Base name. */
     name: string;
@@ -241,14 +276,20 @@ export interface ChangeFile {
 /** One journal entry: what one tool call changed. */
 export interface ChangeEntry {
     id: string;
-    /** RFC 3339. */
+    /** RFC 3339 with the server's offset: show it in the user's local time. */
     time: string;
     tool: string;
     callId: string;
-    /** E.g. "edit a.go (+2 -1)". */
+    /** The model's line, e.g. "edit a.go (+2 -1)". */
     summary: string;
+    /** The person's line, no ids or tool names: "Edited src/main.go (+2 −1)", "`make clean` deleted build/sub/x.o". */
+    title?: string;
+    /** A shell task's command line. */
+    command?: string;
     /** The entries this one reverted, when it is a revert. */
     revertOf?: string[];
+    /** The entry that reverted this one, when one did. */
+    revertedBy?: string;
     files: ChangeFile[];
 }
 
@@ -294,7 +335,10 @@ export interface ChangesRevertResult {
     ok: boolean;
     /** "" on success; e.g. `write_conflict`, `not_found`. */
     code: string;
+    /** The model's text. */
     text: string;
+    /** The person's: what was reverted, or what stopped it and the action that resolves it. */
+    message?: string;
     /** Paths of the files that were reverted. */
     reverted: string[];
     /** The id of the entry that journaled the revert. */

@@ -9,8 +9,12 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"os/exec"
+	"os/signal"
 	"slices"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -33,11 +37,19 @@ type issuesIn struct {
 
 type none struct{}
 
+// lingerChild is the first argument of the child a lingering server
+// starts; the second is the server's name, so that a test finds both.
+const lingerChild = "--linger-child"
+
 func text(s string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == lingerChild {
+		time.Sleep(10 * time.Minute) // its command line names the server
+		return
+	}
 	fmt.Fprintln(os.Stderr, "testserver: ready, pid", os.Getpid())
 	name := "testserver"
 	if len(os.Args) > 1 && os.Args[1] != mcptest.SchemasArg {
@@ -55,6 +67,30 @@ func main() {
 	mcp.AddTool(s, &mcp.Tool{Name: "search_issues", Description: "Search the issue tracker for open bug reports matching the query words."},
 		func(_ context.Context, _ *mcp.CallToolRequest, in issuesIn) (*mcp.CallToolResult, any, error) {
 			return text("issues about " + strings.ToLower(in.Query) + ": #12 crash on start"), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "getenv", Description: "Return the value of an environment variable of the server, or (unset)."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
+			v, ok := os.LookupEnv(in.Text)
+			if !ok {
+				v = "(unset)"
+			}
+			return text(v), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "roots", Description: "List the client's roots (roots/list), one URI a line."},
+		func(_ context.Context, req *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, any, error) {
+			// Asked the way current protocol versions allow: the result
+			// asks, and the client calls again with the answer.
+			//lint:ignore SA1019 the roots a server of an earlier protocol version asks for.
+			list, ok := req.Params.InputResponses["roots"].(*mcp.ListRootsResult)
+			if !ok {
+				//lint:ignore SA1019 as above.
+				return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"roots": &mcp.ListRootsParams{}}}, nil, nil
+			}
+			var uris []string
+			for _, r := range list.Roots {
+				uris = append(uris, r.URI)
+			}
+			return text(strings.Join(uris, "\n")), nil, nil
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "fail", Description: "Always fails with a tool error."},
 		func(_ context.Context, _ *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, any, error) {
@@ -78,7 +114,20 @@ func main() {
 				})
 		}
 	}
+	if slices.Contains(os.Args[1:], mcptest.LingerArg) {
+		// A server that outlives its input, and a child of its own that
+		// outlives it: what a client must still end.
+		signal.Ignore(syscall.SIGTERM)
+		child := exec.Command(os.Args[0], lingerChild, name)
+		if err := child.Start(); err == nil {
+			fmt.Fprintln(os.Stderr, "testserver: child pid", child.Process.Pid)
+		}
+	}
 	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		log.Printf("testserver: %v", err)
+	}
+	if slices.Contains(os.Args[1:], mcptest.LingerArg) {
+		fmt.Fprintln(os.Stderr, "testserver: input ended, staying")
+		time.Sleep(10 * time.Minute)
 	}
 }

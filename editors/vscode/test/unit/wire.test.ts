@@ -213,6 +213,22 @@ test('whale/changes: an edit is listed, diffed and reverted; a conflicting rever
     assert.equal(missing.code, 'not_found');
 });
 
+test('whale/preview: an edit planned as its commit would be, nothing written; a todo changes nothing', { skip }, async () => {
+    const file = path.join(ws, 'preview.txt');
+    writeFileSync(file, 'one\ntwo\n');
+    const p = await conn.sendRequest(req.preview, { tool: 'edit', input: { file_path: file, search: 'two', replace: 'TWO' } });
+    assert.equal(p.title, 'Edit preview.txt (+1 −1)');
+    assert.match(p.detail, /^```diff\n--- a\/preview\.txt\n\+\+\+ b\/preview\.txt\n[^]*-two\n\+TWO\n```$/);
+    assert.deepEqual(p.files, [{ path: 'preview.txt', added: 1, removed: 1 }]);
+    assert.equal(p.readOnly, false);
+    assert.equal(p.error, undefined);
+    assert.equal(readFileSync(file, 'utf8'), 'one\ntwo\n', 'nothing written');
+    const missing = await conn.sendRequest(req.preview, { tool: 'edit', input: { file_path: file, search: 'three', replace: '3' } });
+    assert.match(missing.error ?? '', /preview\.txt/);
+    const todo = await conn.sendRequest(req.preview, { tool: 'todo_add', input: { content: 'check' } });
+    assert.equal(todo.readOnly, true);
+});
+
 const rng = (l1: number, c1: number, l2: number, c2: number) => ({ start: { line: l1, character: c1 }, end: { line: l2, character: c2 } });
 
 test('languageFeatures: the language tools are listed, and an edit reports the problem the editor\'s whale/diagnostics add', { skip }, async () => {
