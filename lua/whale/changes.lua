@@ -109,6 +109,10 @@ end
 --- A file as the list shows it: its path relative to the workspace root
 --- (folders included), else its full path, else the name the server gave.
 local function file_name(f, root)
+  local rel_path = str(f.relPath)
+  if rel_path ~= '' then
+    return rel_path
+  end
   local path = str(f.path)
   local rel = path ~= '' and root and compat.relative(path, root)
   if rel and rel ~= '' then
@@ -122,14 +126,15 @@ end
 M.file_name = file_name
 
 --- What an entry did, in words: the command of a shell task (the entry's
---- command field), else the server's summary without the tool's name in
---- front (the tool has a column of its own).
+--- command field), else the title the server writes for a person, else its
+--- summary, without the tool's name in front (the tool has a column of its
+--- own).
 local function entry_text(e)
   local command = str(e.command)
   if command ~= '' then
     return '$ ' .. command:gsub('\n', ' ')
   end
-  local summary = str(e.summary):gsub('\n', ' ')
+  local summary = (str(e.title) ~= '' and str(e.title) or str(e.summary)):gsub('\n', ' ')
   local tool = str(e.tool)
   if tool ~= '' and summary:sub(1, #tool + 1) == tool .. ' ' then
     summary = summary:sub(#tool + 2)
@@ -166,6 +171,9 @@ function M.render(root, entries, dropped)
   -- Entries a later revert took back: id -> the revert's id.
   local reverted_by = {}
   for _, e in ipairs(entries) do
+    if str(e.revertedBy) ~= '' then
+      reverted_by[str(e.id)] = str(e.revertedBy)
+    end
     for _, id in ipairs(type(e.revertOf) == 'table' and e.revertOf or {}) do
       reverted_by[str(id)] = reverted_by[str(id)] or str(e.id)
     end
@@ -570,6 +578,10 @@ end
 --- and each file it wrote with its counts (the text for the model, with
 --- its journal ids and diff, is not for a message line).
 function M.revert_text(what, result, root)
+  -- The server's text for a person, when it writes one.
+  if str(result.message) ~= '' then
+    return (str(result.message):gsub('\n+$', ''))
+  end
   local ids = {}
   for _, id in ipairs(type(result.reverted) == 'table' and result.reverted or {}) do
     ids[str(id)] = true

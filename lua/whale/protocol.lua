@@ -38,7 +38,6 @@ return {
   -- {promptId, optionId = "accept"|"reject", hunks? = [id] (omitted: all), text? (the reason)}
   prompt_answer = 'whale/prompt/answer',
 
-
   -- server -> client request {uris} -> {saved = [uri]}
   save_documents = 'whale/saveDocuments',
 

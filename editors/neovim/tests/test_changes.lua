@@ -166,7 +166,10 @@ return {
         return H.read(ws .. '/a.txt') == 'alpha\nbeta\nGAMMA\n'
       end, 'the file on disk to be restored')
       H.wait(function()
-        return noted('reverted 1 change: a.txt') ~= nil
+        -- One line for the person (the server's message, or the plugin's
+        -- own): the file, not the model's text.
+        local n = noted('everted')
+        return n and n.msg:find('a.txt', 1, true) and not n.msg:find('takes it back', 1, true)
       end, 'the result reported by vim.notify')
       -- The revert is itself an entry, listed first.
       H.wait(function()
