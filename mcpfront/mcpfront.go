@@ -19,6 +19,11 @@
 // Serve keeps JSON-RPC and MCP's rules on stdio where the SDK's transport
 // ends the session or answers wrongly: see stdioConn and depthGuard.
 //
+// ServeOn serves the same server over MCP Streamable HTTP (Handler): every
+// client gets its own session, with the SDK's SSE streams and resumption,
+// behind a bearer token and Host and Origin checks; Listen refuses an
+// address that is not loopback unless told otherwise.
+//
 // Not guaranteed: Run, over another transport, gets the capability rule and
 // progress but not the line rules (parse errors, batches, depth, requests
 // before initialize, silence after a cancel): those are the transport's.
@@ -95,8 +100,9 @@ type Options struct {
 	ProgressEvery time.Duration
 }
 
-// Server is an MCP server over a Backend. It serves one session: when Run
-// or Serve returns, its calls are canceled for good.
+// Server is an MCP server over a Backend. Run and Serve serve one session,
+// ServeOn any number over HTTP; when one of them returns, the server's
+// calls are canceled for good.
 type Server struct {
 	backend Backend
 	mcp     *mcp.Server
