@@ -10,6 +10,11 @@
 // structured content send it to the model instead of the text. No tool
 // declares an outputSchema, so structured content stays optional.
 //
+// A proxied MCP tool keeps its title and annotations (readOnlyHint,
+// destructiveHint, idempotentHint, openWorldHint), and its result's images,
+// audio, resource links and embedded resources follow the text as the
+// server sent them (Envelope.Media).
+//
 // A call that takes longer than about a second, when the client gave a
 // progressToken, gets notifications/progress every second ("still
 // running") until it returns; the last comes before the result.
@@ -214,9 +219,13 @@ func (s *Server) Refresh(ctx context.Context) error {
 		}
 		tool := &mcp.Tool{
 			Name:        spec.Name,
+			Title:       spec.Title,
 			Description: spec.Description,
 			InputSchema: schema,
-			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: spec.ReadOnly},
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: spec.ReadOnly, Title: spec.Title},
+		}
+		if h := spec.Hints; h != nil {
+			tool.Annotations.DestructiveHint, tool.Annotations.IdempotentHint, tool.Annotations.OpenWorldHint = h.Destructive, h.Idempotent, h.OpenWorld
 		}
 		name := spec.Name
 		if err := s.addTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -306,13 +315,38 @@ func toolResult(env toolbridge.Envelope, structured bool) *mcp.CallToolResult {
 	}
 	res := &mcp.CallToolResult{
 		Meta:    meta,
-		Content: []mcp.Content{&mcp.TextContent{Text: text}},
+		Content: append([]mcp.Content{&mcp.TextContent{Text: text}}, mediaContent(env.Media)...),
 		IsError: !env.OK,
 	}
 	if structured {
 		res.StructuredContent = env
 	}
 	return res
+}
+
+// mediaContent decodes an Envelope's Media, MCP content items as their
+// server sent them, to be passed on as they are; an item the SDK cannot
+// decode is left out (the text still describes it).
+func mediaContent(media []json.RawMessage) []mcp.Content {
+	if len(media) == 0 {
+		return nil
+	}
+	raw, err := json.Marshal(map[string]any{"content": media})
+	if err != nil {
+		return nil
+	}
+	var res mcp.CallToolResult
+	if json.Unmarshal(raw, &res) == nil {
+		return res.Content
+	}
+	var out []mcp.Content // one bad item: keep the others
+	for _, m := range media {
+		var one mcp.CallToolResult
+		if json.Unmarshal([]byte(`{"content":[`+string(m)+`]}`), &one) == nil {
+			out = append(out, one.Content...)
+		}
+	}
+	return out
 }
 
 // The keys of a tool result's _meta.
