@@ -12,7 +12,7 @@
 // Run with Node >= 22: WHALE_LS=/path/to/whale-ls node suite.mjs
 // (make mcp-conformance installs Node 24 and runs it).
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -49,6 +49,17 @@ const url = await new Promise((resolve, reject) => {
     whale.on('exit', code => reject(new Error(`whale-ls mcp --http exited (${code}):\n${stderr}`)));
 });
 const token = readFileSync(tokenFile, 'utf8').trim();
+// The real binary's own guards, before the suite (which goes through the
+// proxy): the token file is private, and a request without the token is
+// refused.
+const mode = statSync(tokenFile).mode & 0o777;
+if (mode !== 0o600 || !/^[0-9a-f]{64}$/.test(token)) {
+    throw new Error(`token file mode ${mode.toString(8)}, token ${token.length} characters; want 600 and 64 hex digits`);
+}
+const bare = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+if (bare.status !== 401) {
+    throw new Error(`a request without the token got ${bare.status}, want 401`);
+}
 
 // The proxy: every request to whale, with the token added.
 const proxy = http.createServer((req, res) => {
