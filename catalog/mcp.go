@@ -231,7 +231,11 @@ func (g *mcpGroup) tool(info mcphost.ToolInfo) toolbridge.Tool {
 		spec.Hints = &toolbridge.Hints{Destructive: info.Destructive, Idempotent: info.Idempotent, OpenWorld: info.OpenWorld}
 	}
 	return toolbridge.Tool{Spec: spec, Aliases: names[1:], PrepareInput: toolbridge.ImportedInput(spec), Run: func(ctx context.Context, input json.RawMessage) (toolbridge.Result, error) {
-		res, err := g.host.Call(ctx, info.Server, info.Name, input)
+		callCtx := ctx
+		if toolbridge.WantsProgress(ctx) {
+			callCtx = mcphost.WithProgress(ctx, func(p mcphost.Progress) { toolbridge.ReportProgress(ctx, progressText(info.Server, p)) })
+		}
+		res, err := g.host.Call(callCtx, info.Server, info.Name, input)
 		if err != nil {
 			return toolbridge.Result{}, mcpFailure(ctx, name, info, err)
 		}
@@ -254,6 +258,19 @@ func (g *mcpGroup) tool(info mcphost.ToolInfo) toolbridge.Tool {
 		}
 		return toolbridge.Result{Text: text, Data: data, Media: media}, nil
 	}}
+}
+
+// progressText is a server's progress notification as one line for
+// people: "everything: 2 of 5", with the server's message when it sent one.
+func progressText(server string, p mcphost.Progress) string {
+	step := fmt.Sprintf("%g", p.Progress)
+	if p.Total > 0 {
+		step = fmt.Sprintf("%g of %g", p.Progress, p.Total)
+	}
+	if msg := strings.TrimSpace(p.Message); msg != "" {
+		return fmt.Sprintf("%s: %s (%s)", server, msg, step)
+	}
+	return server + ": " + step
 }
 
 // mcpFailure maps a Host error to what the model reads.

@@ -289,7 +289,9 @@ func (s *Server) run(ctx context.Context, name string, req *mcp.CallToolRequest)
 	defer cancel()
 	defer context.AfterFunc(s.calls, cancel)()
 	if token != nil && req.Session != nil {
-		defer s.reportProgress(ctx, req.Session, token, name)()
+		report, stop := s.reportProgress(ctx, req.Session, token, name)
+		defer stop()
+		ctx = toolbridge.WithProgress(ctx, report)
 	}
 	env, err := s.backend.Call(ctx, name, input)
 	switch {
@@ -357,32 +359,46 @@ const (
 )
 
 // reportProgress sends notifications/progress for token every
-// ProgressEvery while the call runs, the first after ProgressEvery. The
-// returned function stops it and returns once no notification is being
-// sent any more, so that none follows the result.
-func (s *Server) reportProgress(ctx context.Context, ss *mcp.ServerSession, token any, name string) (stop func()) {
+// ProgressEvery while the call runs, the first after ProgressEvery, and one
+// for each message the tool reports (report; a proxied MCP server's own
+// progress). The returned stop ends both and returns once no notification
+// is being sent any more, so that none follows the result.
+func (s *Server) reportProgress(ctx context.Context, ss *mcp.ServerSession, token any, name string) (report toolbridge.ProgressFunc, stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
+	var mu sync.Mutex // held while a notification is sent: they go in order, and none after stop
+	n, stopped := 0, false
+	send := func(msg string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if stopped {
+			return
+		}
+		n++
+		if err := ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: float64(n), Message: msg}); err != nil {
+			s.log.Debug("progress not sent", "tool", name, "err", err)
+		}
+	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		start := time.Now()
 		tick := time.NewTicker(s.opts.ProgressEvery)
 		defer tick.Stop()
-		for n := 1; ; n++ {
+		for {
 			select {
 			case <-ctx.Done():
 				return
 			case <-tick.C:
 			}
-			msg := fmt.Sprintf("%s still running after %s", name, time.Since(start).Round(time.Second))
-			if err := ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: float64(n), Message: msg}); err != nil {
-				s.log.Debug("progress not sent", "tool", name, "err", err)
-			}
+			send(fmt.Sprintf("%s still running after %s", name, time.Since(start).Round(time.Second)))
 		}
 	}()
-	return func() {
+	return send, func() {
 		cancel()
 		<-done
+		mu.Lock()
+		stopped = true
+		mu.Unlock()
 	}
 }
 

@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +21,12 @@ import (
 	"github.com/whale-ls/whale-ls/settings"
 	"github.com/whale-ls/whale-ls/toolbridge"
 	"github.com/whale-ls/whale-ls/workspace"
+)
+
+// progressSeen are the progress notifications the proxy's clients got.
+var (
+	progressMu   sync.Mutex
+	progressSeen []mcp.ProgressNotificationParams
 )
 
 // everythingVersion is the MCP reference server the pass-through tests run.
@@ -57,7 +65,13 @@ func proxy(t *testing.T, servers string) *mcp.ClientSession {
 	}
 	st, ct := mcp.NewInMemoryTransports()
 	go srv.Run(ctx, st)
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-chat", Version: "1"}, nil).Connect(ctx, ct, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-chat", Version: "1"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			progressMu.Lock()
+			defer progressMu.Unlock()
+			progressSeen = append(progressSeen, *req.Params)
+		},
+	}).Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +216,7 @@ func everything(t *testing.T) (string, []string) {
 // TestEverythingPassesThrough, with the MCP reference server: titles and
 // all four hints are kept, the task-only tool is not listed, its tiny
 // image and its resource links reach the client as sent and are described
-// in the text, and a tool_search that nothing answers says "no match" and
+// in the text, its progress notifications reach the client, and a tool_search that nothing answers says "no match" and
 // names the deferred servers instead of activating tools.
 func TestEverythingPassesThrough(t *testing.T) {
 	node, args := everything(t)
@@ -238,6 +252,34 @@ func TestEverythingPassesThrough(t *testing.T) {
 	}
 	if text := firstText(links); strings.Count(text, "[resource link ") != 2 {
 		t.Errorf("get-resource-links text = %q, want each link described", text)
+	}
+
+	// The server's progress reaches the client, under the client's token,
+	// in order, before the result.
+	params := &mcp.CallToolParams{Name: "mcp__everything__trigger-long-running-operation", Arguments: map[string]any{"duration": 2, "steps": 4}}
+	params.SetProgressToken("client-token")
+	long, err := cs.CallTool(context.Background(), params)
+	if err != nil || long.IsError {
+		t.Fatalf("trigger-long-running-operation = %v, %v", long, err)
+	}
+	progressMu.Lock()
+	var msgs []string
+	last := 0.0
+	for _, p := range progressSeen {
+		if p.ProgressToken != "client-token" || p.Progress <= last {
+			t.Errorf("progress %+v: want the client's token and a value above %g", p, last)
+		}
+		last = p.Progress
+		msgs = append(msgs, p.Message)
+	}
+	progressMu.Unlock()
+	// The last comes with the result, and the SDK's client may hand it
+	// over after the result: it is not sent after the result, so not
+	// required here.
+	for _, want := range []string{"everything: 1 of 4", "everything: 2 of 4", "everything: 3 of 4"} {
+		if !slices.Contains(msgs, want) {
+			t.Errorf("progress messages = %q, want %q (the server's own progress, passed on)", msgs, want)
+		}
 	}
 
 	before := len(listed(t, cs))

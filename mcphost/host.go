@@ -14,7 +14,8 @@
 // text content, with a line that describes each other item (image, audio,
 // resource link, embedded resource), and those items are kept as sent
 // (Result.Media). A JSON-RPC error the server answers a call with is a
-// *ToolError.
+// *ToolError. A call whose context asks for progress (WithProgress) gives
+// the server a progress token and passes its progress notifications on.
 //
 // Limits: only stdio servers are supported; the tool list is read once per
 // start (tools/list_changed is not followed). The package knows nothing
@@ -36,6 +37,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -144,6 +146,40 @@ type Host struct {
 	log     *slog.Logger
 	names   []string
 	servers map[string]*server
+
+	// progress maps the progress token of each call in flight that asked
+	// for progress (WithProgress) to its callback.
+	progress sync.Map // string → func(Progress)
+	tokens   atomic.Int64
+}
+
+// Progress is a notifications/progress a server sent about a call.
+type Progress struct {
+	Progress, Total float64 // Total is 0 when the server did not say
+	Message         string
+}
+
+type progressKey struct{}
+
+// WithProgress returns a context whose Host.Call gives the server a
+// progressToken and passes each of its progress notifications for the call
+// to f, until Call returns.
+func WithProgress(ctx context.Context, f func(Progress)) context.Context {
+	return context.WithValue(ctx, progressKey{}, f)
+}
+
+// onProgress routes a server's notifications/progress to its call.
+func (h *Host) onProgress(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+	if req.Params == nil {
+		return
+	}
+	token, ok := req.Params.ProgressToken.(string)
+	if !ok {
+		return
+	}
+	if f, ok := h.progress.Load(token); ok {
+		f.(func(Progress))(Progress{Progress: req.Params.Progress, Total: req.Params.Total, Message: req.Params.Message})
+	}
 }
 
 // New prepares a Host; no server is started yet.
@@ -209,7 +245,14 @@ func (h *Host) Call(ctx context.Context, server, tool string, args json.RawMessa
 	if err != nil {
 		return Result{}, err
 	}
-	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: arguments})
+	params := &mcp.CallToolParams{Name: tool, Arguments: arguments}
+	if f, ok := ctx.Value(progressKey{}).(func(Progress)); ok && f != nil {
+		token := fmt.Sprintf("whale-%d", h.tokens.Add(1))
+		params.SetProgressToken(token)
+		h.progress.Store(token, f)
+		defer h.progress.Delete(token)
+	}
+	res, err := sess.CallTool(ctx, params)
 	if err == nil {
 		return reduce(res), nil
 	}
@@ -384,7 +427,7 @@ func (s *server) start(ctx context.Context) (*mcp.ClientSession, []ToolInfo, err
 	}
 	cmd.Stderr = &stderrLog{log: s.host.log, server: s.name}
 	ownGroup(cmd)
-	client := mcp.NewClient(&mcp.Implementation{Name: "whale-ls", Version: s.host.opts.Version}, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: "whale-ls", Version: s.host.opts.Version}, &mcp.ClientOptions{ProgressNotificationHandler: s.host.onProgress})
 	for _, r := range s.host.opts.Roots {
 		//lint:ignore SA1019 roots are deprecated from protocol 2026-07-28, and servers of the versions before still ask.
 		client.AddRoots(&mcp.Root{URI: (&url.URL{Scheme: "file", Path: filepath.ToSlash(r)}).String(), Name: filepath.Base(r)})
