@@ -16,6 +16,8 @@
 // (Result.Media). A JSON-RPC error the server answers a call with is a
 // *ToolError. A call whose context asks for progress (WithProgress) gives
 // the server a progress token and passes its progress notifications on.
+// A server's log messages (notifications/message, level info and up) go to
+// the Host's log, as its stderr does.
 //
 // Limits: only stdio servers are supported; the tool list is read once per
 // start (tools/list_changed is not followed). The package knows nothing
@@ -245,7 +247,10 @@ func (h *Host) Call(ctx context.Context, server, tool string, args json.RawMessa
 	if err != nil {
 		return Result{}, err
 	}
-	params := &mcp.CallToolParams{Name: tool, Arguments: arguments}
+	// Servers of protocol 2026-07-28 and later take the log level per
+	// request (earlier ones were told at start: see start).
+	//lint:ignore SA1019 logging is deprecated from protocol 2026-07-28, and servers of the versions before and during its deprecation still log.
+	params := &mcp.CallToolParams{Name: tool, Arguments: arguments, Meta: mcp.Meta{mcp.MetaKeyLogLevel: "info"}}
 	if f, ok := ctx.Value(progressKey{}).(func(Progress)); ok && f != nil {
 		token := fmt.Sprintf("whale-%d", h.tokens.Add(1))
 		params.SetProgressToken(token)
@@ -427,7 +432,15 @@ func (s *server) start(ctx context.Context) (*mcp.ClientSession, []ToolInfo, err
 	}
 	cmd.Stderr = &stderrLog{log: s.host.log, server: s.name}
 	ownGroup(cmd)
-	client := mcp.NewClient(&mcp.Implementation{Name: "whale-ls", Version: s.host.opts.Version}, &mcp.ClientOptions{ProgressNotificationHandler: s.host.onProgress})
+	client := mcp.NewClient(&mcp.Implementation{Name: "whale-ls", Version: s.host.opts.Version}, &mcp.ClientOptions{
+		ProgressNotificationHandler: s.host.onProgress,
+		//lint:ignore SA1019 logging is deprecated from protocol 2026-07-28, and servers of the versions before and during its deprecation still log.
+		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+			if p := req.Params; p != nil {
+				s.host.log.Info("MCP server log", "server", s.name, "level", p.Level, "logger", p.Logger, "data", p.Data)
+			}
+		},
+	})
 	for _, r := range s.host.opts.Roots {
 		//lint:ignore SA1019 roots are deprecated from protocol 2026-07-28, and servers of the versions before still ask.
 		client.AddRoots(&mcp.Root{URI: (&url.URL{Scheme: "file", Path: filepath.ToSlash(r)}).String(), Name: filepath.Base(r)})
@@ -442,6 +455,14 @@ func (s *server) start(ctx context.Context) (*mcp.ClientSession, []ToolInfo, err
 			killGroup(cmd.Process.Pid)
 		}
 		return nil, nil, err
+	}
+	//lint:ignore SA1019 logging is deprecated from protocol 2026-07-28, and servers of the versions before and during its deprecation still log.
+	if caps := sess.InitializeResult().Capabilities; caps != nil && caps.Logging != nil {
+		// Servers send no log messages until the client sets a level.
+		//lint:ignore SA1019 logging is deprecated from protocol 2026-07-28, and servers of the versions before and during its deprecation still log.
+		if err := sess.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+			s.host.log.Debug("MCP server's log level not set", "server", s.name, "err", err)
+		}
 	}
 	var tools []ToolInfo
 	for t, err := range sess.Tools(ctx, nil) {

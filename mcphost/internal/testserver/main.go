@@ -102,6 +102,12 @@ func main() {
 		func(_ context.Context, _ *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, any, error) {
 			return nil, nil, fmt.Errorf("the database is locked")
 		})
+	mcp.AddTool(s, &mcp.Tool{Name: "note", Description: "Log the text as a warning (notifications/message), then answer noted."},
+		func(ctx context.Context, req *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
+			//lint:ignore SA1019 a server that logs as servers of protocol 2025-11-25 do.
+			req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "warning", Logger: "notes", Data: in.Text})
+			return text("noted"), nil, nil
+		})
 	mcp.AddTool(s, &mcp.Tool{Name: "rpcfail", Description: "Always answers a JSON-RPC error, as a broken server would."},
 		func(_ context.Context, _ *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, any, error) {
 			return nil, nil, &jsonrpc.Error{Code: -32000, Message: "backend database unreachable"}
