@@ -186,7 +186,6 @@ func (s *Server) ServeOn(ctx context.Context, ln net.Listener, o HTTPOptions) er
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return s.calls },
-		ErrorLog:          nil,
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
