@@ -156,9 +156,14 @@ vscode-chat-e2e:
 
 # MCP conformance of the real `whale-ls mcp`, driven by the official MCP
 # TypeScript SDK client (pinned in mcpfront/conformance/package-lock.json)
-# and raw lines; node's test runner prints the summary.
+# and raw lines over stdio (node's test runner prints the summary); then the
+# official conformance suite (@modelcontextprotocol/conformance, pinned
+# there too) against `whale-ls mcp --http`, under Node 24 from npm when the
+# Node on PATH is older than 22 (mcpfront/conformance/suite.sh). Scenarios
+# whale fails on purpose are in expected-failures.yaml (README "MCP").
 mcp-conformance: build
 	cd mcpfront/conformance && npm ci --no-audit --no-fund --loglevel=error && WHALE_LS=$(CURDIR)/bin/whale-ls npm test
+	WHALE_LS=$(CURDIR)/bin/whale-ls mcpfront/conformance/suite.sh
 
 # Real agent CLIs as MCP hosts of the real `whale-ls mcp` (mcpfront/hosts,
 # build tag "hosts"): Claude Code, Codex CLI, Gemini CLI, opencode,

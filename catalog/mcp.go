@@ -226,9 +226,16 @@ func (g *mcpGroup) tool(info mcphost.ToolInfo) toolbridge.Tool {
 		desc, _ = cutText(desc, max(0, mcpMaxDescription-len(note)-len(" …")))
 		desc = strings.TrimSpace(desc) + " …"
 	}
-	spec := toolbridge.Spec{Name: name, Description: desc + note, InputSchema: toolbridge.ImportSchema(info.InputSchema), ReadOnly: info.ReadOnly, Group: toolbridge.GroupMCP}
+	spec := toolbridge.Spec{Name: name, Description: desc + note, InputSchema: toolbridge.ImportSchema(info.InputSchema), ReadOnly: info.ReadOnly, Group: toolbridge.GroupMCP, Title: info.Title}
+	if info.Destructive != nil || info.Idempotent || info.OpenWorld != nil {
+		spec.Hints = &toolbridge.Hints{Destructive: info.Destructive, Idempotent: info.Idempotent, OpenWorld: info.OpenWorld}
+	}
 	return toolbridge.Tool{Spec: spec, Aliases: names[1:], PrepareInput: toolbridge.ImportedInput(spec), Run: func(ctx context.Context, input json.RawMessage) (toolbridge.Result, error) {
-		res, err := g.host.Call(ctx, info.Server, info.Name, input)
+		callCtx := ctx
+		if toolbridge.WantsProgress(ctx) {
+			callCtx = mcphost.WithProgress(ctx, func(p mcphost.Progress) { toolbridge.ReportProgress(ctx, progressText(info.Server, p)) })
+		}
+		res, err := g.host.Call(callCtx, info.Server, info.Name, input)
 		if err != nil {
 			return toolbridge.Result{}, mcpFailure(ctx, name, info, err)
 		}
@@ -237,14 +244,33 @@ func (g *mcpGroup) tool(info mcphost.ToolInfo) toolbridge.Tool {
 			data["structured"] = res.Structured
 		}
 		if res.IsError {
-			return toolbridge.Result{}, &toolbridge.Failure{Code: toolbridge.CodeInternal, Data: data, Text: fmt.Sprintf("the MCP tool %s answered with an error (this is the tool's own answer, not a whale-ls fault): %s — read the message, then fix the arguments or take another way", name, strings.TrimSpace(res.Text))}
+			return toolbridge.Result{}, &toolbridge.Failure{Code: toolbridge.CodeServerError, Data: data, Text: fmt.Sprintf("the MCP tool %s answered with an error (this is the tool's own answer, not a whale-ls fault): %s — read the message, then fix the arguments or take another way", name, strings.TrimSpace(res.Text))}
 		}
 		text := res.Text
 		if text == "" {
 			text = "(the tool returned no content)"
 		}
-		return toolbridge.Result{Text: text, Data: data}, nil
+		var media []json.RawMessage
+		for _, c := range res.Media {
+			if b, err := json.Marshal(c); err == nil {
+				media = append(media, b)
+			}
+		}
+		return toolbridge.Result{Text: text, Data: data, Media: media}, nil
 	}}
+}
+
+// progressText is a server's progress notification as one line for
+// people: "everything: 2 of 5", with the server's message when it sent one.
+func progressText(server string, p mcphost.Progress) string {
+	step := fmt.Sprintf("%g", p.Progress)
+	if p.Total > 0 {
+		step = fmt.Sprintf("%g of %g", p.Progress, p.Total)
+	}
+	if msg := strings.TrimSpace(p.Message); msg != "" {
+		return fmt.Sprintf("%s: %s (%s)", server, msg, step)
+	}
+	return server + ": " + step
 }
 
 // mcpFailure maps a Host error to what the model reads.
@@ -261,7 +287,7 @@ func mcpFailure(ctx context.Context, name string, info mcphost.ToolInfo, err err
 	case errors.As(err, &refused) && refused.Code == -32602:
 		return toolbridge.Fail(toolbridge.CodeInvalidInput, "the MCP server %s rejected the arguments of %s: %s; check them against the tool's input schema and call again", info.Server, name, refused.Message)
 	case errors.As(err, &refused):
-		return toolbridge.Fail(toolbridge.CodeInternal, "the MCP server %s could not run %s: %s (JSON-RPC error %d); try another way", info.Server, name, refused.Message, refused.Code)
+		return toolbridge.Fail(toolbridge.CodeServerError, "the MCP server %s failed to run %s: %s (JSON-RPC error %d); the server failed, not the arguments: take another way, and tell the user if it keeps failing", info.Server, name, refused.Message, refused.Code)
 	case ctx.Err() != nil:
 		return ctx.Err()
 	}

@@ -48,7 +48,7 @@ func (g *mcpGroup) searchTool() toolbridge.Tool {
 			note = "\nNot searched: " + strings.Join(found.problems, "; ") + "."
 		}
 		if len(found.hits) == 0 {
-			return toolbridge.Result{Text: noToolMatches(q, found.candidates) + note, Data: map[string]any{"tools": []any{}}}, nil
+			return toolbridge.Result{Text: noToolMatches(q, g.deferred, found.candidates) + note, Data: map[string]any{"tools": []any{}, "match": false, "servers": g.deferred}}, nil
 		}
 		var tools []toolbridge.Tool
 		for _, id := range found.hits {
@@ -114,15 +114,16 @@ func (g *mcpGroup) search(ctx context.Context, q string, n int) (toolMatches, er
 	return m, nil
 }
 
-// noToolMatches says that nothing matched q and lists the deferred tools
-// there are (at most mcpMaxListedCandidate).
-func noToolMatches(q string, candidates []mcphost.Candidate) string {
+// noToolMatches says that nothing matched q, nothing was activated, which
+// deferred servers were searched, and lists their tools (at most
+// mcpMaxListedCandidate).
+func noToolMatches(q string, servers []string, candidates []mcphost.Candidate) string {
 	var names []string
 	for _, c := range candidates {
 		names = append(names, c.ID)
 	}
 	sort.Strings(names)
-	text := fmt.Sprintf("No deferred tool matches %s.", excerpt.Quote(q))
+	text := fmt.Sprintf("No match: no deferred tool matches %s, and none was activated. The deferred MCP servers are: %s.", excerpt.Quote(q), strings.Join(servers, ", "))
 	if len(names) > 0 {
 		if len(names) > mcpMaxListedCandidate {
 			names = append(names[:mcpMaxListedCandidate], fmt.Sprintf("and %d more", len(names)-mcpMaxListedCandidate))

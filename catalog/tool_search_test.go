@@ -51,9 +51,18 @@ func TestToolSearchActivatesDeferredTools(t *testing.T) {
 	if len(told) != 2 || strings.Join(told[1], ",") != "mcp__tracker__echo" {
 		t.Errorf("listener told %v, want only the newly activated echo", told)
 	}
-	env = call(t, r, "tool_search", map[string]any{"query": "weather forecast"})
-	if env.Code != toolbridge.CodeOK || !strings.Contains(env.Text, "No deferred tool matches") || !strings.Contains(env.Text, "mcp__tracker__crash") {
-		t.Errorf("tool_search without hits = %q, want the deferred names listed", env.Text)
+	// Nothing serves these: "no match", the deferred servers, their
+	// tools, and nothing activated — also when a word ("issues", "to")
+	// appears in some tool's description.
+	for _, q := range []string{"weather forecast", "send an email to my boss about the open issues"} {
+		before := len(r.Names())
+		env = call(t, r, "tool_search", map[string]any{"query": q})
+		if env.Code != toolbridge.CodeOK || !strings.HasPrefix(env.Text, "No match: ") || !strings.Contains(env.Text, "The deferred MCP servers are: tracker.") || !strings.Contains(env.Text, "mcp__tracker__crash") {
+			t.Errorf("tool_search(%q) = %q, want no match, the deferred servers and their tools", q, env.Text)
+		}
+		if after := len(r.Names()); after != before {
+			t.Errorf("tool_search(%q) without a match activated %d tools", q, after-before)
+		}
 	}
 }
 

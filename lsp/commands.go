@@ -165,7 +165,8 @@ func withProgress(ctx context.Context, p *callProgress) context.Context {
 	if p == nil {
 		return ctx
 	}
-	return context.WithValue(ctx, progressKey{}, p)
+	// A proxied MCP server's progress shows as the call's too.
+	return toolbridge.WithProgress(context.WithValue(ctx, progressKey{}, p), p.report)
 }
 
 // reportProgress shows message as the progress of the call whose context

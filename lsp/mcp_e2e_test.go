@@ -83,11 +83,19 @@ func TestMCPStandalone(t *testing.T) {
 // under the fake editor, an edit called through MCP reaches the editor as
 // workspace/applyEdit at the buffer's version.
 func TestMCPAttachedEditLandsInTheEditor(t *testing.T) {
+	attachedEditLandsInTheEditor(t, func(t *testing.T, root, runtimeDir string) *mcp.ClientSession {
+		return mcpClient(t, root, runtimeDir)
+	})
+}
+
+// attachedEditLandsInTheEditor checks an MCP client that connect makes to
+// `whale-ls mcp` (over stdio or HTTP).
+func attachedEditLandsInTheEditor(t *testing.T, connect func(t *testing.T, root, runtimeDir string) *mcp.ClientSession) {
 	root := writeFiles(t, map[string]string{"a.go": "package a // disk\n"})
 	runtimeDir := t.TempDir()
 	s := start(t, root, sessionOptions{runtimeDir: runtimeDir})
 	u := s.open("a.go", "package a\n\nvar x = 1 // unsaved\n", 5)
-	cs := mcpClient(t, root, runtimeDir)
+	cs := connect(t, root, runtimeDir)
 	if !strings.Contains(cs.InitializeResult().Instructions, "attached") {
 		t.Fatalf("instructions %q: not attached to the running server", cs.InitializeResult().Instructions)
 	}

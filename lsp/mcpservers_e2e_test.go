@@ -93,4 +93,22 @@ func TestNoMCPServerOutlivesWhale(t *testing.T) {
 			})
 		})
 	}
+	// Over HTTP the servers start with the server, before any client.
+	t.Run("mcp --http, SIGTERM", func(t *testing.T) {
+		run(t, []string{"mcp", "--standalone", "--http", "127.0.0.1:0", "--token-file", filepath.Join(t.TempDir(), "token")}, func(cmd *exec.Cmd, marker string) {
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, "the MCP server to start", func() bool { return len(markedPIDs(marker)) >= 2 })
+			cmd.Process.Signal(syscall.SIGTERM)
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				cmd.Process.Kill()
+				t.Fatal("whale-ls mcp --http did not exit after SIGTERM")
+			}
+		})
+	})
 }

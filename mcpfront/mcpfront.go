@@ -10,6 +10,11 @@
 // structured content send it to the model instead of the text. No tool
 // declares an outputSchema, so structured content stays optional.
 //
+// A proxied MCP tool keeps its title and annotations (readOnlyHint,
+// destructiveHint, idempotentHint, openWorldHint), and its result's images,
+// audio, resource links and embedded resources follow the text as the
+// server sent them (Envelope.Media).
+//
 // A call that takes longer than about a second, when the client gave a
 // progressToken, gets notifications/progress every second ("still
 // running") until it returns; the last comes before the result.
@@ -18,6 +23,11 @@
 // of the others (resources, prompts, completions, logging) -32601.
 // Serve keeps JSON-RPC and MCP's rules on stdio where the SDK's transport
 // ends the session or answers wrongly: see stdioConn and depthGuard.
+//
+// ServeOn serves the same server over MCP Streamable HTTP (Handler): every
+// client gets its own session, with the SDK's SSE streams and resumption,
+// behind a bearer token and Host and Origin checks; Listen refuses an
+// address that is not loopback unless told otherwise.
 //
 // Not guaranteed: Run, over another transport, gets the capability rule and
 // progress but not the line rules (parse errors, batches, depth, requests
@@ -95,8 +105,9 @@ type Options struct {
 	ProgressEvery time.Duration
 }
 
-// Server is an MCP server over a Backend. It serves one session: when Run
-// or Serve returns, its calls are canceled for good.
+// Server is an MCP server over a Backend. Run and Serve serve one session,
+// ServeOn any number over HTTP; when one of them returns, the server's
+// calls are canceled for good.
 type Server struct {
 	backend Backend
 	mcp     *mcp.Server
@@ -208,9 +219,13 @@ func (s *Server) Refresh(ctx context.Context) error {
 		}
 		tool := &mcp.Tool{
 			Name:        spec.Name,
+			Title:       spec.Title,
 			Description: spec.Description,
 			InputSchema: schema,
-			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: spec.ReadOnly},
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: spec.ReadOnly, Title: spec.Title},
+		}
+		if h := spec.Hints; h != nil {
+			tool.Annotations.DestructiveHint, tool.Annotations.IdempotentHint, tool.Annotations.OpenWorldHint = h.Destructive, h.Idempotent, h.OpenWorld
 		}
 		name := spec.Name
 		if err := s.addTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -274,7 +289,9 @@ func (s *Server) run(ctx context.Context, name string, req *mcp.CallToolRequest)
 	defer cancel()
 	defer context.AfterFunc(s.calls, cancel)()
 	if token != nil && req.Session != nil {
-		defer s.reportProgress(ctx, req.Session, token, name)()
+		report, stop := s.reportProgress(ctx, req.Session, token, name)
+		defer stop()
+		ctx = toolbridge.WithProgress(ctx, report)
 	}
 	env, err := s.backend.Call(ctx, name, input)
 	switch {
@@ -300,13 +317,38 @@ func toolResult(env toolbridge.Envelope, structured bool) *mcp.CallToolResult {
 	}
 	res := &mcp.CallToolResult{
 		Meta:    meta,
-		Content: []mcp.Content{&mcp.TextContent{Text: text}},
+		Content: append([]mcp.Content{&mcp.TextContent{Text: text}}, mediaContent(env.Media)...),
 		IsError: !env.OK,
 	}
 	if structured {
 		res.StructuredContent = env
 	}
 	return res
+}
+
+// mediaContent decodes an Envelope's Media, MCP content items as their
+// server sent them, to be passed on as they are; an item the SDK cannot
+// decode is left out (the text still describes it).
+func mediaContent(media []json.RawMessage) []mcp.Content {
+	if len(media) == 0 {
+		return nil
+	}
+	raw, err := json.Marshal(map[string]any{"content": media})
+	if err != nil {
+		return nil
+	}
+	var res mcp.CallToolResult
+	if json.Unmarshal(raw, &res) == nil {
+		return res.Content
+	}
+	var out []mcp.Content // one bad item: keep the others
+	for _, m := range media {
+		var one mcp.CallToolResult
+		if json.Unmarshal([]byte(`{"content":[`+string(m)+`]}`), &one) == nil {
+			out = append(out, one.Content...)
+		}
+	}
+	return out
 }
 
 // The keys of a tool result's _meta.
@@ -317,32 +359,46 @@ const (
 )
 
 // reportProgress sends notifications/progress for token every
-// ProgressEvery while the call runs, the first after ProgressEvery. The
-// returned function stops it and returns once no notification is being
-// sent any more, so that none follows the result.
-func (s *Server) reportProgress(ctx context.Context, ss *mcp.ServerSession, token any, name string) (stop func()) {
+// ProgressEvery while the call runs, the first after ProgressEvery, and one
+// for each message the tool reports (report; a proxied MCP server's own
+// progress). The returned stop ends both and returns once no notification
+// is being sent any more, so that none follows the result.
+func (s *Server) reportProgress(ctx context.Context, ss *mcp.ServerSession, token any, name string) (report toolbridge.ProgressFunc, stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
+	var mu sync.Mutex // held while a notification is sent: they go in order, and none after stop
+	n, stopped := 0, false
+	send := func(msg string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if stopped {
+			return
+		}
+		n++
+		if err := ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: float64(n), Message: msg}); err != nil {
+			s.log.Debug("progress not sent", "tool", name, "err", err)
+		}
+	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		start := time.Now()
 		tick := time.NewTicker(s.opts.ProgressEvery)
 		defer tick.Stop()
-		for n := 1; ; n++ {
+		for {
 			select {
 			case <-ctx.Done():
 				return
 			case <-tick.C:
 			}
-			msg := fmt.Sprintf("%s still running after %s", name, time.Since(start).Round(time.Second))
-			if err := ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: float64(n), Message: msg}); err != nil {
-				s.log.Debug("progress not sent", "tool", name, "err", err)
-			}
+			send(fmt.Sprintf("%s still running after %s", name, time.Since(start).Round(time.Second)))
 		}
 	}()
-	return func() {
+	return send, func() {
 		cancel()
 		<-done
+		mu.Lock()
+		stopped = true
+		mu.Unlock()
 	}
 }
 

@@ -22,10 +22,8 @@ func echoTool(name string) toolbridge.Tool {
 		})
 }
 
-// connect serves a registry whose "finder" tool activates "late" on demand
-// and connects a client over in-memory transports; changed receives its
-// tools/list_changed notifications.
-func connect(t *testing.T) (*mcp.ClientSession, <-chan struct{}) {
+// finderRegistry holds "finder", whose FindDeferred activates "late".
+func finderRegistry(t *testing.T) *toolbridge.Registry {
 	t.Helper()
 	finder := echoTool("finder")
 	finder.FindDeferred = func(_ context.Context, name string) (toolbridge.Tool, bool, error) {
@@ -35,6 +33,15 @@ func connect(t *testing.T) (*mcp.ClientSession, <-chan struct{}) {
 	if err := reg.Register(finder); err != nil {
 		t.Fatal(err)
 	}
+	return reg
+}
+
+// connect serves a registry whose "finder" tool activates "late" on demand
+// and connects a client over in-memory transports; changed receives its
+// tools/list_changed notifications.
+func connect(t *testing.T) (*mcp.ClientSession, <-chan struct{}) {
+	t.Helper()
+	reg := finderRegistry(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)
 	srv, err := New(ctx, Local{Registry: reg}, Options{Version: "test"})

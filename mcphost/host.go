@@ -8,10 +8,20 @@
 // errors that say so. Close stops every server (stdin closed, then SIGTERM,
 // then kill, as the SDK's command transport does).
 //
+// Tools keep their title and annotations (ToolInfo). A tool that runs only
+// as an MCP task (execution.taskSupport "required") is left out, with a
+// warning in the log: whale-ls does not run tasks. A result's text is its
+// text content, with a line that describes each other item (image, audio,
+// resource link, embedded resource), and those items are kept as sent
+// (Result.Media). A JSON-RPC error the server answers a call with is a
+// *ToolError. A call whose context asks for progress (WithProgress) gives
+// the server a progress token and passes its progress notifications on.
+// A server's log messages (notifications/message, level info and up) go to
+// the Host's log, as its stderr does.
+//
 // Limits: only stdio servers are supported; the tool list is read once per
-// start (tools/list_changed is not followed); tool results are reduced to
-// their text (other content kinds are described, not passed on). The
-// package knows nothing about LSP or the catalog.
+// start (tools/list_changed is not followed). The package knows nothing
+// about LSP or the catalog.
 package mcphost
 
 import (
@@ -29,6 +39,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -56,11 +67,23 @@ type ToolInfo struct {
 	InputSchema json.RawMessage
 	// ReadOnly is the server's readOnlyHint annotation.
 	ReadOnly bool
+	// Title is the tool's title for people (the tool's own, else its
+	// annotations'); empty when the server gave none.
+	Title string
+	// Destructive, Idempotent and OpenWorld are the server's other hints
+	// (destructiveHint, idempotentHint, openWorldHint); nil when not given,
+	// which MCP reads as true for Destructive and OpenWorld.
+	Destructive, OpenWorld *bool
+	Idempotent             bool
 }
 
-// Result is a tool's answer, reduced to text.
+// Result is a tool's answer: its text, with every content item that is not
+// text described in a line of it, and those items themselves in Media.
 type Result struct {
 	Text string
+	// Media are the content items that are not text (images, audio,
+	// resource links, embedded resources), as the server sent them.
+	Media []mcp.Content
 	// IsError is the server's own verdict: the tool ran and failed.
 	IsError bool
 	// Structured is the structured content, if the server sent one.
@@ -125,6 +148,40 @@ type Host struct {
 	log     *slog.Logger
 	names   []string
 	servers map[string]*server
+
+	// progress maps the progress token of each call in flight that asked
+	// for progress (WithProgress) to its callback.
+	progress sync.Map // string → func(Progress)
+	tokens   atomic.Int64
+}
+
+// Progress is a notifications/progress a server sent about a call.
+type Progress struct {
+	Progress, Total float64 // Total is 0 when the server did not say
+	Message         string
+}
+
+type progressKey struct{}
+
+// WithProgress returns a context whose Host.Call gives the server a
+// progressToken and passes each of its progress notifications for the call
+// to f, until Call returns.
+func WithProgress(ctx context.Context, f func(Progress)) context.Context {
+	return context.WithValue(ctx, progressKey{}, f)
+}
+
+// onProgress routes a server's notifications/progress to its call.
+func (h *Host) onProgress(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+	if req.Params == nil {
+		return
+	}
+	token, ok := req.Params.ProgressToken.(string)
+	if !ok {
+		return
+	}
+	if f, ok := h.progress.Load(token); ok {
+		f.(func(Progress))(Progress{Progress: req.Params.Progress, Total: req.Params.Total, Message: req.Params.Message})
+	}
 }
 
 // New prepares a Host; no server is started yet.
@@ -190,7 +247,17 @@ func (h *Host) Call(ctx context.Context, server, tool string, args json.RawMessa
 	if err != nil {
 		return Result{}, err
 	}
-	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: arguments})
+	// Servers of protocol 2026-07-28 and later take the log level per
+	// request (earlier ones were told at start: see start).
+	//lint:ignore SA1019 logging is deprecated from protocol 2026-07-28, and servers of the versions before and during its deprecation still log.
+	params := &mcp.CallToolParams{Name: tool, Arguments: arguments, Meta: mcp.Meta{mcp.MetaKeyLogLevel: "info"}}
+	if f, ok := ctx.Value(progressKey{}).(func(Progress)); ok && f != nil {
+		token := fmt.Sprintf("whale-%d", h.tokens.Add(1))
+		params.SetProgressToken(token)
+		h.progress.Store(token, f)
+		defer h.progress.Delete(token)
+	}
+	res, err := sess.CallTool(ctx, params)
 	if err == nil {
 		return reduce(res), nil
 	}
@@ -365,12 +432,21 @@ func (s *server) start(ctx context.Context) (*mcp.ClientSession, []ToolInfo, err
 	}
 	cmd.Stderr = &stderrLog{log: s.host.log, server: s.name}
 	ownGroup(cmd)
-	client := mcp.NewClient(&mcp.Implementation{Name: "whale-ls", Version: s.host.opts.Version}, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: "whale-ls", Version: s.host.opts.Version}, &mcp.ClientOptions{
+		ProgressNotificationHandler: s.host.onProgress,
+		//lint:ignore SA1019 logging is deprecated from protocol 2026-07-28, and servers of the versions before and during its deprecation still log.
+		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+			if p := req.Params; p != nil {
+				s.host.log.Info("MCP server log", "server", s.name, "level", p.Level, "logger", p.Logger, "data", p.Data)
+			}
+		},
+	})
 	for _, r := range s.host.opts.Roots {
 		//lint:ignore SA1019 roots are deprecated from protocol 2026-07-28, and servers of the versions before still ask.
 		client.AddRoots(&mcp.Root{URI: (&url.URL{Scheme: "file", Path: filepath.ToSlash(r)}).String(), Name: filepath.Base(r)})
 	}
-	sess, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: terminateAfter}, nil)
+	tap := &listTap{Transport: &mcp.CommandTransport{Command: cmd, TerminateDuration: terminateAfter}}
+	sess, err := client.Connect(ctx, tap, nil)
 	if cmd.Process != nil {
 		s.pid = cmd.Process.Pid
 	}
@@ -380,16 +456,31 @@ func (s *server) start(ctx context.Context) (*mcp.ClientSession, []ToolInfo, err
 		}
 		return nil, nil, err
 	}
+	//lint:ignore SA1019 logging is deprecated from protocol 2026-07-28, and servers of the versions before and during its deprecation still log.
+	if caps := sess.InitializeResult().Capabilities; caps != nil && caps.Logging != nil {
+		// Servers send no log messages until the client sets a level.
+		//lint:ignore SA1019 logging is deprecated from protocol 2026-07-28, and servers of the versions before and during its deprecation still log.
+		if err := sess.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+			s.host.log.Debug("MCP server's log level not set", "server", s.name, "err", err)
+		}
+	}
 	var tools []ToolInfo
 	for t, err := range sess.Tools(ctx, nil) {
 		if err != nil {
 			stop(sess, s.pid)
 			return nil, nil, fmt.Errorf("list tools: %w", err)
 		}
+		if tap.taskSupport(t.Name) == "required" {
+			s.host.log.Warn("MCP tool left out: it runs only as an MCP task (execution.taskSupport is required), which whale-ls does not run", "server", s.name, "tool", t.Name)
+			continue
+		}
 		schema, _ := json.Marshal(t.InputSchema)
-		info := ToolInfo{Server: s.name, Name: t.Name, Description: t.Description, InputSchema: schema}
-		if t.Annotations != nil {
-			info.ReadOnly = t.Annotations.ReadOnlyHint
+		info := ToolInfo{Server: s.name, Name: t.Name, Description: t.Description, InputSchema: schema, Title: t.Title}
+		if a := t.Annotations; a != nil {
+			info.ReadOnly, info.Destructive, info.Idempotent, info.OpenWorld = a.ReadOnlyHint, a.DestructiveHint, a.IdempotentHint, a.OpenWorldHint
+			if info.Title == "" {
+				info.Title = a.Title
+			}
 		}
 		tools = append(tools, info)
 	}
@@ -397,29 +488,35 @@ func (s *server) start(ctx context.Context) (*mcp.ClientSession, []ToolInfo, err
 	return sess, tools, nil
 }
 
-// reduce turns a CallToolResult into text: text content as is, other
-// content kinds described in one line each.
+// reduce turns a CallToolResult into text — text content as is, other
+// content kinds described in one line each, saying that the text does not
+// hold them — and keeps those other items in Media.
 func reduce(r *mcp.CallToolResult) Result {
 	var parts []string
+	var media []mcp.Content
+	const elsewhere = "not in this text; clients of whale-ls mcp receive it as is"
 	for _, c := range r.Content {
 		switch c := c.(type) {
 		case *mcp.TextContent:
 			parts = append(parts, c.Text)
+			continue
 		case *mcp.ImageContent:
-			parts = append(parts, fmt.Sprintf("[image %s, %d bytes, not shown]", c.MIMEType, len(c.Data)))
+			parts = append(parts, fmt.Sprintf("[image %s, %d bytes: %s]", c.MIMEType, len(c.Data), elsewhere))
 		case *mcp.AudioContent:
-			parts = append(parts, fmt.Sprintf("[audio %s, %d bytes, not shown]", c.MIMEType, len(c.Data)))
+			parts = append(parts, fmt.Sprintf("[audio %s, %d bytes: %s]", c.MIMEType, len(c.Data), elsewhere))
 		case *mcp.ResourceLink:
-			parts = append(parts, fmt.Sprintf("[resource %s: %s]", c.Name, c.URI))
+			parts = append(parts, fmt.Sprintf("[resource link %s: %s]", c.Name, c.URI))
 		case *mcp.EmbeddedResource:
-			if c.Resource != nil && c.Resource.Text != "" {
+			switch {
+			case c.Resource != nil && c.Resource.Text != "":
 				parts = append(parts, c.Resource.Text)
-			} else if c.Resource != nil {
-				parts = append(parts, fmt.Sprintf("[resource %s, %d bytes, not shown]", c.Resource.URI, len(c.Resource.Blob)))
+			case c.Resource != nil:
+				parts = append(parts, fmt.Sprintf("[resource %s, %s, %d bytes: %s]", c.Resource.URI, c.Resource.MIMEType, len(c.Resource.Blob), elsewhere))
 			}
 		default:
-			parts = append(parts, fmt.Sprintf("[%T content, not shown]", c))
+			parts = append(parts, fmt.Sprintf("[%T content: not in this text]", c))
 		}
+		media = append(media, c)
 	}
 	text := strings.Join(parts, "\n")
 	if text == "" && r.StructuredContent != nil {
@@ -427,7 +524,81 @@ func reduce(r *mcp.CallToolResult) Result {
 			text = string(b)
 		}
 	}
-	return Result{Text: text, IsError: r.IsError, Structured: r.StructuredContent}
+	return Result{Text: text, Media: media, IsError: r.IsError, Structured: r.StructuredContent}
+}
+
+// listTap passes a transport's messages through and records, from the
+// results of tools/list, each tool's execution.taskSupport, which the SDK's
+// Tool type does not hold.
+type listTap struct {
+	mcp.Transport
+
+	mu      sync.Mutex
+	lists   map[jsonrpc.ID]bool // tools/list requests sent, not answered yet
+	support map[string]string   // tool name → taskSupport
+}
+
+func (t *listTap) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &tapConn{Connection: c, tap: t}, nil
+}
+
+// taskSupport is the tool's execution.taskSupport as listed ("" if none).
+func (t *listTap) taskSupport(tool string) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.support[tool]
+}
+
+type tapConn struct {
+	mcp.Connection
+	tap *listTap
+}
+
+func (c *tapConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "tools/list" && req.IsCall() {
+		c.tap.mu.Lock()
+		if c.tap.lists == nil {
+			c.tap.lists = map[jsonrpc.ID]bool{}
+		}
+		c.tap.lists[req.ID] = true
+		c.tap.mu.Unlock()
+	}
+	return c.Connection.Write(ctx, msg)
+}
+
+func (c *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	resp, ok := msg.(*jsonrpc.Response)
+	if err != nil || !ok {
+		return msg, err
+	}
+	c.tap.mu.Lock()
+	defer c.tap.mu.Unlock()
+	if !c.tap.lists[resp.ID] {
+		return msg, err
+	}
+	delete(c.tap.lists, resp.ID)
+	var list struct {
+		Tools []struct {
+			Name      string `json:"name"`
+			Execution struct {
+				TaskSupport string `json:"taskSupport"`
+			} `json:"execution"`
+		} `json:"tools"`
+	}
+	if resp.Result != nil && json.Unmarshal(resp.Result, &list) == nil {
+		if c.tap.support == nil {
+			c.tap.support = map[string]string{}
+		}
+		for _, tool := range list.Tools {
+			c.tap.support[tool.Name] = tool.Execution.TaskSupport
+		}
+	}
+	return msg, err
 }
 
 // stderrLog writes a server's stderr to the log, one record per line.

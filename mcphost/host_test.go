@@ -60,6 +60,16 @@ func TestHostListsAndCallsTools(t *testing.T) {
 	if _, err := h.Tools(ctxT(t), "missing"); !errors.Is(err, ErrUnknownServer) {
 		t.Errorf("Tools(missing) = %v, want ErrUnknownServer", err)
 	}
+	if res, err := h.Call(ctxT(t), "tracker", "note", []byte(`{"text":"disk almost full"}`)); err != nil || res.Text != "noted" {
+		t.Errorf("Call(note) = %+v, %v", res, err)
+	}
+	waitFor := time.Now().Add(10 * time.Second)
+	for !strings.Contains(logs.String(), `msg="MCP server log" server=tracker level=warning logger=notes data="disk almost full"`) && time.Now().Before(waitFor) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !strings.Contains(logs.String(), `msg="MCP server log" server=tracker level=warning logger=notes data="disk almost full"`) {
+		t.Errorf("the server's log message is not in whale's log:\n%s", logs.String())
+	}
 	if !strings.Contains(logs.String(), "testserver: ready") {
 		t.Errorf("server stderr not logged; log:\n%s", logs.String())
 	}

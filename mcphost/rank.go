@@ -33,8 +33,19 @@ const (
 // underscores, dashes, dots and camelCase boundaries; a query token also
 // matches candidate tokens it is a prefix of (at half weight), and plural
 // endings are folded, so "issue", "issues" and "iss" all find "issues". Ties keep the docs' order.
+//
+// Words that say nothing about a tool ("a", "to", "my", "please", "tool")
+// are left out of the query, and a candidate must match at least half of
+// the words that remain, so that a request no tool serves ("send an email
+// to my boss") finds nothing rather than whatever shares one word with it.
 func Rank(query string, docs []Candidate, max int) []Hit {
-	qs := dedupe(tokens(query))
+	var qs []string
+	for _, q := range dedupe(tokens(query)) {
+		if !stopWords[q] {
+			qs = append(qs, q)
+		}
+	}
+	need := (len(qs) + 1) / 2
 	if len(qs) == 0 || len(docs) == 0 || max <= 0 {
 		return nil
 	}
@@ -78,7 +89,7 @@ func Rank(query string, docs []Candidate, max int) []Hit {
 	N := float64(len(docs))
 	var hits []Hit
 	for i, d := range docs {
-		score := 0.0
+		score, matched := 0.0, 0
 		for _, q := range qs {
 			df := 0.0
 			for _, o := range terms {
@@ -90,10 +101,11 @@ func Rank(query string, docs []Candidate, max int) []Hit {
 			if f == 0 {
 				continue
 			}
+			matched++
 			idf := math.Log(1 + (N-df+0.5)/(df+0.5))
 			score += idf * f * (bm25K1 + 1) / (f + bm25K1*(1-bm25B+bm25B*terms[i].len/avg))
 		}
-		if score > 0 {
+		if score > 0 && matched >= need {
 			hits = append(hits, Hit{ID: d.ID, Score: score})
 		}
 	}
@@ -102,6 +114,20 @@ func Rank(query string, docs []Candidate, max int) []Hit {
 		hits = hits[:max]
 	}
 	return hits
+}
+
+// stopWords are query words that say nothing about which tool is meant
+// (as tokens makes them: lower case, plurals folded).
+var stopWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`a an the to of for in on at by with from into about and or but not no
+		i me my mine we our us you your it its this that these those there here some any all each every
+		is are was were be been am do doe did can could would should will shall may might must
+		please want need let just also then so than as if when what which who how
+		tool`) {
+		stopWords[stem(w)] = true
+	}
 }
 
 // tokens splits text into lower-case words at non-alphanumerics and at

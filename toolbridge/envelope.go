@@ -29,6 +29,7 @@ const (
 	CodeCanceled             = "canceled"
 	CodeTaskNotFound         = "task_not_found"
 	CodeNotConfigured        = "not_configured"
+	CodeServerError          = "server_error"
 	CodeNetworkError         = "network_error"
 	CodeInternal             = "internal"
 )
@@ -58,6 +59,7 @@ var Codes = []string{
 	CodeCanceled,
 	CodeTaskNotFound,
 	CodeNotConfigured,
+	CodeServerError,
 	CodeNetworkError,
 	CodeInternal,
 }
@@ -75,6 +77,11 @@ type Envelope struct {
 	Data      any      `json:"data,omitempty"`
 	Repairs   []string `json:"repairs,omitempty"`
 	Truncated bool     `json:"truncated"`
+	// Media are the result's content items that are not text, each the
+	// JSON of an MCP content item (image, audio, resource_link, resource)
+	// as the MCP server that made it sent it; Text describes each. Only
+	// proxied MCP tools have them.
+	Media []json.RawMessage `json:"media,omitempty"`
 }
 
 // Result is what a tool's run function returns on success: the text the model
@@ -83,6 +90,8 @@ type Envelope struct {
 type Result struct {
 	Text string
 	Data any
+	// Media become the Envelope's Media.
+	Media []json.RawMessage
 	// MoreHint completes the truncation marker, e.g. "read on with offset=2001".
 	// Empty means a generic hint.
 	MoreHint string

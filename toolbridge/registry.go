@@ -222,7 +222,7 @@ func isFailure(err error) bool {
 
 // envelope builds the Envelope for a run's outcome.
 func (r *Registry) envelope(res Result, err error, repairs []string) Envelope {
-	env := Envelope{OK: true, Code: CodeOK, Text: res.Text, Data: res.Data, Repairs: repairs}
+	env := Envelope{OK: true, Code: CodeOK, Text: res.Text, Data: res.Data, Media: res.Media, Repairs: repairs}
 	if err != nil {
 		var f *Failure
 		if !errors.As(err, &f) {

@@ -26,6 +26,20 @@ type Spec struct {
 	InputSchema *Schema `json:"inputSchema"`
 	ReadOnly    bool    `json:"readOnly"`
 	Group       string  `json:"group"`
+	// Title is a name for people; only proxied MCP tools have one.
+	Title string `json:"title,omitempty"`
+	// Hints are an MCP tool's annotations beyond ReadOnly, as its server
+	// gave them; nil for whale's own tools.
+	Hints *Hints `json:"hints,omitempty"`
+}
+
+// Hints are MCP's tool annotations destructiveHint, idempotentHint and
+// openWorldHint. A nil pointer is a hint not given, which MCP reads as
+// true.
+type Hints struct {
+	Destructive *bool `json:"destructive,omitempty"`
+	Idempotent  bool  `json:"idempotent,omitempty"`
+	OpenWorld   *bool `json:"openWorld,omitempty"`
 }
 
 // Schema is the subset of JSON Schema that tool inputs use. Path marks string

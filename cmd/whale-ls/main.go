@@ -54,8 +54,10 @@ Usage:
   whale-ls call [--root DIR] [--config FILE.json] [--approve allow|deny] [--json] TOOL [INPUT_JSON|-]
                                    run one tool and print its text (or the whole Envelope with --json)
   whale-ls mcp [--root DIR] [--config FILE.json] [--approve allow|deny] [--standalone] [--structured]
-                                   serve the tools over MCP on stdio, through the workspace's
-                                   running language server when there is one
+               [--http HOST:PORT [--token-file FILE] [--allow-remote] [--allow-origin ORIGINS]]
+                                   serve the tools over MCP on stdio (or Streamable HTTP with
+                                   --http), through the workspace's running language server when
+                                   there is one
   whale-ls tools [--root DIR] [--config FILE.json] [--json | --long [TOOL...]]
                                    list the tools (their whole descriptions and long help with --long)
   whale-ls changes [--root DIR] [--json] list [--since ID] [--limit N] | diff ID | revert ID | revert --to ID

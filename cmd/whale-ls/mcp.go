@@ -3,21 +3,25 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
+	"strings"
 	"sync"
 
+	"github.com/whale-ls/whale-ls/atomicfile"
 	"github.com/whale-ls/whale-ls/attach"
 	"github.com/whale-ls/whale-ls/mcpfront"
 	"github.com/whale-ls/whale-ls/session"
 	"github.com/whale-ls/whale-ls/toolbridge"
 )
 
-// mcpCommand runs whale's catalog as an MCP server on stdio: attached to the
-// running language server of the workspace when there is one, standalone
-// otherwise.
+// mcpCommand runs whale's catalog as an MCP server on stdio, or over
+// Streamable HTTP with --http: attached to the running language server of
+// the workspace when there is one, standalone otherwise.
 func mcpCommand(args []string, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -26,8 +30,35 @@ func mcpCommand(args []string, stderr io.Writer) int {
 	approve := fs.String("approve", "deny", `standalone mode's answer to "ask" decisions: allow or deny`)
 	standalone := fs.Bool("standalone", false, "never attach to a running language server")
 	structured := fs.Bool("structured", false, "put the whole result Envelope in each tool result's structuredContent (for clients that read it; hosts that find it show it to the model instead of the text)")
+	httpAddr := fs.String("http", "", "serve MCP over Streamable HTTP on this address (host:port, e.g. 127.0.0.1:8931; port 0 picks one) instead of stdio, at the path /mcp, until SIGTERM or SIGINT")
+	tokenFile := fs.String("token-file", "", "with --http: write the bearer token to this file (mode 0600) instead of printing it on stderr")
+	allowRemote := fs.Bool("allow-remote", false, "with --http: allow a listen address that is not a loopback address (anyone who can reach it may try the token)")
+	allowOrigin := fs.String("allow-origin", "", "with --http: comma-separated origins (scheme://host[:port]) whose browser pages may call the server, besides the loopback ones")
 	if err := fs.Parse(flagsFirst(fs, args)); err != nil {
 		return exitUsage
+	}
+	if *httpAddr == "" && (*tokenFile != "" || *allowRemote || *allowOrigin != "") {
+		fmt.Fprintln(stderr, "whale-ls mcp: --token-file, --allow-remote and --allow-origin go with --http")
+		return exitUsage
+	}
+	var ln net.Listener
+	var httpOpts mcpfront.HTTPOptions
+	if *httpAddr != "" {
+		// Listen before anything else starts, so that a refused or busy
+		// address is the first and only thing said.
+		var err error
+		if ln, err = mcpfront.Listen(*httpAddr, *allowRemote); err != nil {
+			if errors.Is(err, mcpfront.ErrNotLoopback) {
+				err = fmt.Errorf("%w; --allow-remote allows it", err)
+			}
+			fmt.Fprintln(stderr, "whale-ls mcp:", err)
+			return exitUsage
+		}
+		defer ln.Close()
+		if httpOpts, err = httpOptions(*tokenFile, *allowOrigin); err != nil {
+			fmt.Fprintln(stderr, "whale-ls mcp:", err)
+			return exitFailure
+		}
 	}
 	if *approve != "allow" && *approve != "deny" {
 		fmt.Fprintf(stderr, "whale-ls mcp: --approve must be allow or deny, not %q\n", *approve)
@@ -95,13 +126,46 @@ func mcpCommand(args []string, stderr io.Writer) int {
 			}
 		}
 	}()
-	if err := srv.Serve(ctx, os.Stdin, os.Stdout); err != nil && ctx.Err() == nil {
+	if ln != nil {
+		fmt.Fprintf(stderr, "whale-ls mcp: serving MCP over Streamable HTTP at http://%s%s\n", ln.Addr(), mcpfront.HTTPPath)
+		if *tokenFile != "" {
+			fmt.Fprintf(stderr, "whale-ls mcp: the bearer token is in %s\n", *tokenFile)
+		} else {
+			fmt.Fprintf(stderr, "whale-ls mcp: bearer token %s (send Authorization: Bearer TOKEN)\n", httpOpts.Token)
+		}
+		if err := srv.ServeOn(ctx, ln, httpOpts); err != nil && ctx.Err() == nil {
+			fmt.Fprintln(stderr, "whale-ls mcp:", err)
+			return exitFailure
+		}
+	} else if err := srv.Serve(ctx, os.Stdin, os.Stdout); err != nil && ctx.Err() == nil {
 		log.Info("mcp session ended", "err", err)
 	}
 	if ctx.Err() != nil {
 		log.Info("stopping", "cause", context.Cause(ctx))
 	}
 	return exitOK
+}
+
+// httpOptions makes the HTTP transport's options: a new random token,
+// written to tokenFile (mode 0600) when one is named, and the allowed
+// origins.
+func httpOptions(tokenFile, allowOrigin string) (mcpfront.HTTPOptions, error) {
+	token, err := mcpfront.NewToken()
+	if err != nil {
+		return mcpfront.HTTPOptions{}, err
+	}
+	o := mcpfront.HTTPOptions{Token: token}
+	for _, origin := range strings.Split(allowOrigin, ",") {
+		if origin = strings.TrimSpace(origin); origin != "" {
+			o.AllowedOrigins = append(o.AllowedOrigins, origin)
+		}
+	}
+	if tokenFile != "" {
+		if err := atomicfile.WriteFile(tokenFile, []byte(token+"\n"), 0o600); err != nil {
+			return mcpfront.HTTPOptions{}, fmt.Errorf("write the token file: %w", err)
+		}
+	}
+	return o, nil
 }
 
 // mcpBackend sends calls to the attached server while it is there, and to a

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/whale-ls/whale-ls/mcphost/mcptest"
@@ -36,6 +37,11 @@ type issuesIn struct {
 }
 
 type none struct{}
+
+var yes, no = true, false
+
+// tinyPNG is a 1x1 PNG.
+var tinyPNG = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\x0f\x00\x00\x01\x01\x00\x05\x18\xd8N\x00\x00\x00\x00IEND\xaeB`\x82")
 
 // lingerChild is the first argument of the child a lingering server
 // starts; the second is the server's name, so that a test finds both.
@@ -95,6 +101,30 @@ func main() {
 	mcp.AddTool(s, &mcp.Tool{Name: "fail", Description: "Always fails with a tool error."},
 		func(_ context.Context, _ *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, any, error) {
 			return nil, nil, fmt.Errorf("the database is locked")
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "note", Description: "Log the text as a warning (notifications/message), then answer noted."},
+		func(ctx context.Context, req *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
+			//lint:ignore SA1019 a server that logs as servers of protocol 2025-11-25 do.
+			req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "warning", Logger: "notes", Data: in.Text})
+			return text("noted"), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "rpcfail", Description: "Always answers a JSON-RPC error, as a broken server would."},
+		func(_ context.Context, _ *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, any, error) {
+			return nil, nil, &jsonrpc.Error{Code: -32000, Message: "backend database unreachable"}
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "purge_record", Title: "Purge Record", Description: "Purge a stored record for good.", Annotations: &mcp.ToolAnnotations{
+		Title: "Purge a record", DestructiveHint: &yes, IdempotentHint: true, OpenWorldHint: &no,
+	}}, func(_ context.Context, _ *mcp.CallToolRequest, in issuesIn) (*mcp.CallToolResult, any, error) {
+		return text("purged " + in.Query), nil, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "render_chart", Description: "Draw a chart: an image, a sound and a link to the data."},
+		func(_ context.Context, _ *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{
+				&mcp.TextContent{Text: "the chart:"},
+				&mcp.ImageContent{MIMEType: "image/png", Data: tinyPNG},
+				&mcp.AudioContent{MIMEType: "audio/wav", Data: []byte("RIFF0000WAVE")},
+				&mcp.ResourceLink{URI: "file:///data/chart.csv", Name: "chart.csv", MIMEType: "text/csv"},
+			}}, nil, nil
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "crash", Description: "Exit the server process at once, as a crash would."},
 		func(_ context.Context, _ *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, any, error) {
