@@ -34,7 +34,7 @@ async function main(): Promise<void> {
     console.log('package.json updated from the whale-ls catalog and settings');
 }
 
-main().catch((err) => {
+main().catch((err: unknown) => {
     console.error(err instanceof Error ? err.message : String(err));
     process.exit(1);
 });

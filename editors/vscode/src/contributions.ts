@@ -98,10 +98,30 @@ export interface SettingsResult {
  * scope): a repository's `.vscode/settings.json` must not pick them.
  */
 export const clientSettings: Record<string, Record<string, unknown>> = {
-    serverPath: { type: 'string', default: '', scope: 'machine', markdownDescription: 'Path of the `whale-ls` binary. Empty: the binary shipped in the extension, else `whale-ls` on `PATH`.' },
-    'server.extraEnv': { type: 'object', default: {}, additionalProperties: { type: 'string' }, scope: 'machine', markdownDescription: 'Extra environment variables for the `whale-ls` process.' },
-    'trace.server': { type: 'string', enum: ['off', 'messages', 'verbose'], default: 'off', markdownDescription: 'Trace the JSON-RPC traffic with whale-ls in the output channel **Whale Trace**.' },
-    'terminals.reveal': { type: 'boolean', default: false, markdownDescription: 'Show a whale terminal as soon as its task starts (otherwise it opens in the background).' },
+    serverPath: {
+        type: 'string',
+        default: '',
+        scope: 'machine',
+        markdownDescription: 'Path of the `whale-ls` binary. Empty: the binary shipped in the extension, else `whale-ls` on `PATH`.',
+    },
+    'server.extraEnv': {
+        type: 'object',
+        default: {},
+        additionalProperties: { type: 'string' },
+        scope: 'machine',
+        markdownDescription: 'Extra environment variables for the `whale-ls` process.',
+    },
+    'trace.server': {
+        type: 'string',
+        enum: ['off', 'messages', 'verbose'],
+        default: 'off',
+        markdownDescription: 'Trace the JSON-RPC traffic with whale-ls in the output channel **Whale Trace**.',
+    },
+    'terminals.reveal': {
+        type: 'boolean',
+        default: false,
+        markdownDescription: 'Show a whale terminal as soon as its task starts (otherwise it opens in the background).',
+    },
     [mcpServerSetting]: {
         type: 'boolean',
         default: false,

@@ -33,6 +33,7 @@ import { WhaleTerminals } from './terminals';
 import { registerTools } from './tools';
 import { mcpServerSetting, toolSurface, toolsViaMcpContextKey, type ToolSurface } from './toolSurface';
 import { WhaleView } from './view';
+import { manifest } from './manifest';
 
 /** What the extension exports to other extensions. */
 export interface WhaleApi {
@@ -103,7 +104,11 @@ function isSet(cfg: vscode.WorkspaceConfiguration, key: string): boolean {
 /** The server's settings among `keys` as the user set them. */
 function currentServerSettings(keys: string[]): Record<string, unknown> {
     const cfg = config();
-    return serverSettingsObject(keys, (k) => cfg.get(k), (k) => isSet(cfg, k));
+    return serverSettingsObject(
+        keys,
+        (k) => cfg.get(k),
+        (k) => isSet(cfg, k),
+    );
 }
 
 export class Ctx implements vscode.Disposable {
@@ -132,7 +137,7 @@ export class Ctx implements vscode.Disposable {
     ) {
         this.log = vscode.window.createOutputChannel('Whale', { log: true });
         this.traceOutput = vscode.window.createOutputChannel('Whale Trace', { log: true });
-        this.serverKeys = serverSettingKeys(extension.extension.packageJSON?.contributes?.configuration?.properties);
+        this.serverKeys = serverSettingKeys(manifest(extension.extension).contributes?.configuration?.properties);
         this.subscriptions.push(this.log, this.traceOutput, this.view);
         this.changes = new Changes(this.view, () => this.client, this.log);
         const tree = vscode.window.createTreeView('whale.view', { treeDataProvider: this.view });
@@ -153,7 +158,7 @@ export class Ctx implements vscode.Disposable {
             },
             extraEnv: () => config().get<Record<string, string>>('server.extraEnv') ?? {},
             offered: () => this.surface?.mcpServer ?? false,
-            version: String(extension.extension.packageJSON?.version ?? '0'),
+            version: manifest(extension.extension).version ?? '0',
         });
         this.mcpChanged = mcp.changed;
         // The whale_* tool implementations stay registered in MCP mode: the
@@ -189,7 +194,9 @@ export class Ctx implements vscode.Disposable {
         void vscode.commands.executeCommand('setContext', toolsViaMcpContextKey, next.mcpServer);
         if (prev?.mcpServer !== next.mcpServer || prev?.fallback !== next.fallback) {
             if (next.mcpServer) {
-                this.log.info("whale's tools reach the chat through the MCP server definition Whale (whale.mcpServer.enabled); the whale_* language-model tools are hidden from the chat");
+                this.log.info(
+                    "whale's tools reach the chat through the MCP server definition Whale (whale.mcpServer.enabled); the whale_* language-model tools are hidden from the chat",
+                );
             } else if (next.fallback) {
                 this.log.warn(`whale.mcpServer.enabled is on, but ${next.fallback}: whale's tools reach the chat as the whale_* language-model tools`);
             } else {
@@ -292,16 +299,22 @@ export class Ctx implements vscode.Disposable {
         if (this.starting) {
             await this.starting;
         }
+        this.running();
+    }
+
+    /** The running client; throws, saying what to do, when there is none. */
+    private running(): LanguageClient {
         const c = this.client;
-        if (!c || !c.isRunning()) {
+        if (!c?.isRunning()) {
             throw new Error('whale-ls is not running; run "Whale: Restart Server" (output: "Whale")');
         }
+        return c;
     }
 
     async execute(tool: string, input: unknown, token: vscode.CancellationToken): Promise<req.Envelope> {
         await this.ready();
         try {
-            return (await this.client!.sendRequest(ExecuteCommandRequest.type, { command: `whale.${tool}`, arguments: [input] }, token)) as req.Envelope;
+            return (await this.running().sendRequest(ExecuteCommandRequest.type, { command: `whale.${tool}`, arguments: [input] }, token)) as req.Envelope;
         } finally {
             // A tool that may change files may have journaled a change.
             if (this.readOnly.get(tool) !== true) {
@@ -313,7 +326,7 @@ export class Ctx implements vscode.Disposable {
     /** The catalog of the running server (whale/tools). */
     async catalog(): Promise<req.ToolInfo[]> {
         await this.ready();
-        return (await this.client!.sendRequest(req.tools)).tools;
+        return (await this.running().sendRequest(req.tools)).tools;
     }
 
     /** whale/shell/judge; undefined when the server is not running or cannot tell (VS Code then asks). */
@@ -325,7 +338,7 @@ export class Ctx implements vscode.Disposable {
         try {
             return await c.sendRequest(req.shellJudge, { command, cwd }, token);
         } catch (err) {
-            this.log.warn(`whale/shell/judge failed, so VS Code asks before the command: ${err instanceof Error ? err.message : err}`);
+            this.log.warn(`whale/shell/judge failed, so VS Code asks before the command: ${err instanceof Error ? err.message : String(err)}`);
             return undefined;
         }
     }
@@ -350,7 +363,10 @@ export class Ctx implements vscode.Disposable {
         return { action: CloseAction.DoNotRestart, handled: true };
     }
 
-    private async applyEdit(params: ApplyWorkspaceEditParams, next: ApplyWorkspaceEditRequest.HandlerSignature): Promise<ApplyWorkspaceEditResult | ResponseError<void>> {
+    private async applyEdit(
+        params: ApplyWorkspaceEditParams,
+        next: ApplyWorkspaceEditRequest.HandlerSignature,
+    ): Promise<ApplyWorkspaceEditResult | ResponseError> {
         if (this.options.beforeApplyEdit) {
             await this.options.beforeApplyEdit(params);
         }
@@ -394,7 +410,11 @@ export class Ctx implements vscode.Disposable {
         if (!e.affectsConfiguration('whale')) {
             return;
         }
-        if (e.affectsConfiguration(`whale.${mcpServerSetting}`) || e.affectsConfiguration('whale.serverPath') || e.affectsConfiguration('whale.server.extraEnv')) {
+        if (
+            e.affectsConfiguration(`whale.${mcpServerSetting}`) ||
+            e.affectsConfiguration('whale.serverPath') ||
+            e.affectsConfiguration('whale.server.extraEnv')
+        ) {
             this.updateToolSurface();
         }
         if (e.affectsConfiguration('whale.serverPath') || e.affectsConfiguration('whale.server.extraEnv')) {
@@ -439,7 +459,7 @@ export class Ctx implements vscode.Disposable {
         this.stopping = true;
         try {
             if (c) {
-                await c.stop(5000).catch((err) => this.log.warn(`stopping whale-ls: ${String(err)}`));
+                await c.stop(5000).catch((err: unknown) => this.log.warn(`stopping whale-ls: ${String(err)}`));
                 await c.dispose().catch(() => undefined);
             }
         } finally {

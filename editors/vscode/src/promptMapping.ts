@@ -72,11 +72,7 @@ export function promptSurface(p: PromptParams): 'modal' | 'quickPick' | 'inputBo
 // Reviews ----------------------------------------------------------------
 
 /** What the user decided about a change under review. */
-export type ReviewChoice =
-    | { kind: 'accept' }
-    | { kind: 'hunks'; ids: string[] }
-    | { kind: 'reject'; reason?: string }
-    | { kind: 'cancel' };
+export type ReviewChoice = { kind: 'accept' } | { kind: 'hunks'; ids: string[] } | { kind: 'reject'; reason?: string } | { kind: 'cancel' };
 
 /**
  * The whale/prompt/answer of a review. Accepting every hunk one by one is

@@ -32,7 +32,7 @@ export class WhaleTerminals implements vscode.Disposable {
         ];
     }
 
-    private request<P>(type: { method: string }, params: P): void {
+    private request(type: { method: string }, params: unknown): void {
         this.client.sendRequest(type.method, params).then(undefined, (err: unknown) => {
             this.log.debug(`${type.method} failed: ${err instanceof Error ? err.message : String(err)}`);
         });
@@ -44,7 +44,7 @@ export class WhaleTerminals implements vscode.Disposable {
         }
         const output = new TerminalOutput(!info.pty);
         const write = new vscode.EventEmitter<string>();
-        const close = new vscode.EventEmitter<number | void>();
+        const close = new vscode.EventEmitter<number | undefined>();
         const taskId = info.taskId;
         const pty: vscode.Pseudoterminal = {
             onDidWrite: write.event,
@@ -120,7 +120,7 @@ export class WhaleTerminals implements vscode.Disposable {
 
     /** Shows the whale terminals: the only one, or a pick of all. */
     async show(): Promise<void> {
-        const tasks = this.order.map((id) => this.tasks.get(id)!).filter(Boolean);
+        const tasks = this.order.flatMap((id) => this.tasks.get(id) ?? []);
         if (tasks.length === 0) {
             void vscode.window.showInformationMessage('No whale terminals yet: they open when the assistant runs a shell command.');
             return;

@@ -4,6 +4,7 @@
 import * as vscode from 'vscode';
 import { catalogToolName } from './contributions';
 import { confirmation, invocationMessage, type ShellJudgement } from './invocation';
+import { manifest } from './manifest';
 import type { Envelope } from './requests';
 
 /** What the tools need from the extension's context. */
@@ -31,7 +32,7 @@ export function registerTools(extension: vscode.Extension<unknown>, host: ToolHo
     if (typeof vscode.lm?.registerTool !== 'function') {
         return [];
     }
-    const contributed: Array<{ name: string }> = extension.packageJSON?.contributes?.languageModelTools ?? [];
+    const contributed = manifest(extension).contributes?.languageModelTools ?? [];
     const out: vscode.Disposable[] = [];
     for (const { name } of contributed) {
         const tool = catalogToolName(name);

@@ -19,7 +19,18 @@ import * as os from 'os';
 import * as path from 'path';
 import type { Page } from 'playwright-core';
 import { exactlyOnceProblems } from '../e2e/chatTools';
-import { copyLogs, env, installExtensions, openWorkbench, runCommand, sleep, stopWorkbench, testUserSettings, type CodeServerDirs, type Workbench } from '../e2e/harness';
+import {
+    copyLogs,
+    env,
+    installExtensions,
+    openWorkbench,
+    runCommand,
+    sleep,
+    stopWorkbench,
+    testUserSettings,
+    type CodeServerDirs,
+    type Workbench,
+} from '../e2e/harness';
 import type { LogEntry } from './model/extension';
 import { expectations, message, type Expect } from './scenarios';
 
@@ -46,7 +57,7 @@ function pass(name: string, ok: boolean, detail: string): void {
 async function screenshot(page: Page | undefined, name: string): Promise<void> {
     await page?.screenshot({ path: path.join(out, name) }).then(
         () => log(`screenshot ${name}`),
-        (err) => log(`screenshot ${name} failed: ${err}`),
+        (err: unknown) => log(`screenshot ${name} failed: ${String(err)}`),
     );
 }
 
@@ -95,7 +106,12 @@ async function newChat(page: Page): Promise<void> {
         }
         await picker.click({ timeout: 15_000 });
         const model = page.locator('.monaco-list-row', { hasText: 'Whale Chat E2E' }).first();
-        if (await model.waitFor({ timeout: 3000 }).then(() => true, () => false)) {
+        if (
+            await model.waitFor({ timeout: 3000 }).then(
+                () => true,
+                () => false,
+            )
+        ) {
             await model.click({ timeout: 5000 });
             await sleep(300);
             return;
@@ -112,7 +128,12 @@ async function newChat(page: Page): Promise<void> {
 async function visibleAllow(page: Page) {
     const buttons = page.locator(`${chatView} .chat-confirmation-widget-buttons .monaco-button`, { hasText: /^\s*Allow\b/ });
     for (let i = 0; i < (await buttons.count().catch(() => 0)); i++) {
-        if (await buttons.nth(i).isVisible().catch(() => false)) {
+        if (
+            await buttons
+                .nth(i)
+                .isVisible()
+                .catch(() => false)
+        ) {
             return buttons.nth(i);
         }
     }
@@ -142,7 +163,10 @@ async function answer(page: Page, seen: Seen): Promise<boolean> {
         if (!want) {
             throw new Error(`a dialog the scenario does not expect: "${text.slice(0, 200)}"`);
         }
-        await dialog.locator('.dialog-buttons .monaco-button', { hasText: new RegExp(`^\\s*${want}\\s*$`) }).first().click({ timeout: 5000 });
+        await dialog
+            .locator('.dialog-buttons .monaco-button', { hasText: new RegExp(`^\\s*${want}\\s*$`) })
+            .first()
+            .click({ timeout: 5000 });
         seen.approvals.push(`${want}: ${text.slice(0, 160)}`);
         await sleep(500);
         return true;
@@ -150,7 +174,14 @@ async function answer(page: Page, seen: Seen): Promise<boolean> {
     const allow = await visibleAllow(page);
     if (allow) {
         const widget = page.locator(`${chatView} .chat-confirmation-widget`, { has: allow });
-        const text = (await widget.first().innerText().catch(() => '')).replace(/\s+/g, ' ').trim();
+        const text = (
+            await widget
+                .first()
+                .innerText()
+                .catch(() => '')
+        )
+            .replace(/\s+/g, ' ')
+            .trim();
         await allow.click({ timeout: 5000 });
         seen.confirmations.push(text.slice(0, 200));
         await sleep(800);
@@ -158,7 +189,14 @@ async function answer(page: Page, seen: Seen): Promise<boolean> {
     }
     const quick = page.locator('.quick-input-widget');
     if (await quick.isVisible().catch(() => false)) {
-        const text = ((await quick.locator('input').first().getAttribute('placeholder').catch(() => '')) ?? '') + ' ' + (await quick.innerText().catch(() => ''));
+        const text =
+            ((await quick
+                .locator('input')
+                .first()
+                .getAttribute('placeholder')
+                .catch(() => '')) ?? '') +
+            ' ' +
+            (await quick.innerText().catch(() => ''));
         if (text.includes('chat-choice')) {
             // Filter to the option and take it, as a user does with the keyboard.
             await quick.locator('input').first().fill('blue');
@@ -213,14 +251,21 @@ async function send(page: Page, exp: Expect, seen: Seen): Promise<string> {
 
 /** The text of the chat's responses (the Chat view). */
 async function chatText(page: Page): Promise<string> {
-    return ((await page.locator(`${chatView} .interactive-list`).allInnerTexts().catch(() => [] as string[])).join('\n')).replace(/\s+/g, ' ');
+    return (
+        await page
+            .locator(`${chatView} .interactive-list`)
+            .allInnerTexts()
+            .catch(() => [] as string[])
+    )
+        .join('\n')
+        .replace(/\s+/g, ' ');
 }
 
 async function turn(page: Page, exp: Expect, logFile: string): Promise<void> {
     const from = readLog(logFile).length;
     const title = `chat turn "${exp.name}" (${exp.title})`;
-    let shown = '';
-    let seen: Seen = { confirmations: [], approvals: [], inputs: [] };
+    let shown: string;
+    let seen: Seen;
     for (let attempt = 1; ; attempt++) {
         seen = { confirmations: [], approvals: [], inputs: [] };
         try {
@@ -238,12 +283,24 @@ async function turn(page: Page, exp: Expect, logFile: string): Promise<void> {
         }
     }
     pass(`${title}: the chat shows the final answer`, true, shown.slice(-300));
-    const entries = readLog(logFile).slice(from).filter((e) => e.scenario === exp.name);
+    const entries = readLog(logFile)
+        .slice(from)
+        .filter((e) => e.scenario === exp.name);
     const foreign = entries.flatMap((e) => e.results).filter((r) => !r.callId.startsWith(`whale_chat_${exp.name}_`));
-    pass(`${title}: it ran in a new chat (no earlier turn's tool results in its requests)`, entries.length > 0 && foreign.length === 0, foreign.map((r) => r.callId).join(', '));
+    pass(
+        `${title}: it ran in a new chat (no earlier turn's tool results in its requests)`,
+        entries.length > 0 && foreign.length === 0,
+        foreign.map((r) => r.callId).join(', '),
+    );
     const callAt = entries.findIndex((e) => e.reply.kind === 'tool');
     const call = entries[callAt]?.reply;
-    const result = call?.kind === 'tool' ? entries.slice(callAt + 1).flatMap((e) => e.results).find((r) => r.callId === call.callId) : undefined;
+    const result =
+        call?.kind === 'tool'
+            ? entries
+                  .slice(callAt + 1)
+                  .flatMap((e) => e.results)
+                  .find((r) => r.callId === call.callId)
+            : undefined;
     const finalEntry = entries.find((e) => e.reply.kind === 'text' && e.reply.text.startsWith(`whale-chat ${exp.name} done`));
     const resultOk = result !== undefined && exp.result.test(result.text) && !(exp.notResult?.test(result.text) ?? false);
     pass(
@@ -304,10 +361,20 @@ async function editOutput(page: Page): Promise<void> {
     let text = await chatText(page);
     if (!text.includes('Output')) {
         // Expand "Completed N steps", then the call, to show its Input and Output.
-        const parts = list.locator(['.chat-tool-invocation-part', '.chat-confirmation-widget-title', '.monaco-collapsible', '.chat-used-context-label'].join(', '));
+        const parts = list.locator(
+            ['.chat-tool-invocation-part', '.chat-confirmation-widget-title', '.monaco-collapsible', '.chat-used-context-label'].join(', '),
+        );
         for (let i = 0; i < (await parts.count().catch(() => 0)) && !text.includes('Output'); i++) {
-            if (await parts.nth(i).isVisible().catch(() => false)) {
-                await parts.nth(i).click({ timeout: 2000 }).catch(() => undefined);
+            if (
+                await parts
+                    .nth(i)
+                    .isVisible()
+                    .catch(() => false)
+            ) {
+                await parts
+                    .nth(i)
+                    .click({ timeout: 2000 })
+                    .catch(() => undefined);
                 await sleep(500);
                 text = await chatText(page);
             }
@@ -320,7 +387,10 @@ async function editOutput(page: Page): Promise<void> {
         await ed.scrollIntoViewIfNeeded().catch(() => undefined);
         await ed.hover().catch(() => undefined);
         for (let k = 0; k < 8; k++) {
-            for (const line of await ed.locator('.view-line').allInnerTexts().catch(() => [] as string[])) {
+            for (const line of await ed
+                .locator('.view-line')
+                .allInnerTexts()
+                .catch(() => [] as string[])) {
                 seen.add(line.replace(/\u00a0/g, ' '));
             }
             await page.mouse.wheel(0, 120);
@@ -330,7 +400,7 @@ async function editOutput(page: Page): Promise<void> {
     const all = `${text}\n${[...seen].join('\n')}`;
     await screenshot(page, 'chat-edit-output.png');
     if (!want.every((w) => all.includes(w))) {
-        fs.writeFileSync(path.join(out, 'chat-edit-output.html'), await list.evaluate((e) => e.outerHTML).catch((err) => String(err)));
+        fs.writeFileSync(path.join(out, 'chat-edit-output.html'), await list.evaluate((e) => e.outerHTML).catch((err: unknown) => String(err)));
     }
     pass(name, text.includes('Output') && want.every((w) => all.includes(w)), all.slice(-900));
 }
@@ -340,17 +410,26 @@ async function planInView(page: Page): Promise<void> {
     if ((await header.getAttribute('aria-expanded').catch(() => null)) === 'false') {
         await header.click().catch(() => undefined);
     }
-    let text = '';
+    let text: string;
     const until = Date.now() + 15_000;
     do {
-        text = (await page.locator('.pane', { has: header }).innerText().catch(() => '')).replace(/\s+/g, ' ');
+        text = (
+            await page
+                .locator('.pane', { has: header })
+                .innerText()
+                .catch(() => '')
+        ).replace(/\s+/g, ' ');
         if (text.includes('Show the chat plan')) {
             break;
         }
         await sleep(500);
     } while (Date.now() < until);
     await screenshot(page, 'chat-plan-view.png');
-    pass('chat turn "plan": the Whale view shows the plan', text.includes('Read hello.txt from the chat') && text.includes('Show the chat plan'), text.slice(0, 400));
+    pass(
+        'chat turn "plan": the Whale view shows the plan',
+        text.includes('Read hello.txt from the chat') && text.includes('Show the chat plan'),
+        text.slice(0, 400),
+    );
 }
 
 async function main(): Promise<number> {
@@ -369,12 +448,20 @@ async function main(): Promise<number> {
         installExtensions(node, codeServer, dirs, [env('VSIX'), env('MODEL_VSIX')]);
         wb = await openWorkbench({ node, codeServer, chromium: env('CHROMIUM', '/usr/bin/chromium'), dirs, env: { WHALE_CHAT_LOG: logFile }, log: serverLog });
         page = wb.page;
-        await page.locator('.pane-header', { hasText: /^\s*Whale\s*$/i }).first().waitFor({ timeout: 60_000 });
+        await page
+            .locator('.pane-header', { hasText: /^\s*Whale\s*$/i })
+            .first()
+            .waitFor({ timeout: 60_000 });
         log('workbench loaded; enabling the bundled Copilot Chat');
         await runCommand(page, 'Extensions: Enable All Extensions');
         await sleep(5000);
         // The turns run in chat editors; the secondary side bar's Chat view only takes room.
-        if (await page.locator('.part.auxiliarybar').isVisible().catch(() => false)) {
+        if (
+            await page
+                .locator('.part.auxiliarybar')
+                .isVisible()
+                .catch(() => false)
+        ) {
             await runCommand(page, 'View: Toggle Secondary Side Bar Visibility');
         }
         const only = process.env.CHAT_SCENARIOS?.split(',').filter(Boolean);
@@ -387,7 +474,7 @@ async function main(): Promise<number> {
             await turn(page, exp, logFile);
         }
     } catch (err) {
-        pass('driver', false, err instanceof Error ? err.stack ?? err.message : String(err));
+        pass('driver', false, err instanceof Error ? (err.stack ?? err.message) : String(err));
     } finally {
         const failed = steps.some((s) => !s.ok) || steps.length === 0;
         await screenshot(page, failed ? 'failure.png' : 'success.png');
@@ -408,7 +495,7 @@ async function main(): Promise<number> {
 
 main().then(
     (code) => process.exit(code),
-    (err) => {
+    (err: unknown) => {
         console.error(err);
         console.log('0 passed, 1 failed');
         process.exit(1);

@@ -13,14 +13,23 @@ const settings: SettingsResult = {
 };
 
 const catalog: ToolInfo[] = [
-    { name: 'read_file', description: 'Reads a file. Returns numbered lines.', inputSchema: { type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'] }, readOnly: true, group: 'files' },
+    {
+        name: 'read_file',
+        description: 'Reads a file. Returns numbered lines.',
+        inputSchema: { type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'] },
+        readOnly: true,
+        group: 'files',
+    },
     { name: 'shell_run', description: 'Runs a command', inputSchema: { type: 'object' }, readOnly: false, group: 'shell' },
     { name: 'test_ask', description: 'Test tool.', inputSchema: { type: 'object' }, readOnly: true, group: 'test' },
 ];
 
 test('languageModelTools maps each catalog tool to whale_<tool>', () => {
     const got = languageModelTools(catalog);
-    assert.deepEqual(got.map((t) => t.name), ['whale_read_file', 'whale_shell_run']);
+    assert.deepEqual(
+        got.map((t) => t.name),
+        ['whale_read_file', 'whale_shell_run'],
+    );
     const read = got[0];
     assert.equal(read.displayName, 'Whale: Read File');
     assert.equal(read.toolReferenceName, 'whale_read_file');
@@ -41,7 +50,10 @@ test('tool names follow VS Code rules', () => {
 });
 
 test('names round-trip', () => {
-    for (const [tool, lm] of [['edit', 'whale_edit'], ['write_stdin', 'whale_write_stdin']]) {
+    for (const [tool, lm] of [
+        ['edit', 'whale_edit'],
+        ['write_stdin', 'whale_write_stdin'],
+    ]) {
         assert.equal(lmToolName(tool), lm, `lmToolName(${tool})`);
         assert.equal(catalogToolName(lm), tool, `catalogToolName(${lm})`);
     }
@@ -49,7 +61,11 @@ test('names round-trip', () => {
 });
 
 test('displayName and firstSentence', () => {
-    for (const [input, want] of [['list_dir', 'List Directory'], ['write_stdin', 'Write Stdin'], ['grep', 'Grep']]) {
+    for (const [input, want] of [
+        ['list_dir', 'List Directory'],
+        ['write_stdin', 'Write Stdin'],
+        ['grep', 'Grep'],
+    ]) {
         assert.equal(displayName(input), want, `displayName(${input})`);
     }
     assert.equal(firstSentence('Replace text.\nUse it when...'), 'Replace text.');
