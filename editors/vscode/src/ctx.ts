@@ -22,6 +22,7 @@ import {
     type TextDocumentEdit,
 } from 'vscode-languageclient/node';
 import { failureReason } from './applyEditReason';
+import { ChatEdits } from './chatEdits';
 import { Changes } from './changesView';
 import { serverSettingKeys, serverSettingsObject } from './contributions';
 import { LanguageFeatures } from './language';
@@ -120,6 +121,7 @@ export class Ctx implements vscode.Disposable {
     private terminals: WhaleTerminals | undefined;
     private readonly view = new WhaleView();
     private readonly changes: Changes;
+    private readonly chatEdits: ChatEdits;
     private readonly crashes = new CrashLimit(maxRestarts, crashWindowMs);
     private readOnly = new Map<string, boolean>();
     private starting: Promise<void> | undefined;
@@ -140,6 +142,17 @@ export class Ctx implements vscode.Disposable {
         this.serverKeys = serverSettingKeys(manifest(extension.extension).contributes?.configuration?.properties);
         this.subscriptions.push(this.log, this.traceOutput, this.view);
         this.changes = new Changes(this.view, () => this.client, this.log);
+        this.chatEdits = new ChatEdits({
+            execute: (t, i, tok) => this.execute(t, i, tok),
+            diff: async (id) => this.running().sendRequest(req.changesDiff, { id }),
+            revert: async (id) => {
+                const r = await this.running().sendRequest(req.changesRevert, { id });
+                this.changes.refresh();
+                return r;
+            },
+            log: this.log,
+        });
+        this.subscriptions.push(this.chatEdits);
         const tree = vscode.window.createTreeView('whale.view', { treeDataProvider: this.view });
         this.subscriptions.push(
             tree,
@@ -169,6 +182,7 @@ export class Ctx implements vscode.Disposable {
                 execute: (t, i, tok) => this.execute(t, i, tok),
                 readOnly: (t) => this.readOnly.get(t),
                 judgeShell: (command, cwd, tok) => this.judgeShell(command, cwd, tok),
+                changed: (tool, env, origin) => this.chatEdits.changed(tool, env, origin),
             }),
             ...mcp.disposables,
             vscode.workspace.onDidChangeConfiguration((e) => this.configurationChanged(e)),

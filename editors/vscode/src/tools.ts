@@ -4,6 +4,7 @@
 import * as vscode from 'vscode';
 import { catalogToolName } from './contributions';
 import { confirmation, invocationMessage, type ShellJudgement } from './invocation';
+import { sessionIdOf, type ChatOrigin } from './chatOrigin';
 import { manifest } from './manifest';
 import type { Envelope } from './requests';
 
@@ -15,6 +16,32 @@ export interface ToolHost {
     readOnly(tool: string): boolean | undefined;
     /** whale/shell/judge for a shell_run command; undefined when the server cannot tell. */
     judgeShell(command: string, cwd: string | undefined, token: vscode.CancellationToken): Promise<ShellJudgement | undefined>;
+    /** A tool call's result, once it returned: what the chat shows of the files it changed (src/chatEdits.ts). */
+    changed?(tool: string, env: Envelope, origin: ChatOrigin | undefined): Promise<{ message: string; uris: vscode.Uri[] } | undefined>;
+}
+
+/** The chat a call came from: the invocation options' chatSessionResource/chatRequestId (proposed API, absent elsewhere). */
+function originOf(options: unknown): ChatOrigin | undefined {
+    const o = options as { chatSessionResource?: { toString(): string }; chatSessionId?: string; chatRequestId?: string };
+    const session = o.chatSessionResource ? sessionIdOf(o.chatSessionResource.toString()) : o.chatSessionId;
+    return session && o.chatRequestId ? { session, request: o.chatRequestId } : undefined;
+}
+
+/** VS Code's ExtendedLanguageModelToolResult (proposed: a message and file links under the call), when it has one. */
+type ResultWithDetails = vscode.LanguageModelToolResult & { toolResultMessage?: vscode.MarkdownString; toolResultDetails?: vscode.Uri[] };
+const Extended = (vscode as unknown as { ExtendedLanguageModelToolResult?: new (parts: vscode.LanguageModelTextPart[]) => ResultWithDetails })
+    .ExtendedLanguageModelToolResult;
+
+/** The result VS Code gets: the model's text, plus (where VS Code can show it) what changed. */
+export function toolResult(text: string, shown: { message: string; uris: vscode.Uri[] } | undefined): vscode.LanguageModelToolResult {
+    const parts = [new vscode.LanguageModelTextPart(text)];
+    if (!shown || !Extended) {
+        return new vscode.LanguageModelToolResult(parts);
+    }
+    const r = new Extended(parts);
+    r.toolResultMessage = new vscode.MarkdownString(shown.message);
+    r.toolResultDetails = shown.uris;
+    return r;
 }
 
 /** The model-facing text of an Envelope: failures say their code first. */
@@ -54,7 +81,8 @@ export function registerTools(extension: vscode.Extension<unknown>, host: ToolHo
                 },
                 async invoke(options, token) {
                     const env = await host.execute(tool, options.input ?? {}, token);
-                    return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(envelopeText(env))]);
+                    const shown = await host.changed?.(tool, env, originOf(options)).catch(() => undefined);
+                    return toolResult(envelopeText(env), shown);
                 },
             }),
         );
