@@ -3,7 +3,7 @@
 // the message, answers what the user is asked and checks the outcome,
 // test/chat/driver.ts). Each runs as one turn in a new chat.
 
-export type ScenarioName = 'read' | 'edit' | 'shell' | 'write-command' | 'ask-allow' | 'ask-deny' | 'user-input' | 'plan';
+export type ScenarioName = 'read' | 'edit' | 'shell' | 'write-command' | 'ask-allow' | 'ask-deny' | 'user-input' | 'plan' | 'whale-agent-edit' | 'copilot-edit';
 
 export interface Expect {
     name: ScenarioName;
@@ -16,6 +16,8 @@ export interface Expect {
     /** VS Code's confirmations in the chat, and whale's exec-boundary approvals, the turn must show. */
     confirmations: number;
     approvals: number;
+    /** The agent picked in the chat before the turn (default: VS Code's Agent). */
+    agent?: 'Whale' | 'Agent';
 }
 
 export const expectations: Expect[] = [
@@ -27,7 +29,21 @@ export const expectations: Expect[] = [
     { name: 'ask-deny', title: 'a command the exec boundary asks about, denied', result: /touch/, notResult: /touched-deny/, confirmations: 0, approvals: 1 },
     { name: 'user-input', title: 'request_user_input answered in the editor', result: /blue/, confirmations: 0, approvals: 0 },
     { name: 'plan', title: 'update_plan shown in the Whale view', result: /Show the chat plan|plan/i, confirmations: 0, approvals: 0 },
+    {
+        name: 'whale-agent-edit',
+        title: 'an edit in the Whale agent, shown in the chat and the editor, then Start Over',
+        result: /^Edited[\s\S]*hi from the Whale agent/,
+        confirmations: 1,
+        approvals: 0,
+        agent: 'Whale',
+    },
+    // Copilot's own edit tool in the default agent, for comparison: what VS Code shows for an edit of the chat's editing session.
+    { name: 'copilot-edit', title: "Copilot's own edit tool, for comparison", result: /./, confirmations: -1, approvals: 0, agent: 'Agent' },
 ];
+
+/** The file the Whale agent's edit changes, and its text before the turn. */
+export const agentEditFile = 'src/agent.ts';
+export const agentEditBefore = 'const greeting = "hello";\n\nexport function greet(name: string): string {\n    return `${greeting}, ${name}`;\n}\n';
 
 /** The chat message that starts a scenario. */
 export function message(name: ScenarioName): string {

@@ -7,7 +7,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { scenarioOf, type ScenarioName } from '../scenarios';
+import { agentEditBefore, agentEditFile, scenarioOf, type ScenarioName } from '../scenarios';
 
 interface Check {
     name: string;
@@ -111,6 +111,56 @@ const scenarios: Record<ScenarioName, Scenario> = {
     'ask-deny': { calls: [shell('touch chat-deny.txt && echo touched-deny')], after: fileCheck('chat-deny.txt', false) },
     'user-input': {
         calls: [() => ({ name: 'whale_request_user_input', input: { question: 'chat-choice: which color?', options: ['red', 'blue'], timeout_ms: 90_000 } })],
+    },
+    'whale-agent-edit': {
+        async before(t) {
+            const file = path.join(t.root, agentEditFile);
+            fs.writeFileSync(file, agentEditBefore);
+            const doc = await vscode.workspace.openTextDocument(file);
+            await vscode.window.showTextDocument(doc, { preview: false, preserveFocus: true, viewColumn: vscode.ViewColumn.Beside });
+        },
+        calls: [
+            (t) => ({
+                name: 'whale_edit',
+                input: {
+                    file_path: path.join(t.root, agentEditFile),
+                    search: 'const greeting = "hello";',
+                    replace: 'const greeting = "hi from the Whale agent";',
+                },
+            }),
+        ],
+        async after(t) {
+            const uri = vscode.Uri.file(path.join(t.root, agentEditFile));
+            let titles: string[] = [];
+            await waitFor(() => {
+                void vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri).then((lenses) => {
+                    titles = (lenses ?? []).map((l) => l.command?.title ?? '');
+                });
+                return titles.some((x) => x.includes('Keep')) && titles.some((x) => x.includes('Undo'));
+            }, 5000);
+            check(
+                t,
+                'the editor of src/agent.ts offers Keep and Undo on the changed hunk',
+                titles.some((x) => x.includes('Keep')) && titles.some((x) => x.includes('Undo')),
+                titles.join(' | '),
+            );
+        },
+    },
+    'copilot-edit': {
+        async before(t) {
+            fs.writeFileSync(path.join(t.root, 'src', 'copilot.ts'), 'const who = "copilot";\n');
+        },
+        calls: [
+            (t) => ({
+                name: 'replace_string_in_file',
+                input: {
+                    filePath: path.join(t.root, 'src', 'copilot.ts'),
+                    oldString: 'const who = "copilot";',
+                    newString: 'const who = "copilot edited";',
+                    explanation: 'for comparison',
+                },
+            }),
+        ],
     },
     plan: {
         calls: [
