@@ -39,6 +39,7 @@ interface TrackedChange {
 }
 
 const maxTracked = 50;
+const maxDiffLines = 60;
 
 export class ChatEdits implements vscode.Disposable {
     private readonly changes: TrackedChange[] = [];
@@ -118,8 +119,12 @@ export class ChatEdits implements vscode.Disposable {
         this.decorate();
         const lines = files.map((f) => `[${vscode.workspace.asRelativePath(f.uri, false)}](${f.uri.toString()}) +${f.added} \u2212${f.removed}`);
         const verb = tool === 'changes_revert' ? 'Reverted' : 'Changed';
+        // The diff as the chat used to show it in the call's output, which this message replaces; bounded.
+        const diffLines = diff.diff.split('\n');
+        const shownDiff =
+            diffLines.length > maxDiffLines ? [...diffLines.slice(0, maxDiffLines), `… ${diffLines.length - maxDiffLines} more lines`] : diffLines;
         return {
-            message: `${verb} ${lines.join(', ')} (whale change ${id}; Keep or Undo each hunk in the editor, or "Whale: Undo Changes of a Chat Turn…")`,
+            message: `${verb} ${lines.join(', ')} (whale change ${id}; Keep or Undo each hunk in the editor, or "Whale: Undo Changes of a Chat Turn…")\n\n\`\`\`diff\n${shownDiff.join('\n').replace(/`{3}/g, "'''")}\n\`\`\``,
             uris: files.map((f) => f.uri),
         };
     }
@@ -213,13 +218,11 @@ export class ChatEdits implements vscode.Disposable {
     turns(): Array<{ key: string; session: string; request: string; changes: TrackedChange[] }> {
         const out = new Map<string, { key: string; session: string; request: string; changes: TrackedChange[] }>();
         for (const c of this.changes) {
-            if (!c.origin) {
-                continue;
-            }
-            const key = `${c.origin.session}\u0000${c.origin.request}`;
+            // Without the chat's ids (a VS Code that does not pass them to tools) each change is its own turn.
+            const key = c.origin ? `${c.origin.session}\u0000${c.origin.request}` : c.id;
             let t = out.get(key);
             if (!t) {
-                t = { key, session: c.origin.session, request: c.origin.request, changes: [] };
+                t = { key, session: c.origin?.session ?? '', request: c.origin?.request ?? c.id, changes: [] };
                 out.set(key, t);
             }
             t.changes.push(c);

@@ -30,6 +30,7 @@ import { hasMcpApi, registerMcpProvider } from './mcp';
 import { Prompts } from './prompts';
 import * as req from './requests';
 import { binaryName, bundledTarget, CrashLimit, crashLimitMessage, crashWindowMs, maxRestarts, resolveServerPath } from './serverPath';
+import { WhaleStatus } from './status';
 import { WhaleTerminals } from './terminals';
 import { registerTools } from './tools';
 import { mcpServerSetting, toolSurface, toolsViaMcpContextKey, type ToolSurface } from './toolSurface';
@@ -122,6 +123,7 @@ export class Ctx implements vscode.Disposable {
     private readonly view = new WhaleView();
     private readonly changes: Changes;
     private readonly chatEdits: ChatEdits;
+    private readonly status: WhaleStatus;
     private readonly crashes = new CrashLimit(maxRestarts, crashWindowMs);
     private readOnly = new Map<string, boolean>();
     private starting: Promise<void> | undefined;
@@ -152,7 +154,8 @@ export class Ctx implements vscode.Disposable {
             },
             log: this.log,
         });
-        this.subscriptions.push(this.chatEdits);
+        this.status = new WhaleStatus(extension.extension.id);
+        this.subscriptions.push(this.chatEdits, this.status);
         const tree = vscode.window.createTreeView('whale.view', { treeDataProvider: this.view });
         this.subscriptions.push(
             tree,
@@ -242,6 +245,7 @@ export class Ctx implements vscode.Disposable {
 
     private async doStart(): Promise<void> {
         const resolved = this.resolve();
+        this.status.set(resolved.ok ? 'starting' : 'missing');
         if (!resolved.ok) {
             // The callers of start() log the thrown error; only notify here.
             void vscode.window.showErrorMessage(resolved.message, 'Open Settings', 'Show Output').then((pick) => {
@@ -291,6 +295,7 @@ export class Ctx implements vscode.Disposable {
             client.onRequest(req.saveDocuments, (p) => this.saveDocuments(p)),
             client.onDidChangeState((e) => {
                 if (e.newState === State.Stopped) {
+                    this.status.set('stopped');
                     terminals.serverStopped();
                     this.changes.serverStopped();
                 } else if (e.newState === State.Running) {
@@ -303,8 +308,10 @@ export class Ctx implements vscode.Disposable {
             const { tools } = await client.sendRequest(req.tools);
             this.readOnly = new Map(tools.map((t) => [t.name, t.readOnly]));
             this.log.info(`whale-ls is running with ${tools.length} tools`);
+            this.status.set('running', tools.length);
         } catch (err) {
             this.log.warn(`${req.tools.method} failed: ${String(err)}`);
+            this.status.set('running');
         }
     }
 

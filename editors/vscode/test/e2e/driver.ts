@@ -23,6 +23,8 @@ import {
     testUserSettings,
     type CodeServerDirs,
     type Workbench,
+    showWhaleView,
+    whaleActivity,
 } from './harness';
 
 interface Step {
@@ -331,8 +333,11 @@ async function uiChecks(page: Page): Promise<void> {
     });
 
     const view = whaleView(page);
-    const viewOk = (await view.count().catch(() => 0)) > 0;
-    steps.push({ name: 'UI: the Whale view is in the Explorer', ok: viewOk, detail: viewOk ? 'found' : 'no pane header "Whale"' });
+    const viewOk =
+        (await whaleActivity(page)
+            .count()
+            .catch(() => 0)) > 0;
+    steps.push({ name: 'UI: the Whale view has its own item in the activity bar', ok: viewOk, detail: viewOk ? 'found' : 'no activity bar item "Whale"' });
     await expand(view);
 
     const allow = dialogLog.some((d) => d.startsWith('clicked "Allow once"'));
@@ -346,12 +351,7 @@ async function uiChecks(page: Page): Promise<void> {
     let viewText: string;
     const t1 = Date.now();
     do {
-        viewText = (
-            await page
-                .locator('.pane', { has: view })
-                .innerText()
-                .catch(() => '')
-        ).replace(/\s+/g, ' ');
+        viewText = (await view.innerText().catch(() => '')).replace(/\s+/g, ' ');
         if (viewText.includes('Edit app.ts') && viewText.includes('Write the e2e test')) {
             break;
         }
@@ -393,7 +393,7 @@ async function mcpListCheck(page: Page, want: boolean, name: string, shot: strin
 
 /** The rows of the Whale view's tree. */
 function whaleRows(page: Page) {
-    return page.locator('.pane', { has: whaleView(page) }).locator('.monaco-list-row');
+    return whaleView(page).locator('.monaco-list-row');
 }
 
 /** Waits up to `ms` for a row of the Whale view whose text matches. */
@@ -476,23 +476,14 @@ async function changesRevert(page: Page): Promise<void> {
     });
 }
 
+/** The side bar showing the Whale view (its own view container). */
 function whaleView(page: Page) {
-    return page.locator('.pane-header', { hasText: /^\s*Whale\s*$/i });
+    return page.locator('.part.sidebar');
 }
 
-async function expand(header: ReturnType<typeof whaleView>): Promise<void> {
-    if (
-        (await header.count().catch(() => 0)) > 0 &&
-        (await header
-            .first()
-            .getAttribute('aria-expanded')
-            .catch(() => null)) === 'false'
-    ) {
-        await header
-            .first()
-            .click()
-            .catch(() => undefined);
-    }
+/** Shows the Whale view, as a user does with the whale icon in the activity bar. */
+async function expand(_view: ReturnType<typeof whaleView>): Promise<void> {
+    await showWhaleView(_view.page());
 }
 
 async function main(): Promise<number> {
@@ -518,8 +509,7 @@ async function main(): Promise<number> {
         });
         page = wb.page;
         log('workbench loaded; running the scenario');
-        await whaleView(page)
-            .first()
+        await whaleActivity(page)
             .waitFor({ timeout: 30_000 })
             .catch(() => undefined);
         await expand(whaleView(page));

@@ -199,3 +199,29 @@ export function copyLogs(userData: string, out: string, names: RegExp): void {
         }
     }
 }
+
+/** The activity bar item of the Whale view container. */
+export function whaleActivity(page: Page) {
+    return page.locator('.part.activitybar .action-item a[aria-label^="Whale"], .part.activitybar .action-item .action-label[aria-label^="Whale"]').first();
+}
+
+/**
+ * Shows the Whale view (its own container in the activity bar, a user clicks
+ * the whale icon) and returns the side bar that holds it. Clicking the item
+ * of the container already shown would hide it, so the title is checked first.
+ */
+export async function showWhaleView(page: Page) {
+    const sidebar = page.locator('.part.sidebar');
+    const title = await sidebar
+        .locator('.composite.title .title-label')
+        .first()
+        .innerText()
+        .catch(() => '');
+    if (!/whale/i.test(title) || !(await sidebar.isVisible().catch(() => false))) {
+        await whaleActivity(page)
+            .click({ timeout: 10_000 })
+            .catch(() => undefined);
+        await sleep(500);
+    }
+    return sidebar;
+}

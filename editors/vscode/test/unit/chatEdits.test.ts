@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { journalEntryOf, sessionIdOf } from '../../src/chatOrigin';
 import { hunkRange, hunkSides, parseUnifiedDiff, undoHunkEdit } from '../../src/hunks';
+import { statusText, statusTooltip } from '../../src/statusText';
 
 const diff = [
     '--- a/src/app.ts',
@@ -75,4 +76,21 @@ test('sessionIdOf decodes a local chat session resource and keeps anything else'
     const id = 'a1b2c3-session';
     assert.equal(sessionIdOf(`vscode-chat-session://local/${Buffer.from(id).toString('base64')}`), id);
     assert.equal(sessionIdOf('untitled:chat'), 'untitled:chat');
+});
+
+test('statusText and statusTooltip say whale state, tools, sandbox, boundary and review', () => {
+    const facts = { state: 'running' as const, tools: 31, sandbox: 'workspace-write', review: 'off', boundary: 'enforce' };
+    assert.equal(statusText(facts), '$(check) Whale 31');
+    assert.equal(statusText({ ...facts, state: 'stopped' }), '$(error) Whale');
+    assert.equal(statusText({ ...facts, state: 'missing' }), '$(warning) Whale');
+    const tip = statusTooltip({ ...facts, review: 'ask', sandbox: 'off' });
+    assert.match(tip, /whale-ls: running/);
+    assert.match(tip, /Tools: 31/);
+    assert.match(tip, /Sandbox: off \(commands may write anywhere/);
+    assert.match(tip, /Exec boundary: enforce/);
+    assert.match(tip, /Review: every change is shown first/);
+    assert.match(
+        statusTooltip({ ...facts, state: 'missing', tools: undefined }),
+        /not found \(install whale-ls or set whale.serverPath\)[\s\S]*Tools: not known yet/,
+    );
 });
