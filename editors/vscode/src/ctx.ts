@@ -10,6 +10,7 @@ import {
     ErrorAction,
     ApplyWorkspaceEditRequest,
     ResponseError,
+    ErrorCodes,
     ExecuteCommandRequest,
     LanguageClient,
     State,
@@ -124,6 +125,8 @@ export class Ctx implements vscode.Disposable {
     private readonly changes: Changes;
     private readonly chatEdits: ChatEdits;
     private readonly status: WhaleStatus;
+    /** The client whose server answered whale/preview with MethodNotFound. */
+    private noPreview: LanguageClient | undefined;
     private readonly crashes = new CrashLimit(maxRestarts, crashWindowMs);
     private readOnly = new Map<string, boolean>();
     private starting: Promise<void> | undefined;
@@ -185,6 +188,7 @@ export class Ctx implements vscode.Disposable {
                 execute: (t, i, tok) => this.execute(t, i, tok),
                 readOnly: (t) => this.readOnly.get(t),
                 judgeShell: (command, cwd, tok) => this.judgeShell(command, cwd, tok),
+                preview: (t, i, tok) => this.preview(t, i, tok),
                 changed: (tool, env, origin) => this.chatEdits.changed(tool, env, origin),
             }),
             ...mcp.disposables,
@@ -348,6 +352,31 @@ export class Ctx implements vscode.Disposable {
     async catalog(): Promise<req.ToolInfo[]> {
         await this.ready();
         return (await this.running().sendRequest(req.tools)).tools;
+    }
+
+    /**
+     * whale/preview; undefined when the server is not running, cannot tell, or
+     * predates the request (MethodNotFound, remembered: the caller falls back
+     * to judging the call itself).
+     */
+    async preview(tool: string, input: Record<string, unknown>, token: vscode.CancellationToken): Promise<req.PreviewResult | undefined> {
+        const c = this.client;
+        if (!c?.isRunning() || this.noPreview === c) {
+            return undefined;
+        }
+        try {
+            return await c.sendRequest(req.preview, { tool, input }, token);
+        } catch (err) {
+            if ((err as { code?: unknown }).code === ErrorCodes.MethodNotFound) {
+                this.noPreview = c;
+                this.log.info('this whale-ls has no whale/preview: confirmations show the call without a preview');
+            } else {
+                this.log.warn(
+                    `whale/preview failed, so the confirmation shows the call without a preview: ${err instanceof Error ? err.message : String(err)}`,
+                );
+            }
+            return undefined;
+        }
     }
 
     /** whale/shell/judge; undefined when the server is not running or cannot tell (VS Code then asks). */

@@ -159,7 +159,7 @@ export function confirmation(
     rel: (p: string) => string = (p) => p,
     whale: WhaleAsks = {},
 ): { title: string; message: string } | undefined {
-    if (readOnly) {
+    if (readOnly || neverAsk.has(tool)) {
         return undefined;
     }
     if (tool === 'shell_run' && str(input.command)) {
@@ -173,5 +173,32 @@ export function confirmation(
     if (whale.review && reviewedTools.has(tool)) {
         return undefined;
     }
-    return { title: `Allow whale ${tool}?`, message: invocationMessage(tool, input, rel) };
+    // Plain words: a title is markdown, where `todo_add` would lose its underscore to italics.
+    return { title: `Allow whale ${tool.replace(/_/g, ' ')}?`, message: invocationMessage(tool, input, rel) };
+}
+
+/** Tools that never ask: their effect is whale's own bookkeeping or a question to the user. */
+export const neverAsk: ReadonlySet<string> = new Set(['update_plan', 'todo_add', 'todo_list', 'todo_update', 'todo_remove', 'request_user_input']);
+
+/** What `whale/preview` said (src/requests.ts PreviewResult), as far as the confirmation uses it. */
+export interface Preview {
+    readOnly: boolean;
+    whaleAsks: boolean;
+    title: string;
+    detail: string;
+    error?: string;
+}
+
+/**
+ * VS Code's confirmation from whale's preview: none when the call only
+ * reads, when whale itself will ask (review, the exec boundary), or when the
+ * plan already fails (the call changes nothing and the model reads why);
+ * otherwise the preview's title and its markdown (the diff in a ```diff
+ * fence, or the command, program, folder and why).
+ */
+export function previewConfirmation(p: Preview): { title: string; message: string } | undefined {
+    if (p.readOnly || p.whaleAsks || p.error) {
+        return undefined;
+    }
+    return { title: p.title, message: p.detail };
 }

@@ -118,6 +118,38 @@ export interface ShellJudgeResult {
 /** client → server: what whale will do with a shell_run command, before the call (one confirmation per command). */
 export const shellJudge = new RequestType<ShellJudgeParams, ShellJudgeResult, void>('whale/shell/judge');
 
+/** `whale/preview`: what a tool call will do, before it runs (the host's confirmation shows it). */
+export interface PreviewParams {
+    /** Catalog name, e.g. `edit`. */
+    tool: string;
+    /** The input exactly as the model sent it. */
+    input: Record<string, unknown>;
+}
+
+/** One file a previewed change touches. */
+export interface PreviewFile {
+    path: string;
+    added: number;
+    removed: number;
+}
+
+export interface PreviewResult {
+    /** The call only reads: nobody asks. */
+    readOnly: boolean;
+    /** whale itself will ask (review mode, the exec boundary's "ask"): the host does not ask again. */
+    whaleAsks: boolean;
+    /** Short plain words, e.g. "Edit src/main.go (+3 −1)". */
+    title: string;
+    /** Markdown: the unified diff in a ```diff fence for a change; command, program, folder and why for shell_run. */
+    detail: string;
+    files?: PreviewFile[];
+    /** Set when the plan fails (the call would fail the same way). */
+    error?: string;
+}
+
+/** client → server: a preview of a tool call; servers without it answer MethodNotFound (-32601). */
+export const preview = new RequestType<PreviewParams, PreviewResult, void>('whale/preview');
+
 // Prompts ----------------------------------------------------------------
 
 export type PromptKind = 'approval' | 'choice' | 'text' | 'review';

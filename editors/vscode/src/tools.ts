@@ -3,7 +3,7 @@
 // cancellation token and returns the Envelope's text.
 import * as vscode from 'vscode';
 import { catalogToolName } from './contributions';
-import { confirmation, invocationMessage, type ShellJudgement } from './invocation';
+import { confirmation, invocationMessage, neverAsk, previewConfirmation, type Preview, type ShellJudgement } from './invocation';
 import { sessionIdOf, type ChatOrigin } from './chatOrigin';
 import { manifest } from './manifest';
 import type { Envelope } from './requests';
@@ -16,6 +16,8 @@ export interface ToolHost {
     readOnly(tool: string): boolean | undefined;
     /** whale/shell/judge for a shell_run command; undefined when the server cannot tell. */
     judgeShell(command: string, cwd: string | undefined, token: vscode.CancellationToken): Promise<ShellJudgement | undefined>;
+    /** whale/preview of a call; undefined when the server cannot tell (older servers: the call is judged here). */
+    preview?(tool: string, input: Record<string, unknown>, token: vscode.CancellationToken): Promise<Preview | undefined>;
     /** A tool call's result, once it returned: what the chat shows of the files it changed (src/chatEdits.ts). */
     changed?(tool: string, env: Envelope, origin: ChatOrigin | undefined): Promise<{ message: string; uris: vscode.Uri[] } | undefined>;
 }
@@ -70,6 +72,17 @@ export function registerTools(extension: vscode.Extension<unknown>, host: ToolHo
             vscode.lm.registerTool<Record<string, unknown>>(name, {
                 async prepareInvocation(options, token) {
                     const input = options.input ?? {};
+                    if (host.readOnly(tool) === true || neverAsk.has(tool)) {
+                        return { invocationMessage: invocationMessage(tool, input, rel) };
+                    }
+                    const preview = await host.preview?.(tool, input, token);
+                    if (preview) {
+                        const c = previewConfirmation(preview);
+                        return {
+                            invocationMessage: invocationMessage(tool, input, rel),
+                            confirmationMessages: c && { title: c.title, message: new vscode.MarkdownString(c.message) },
+                        };
+                    }
                     const command = tool === 'shell_run' && typeof input.command === 'string' ? input.command : undefined;
                     const judged = command ? await host.judgeShell(command, typeof input.cwd === 'string' ? input.cwd : undefined, token) : undefined;
                     const review = vscode.workspace.getConfiguration('whale').get<string>('edits.review') === 'ask';

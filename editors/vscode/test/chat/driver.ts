@@ -46,6 +46,8 @@ const started = Date.now();
 const deadline = started + Number(env('E2E_DEADLINE_S', '600')) * 1000;
 const out = path.resolve(env('OUT'));
 const steps: Step[] = [];
+/** For each exec-boundary approval seen: its first button and the focused one. */
+const approvalDefaults: string[] = [];
 /** The workspace folder of the run (set in main). */
 let wsDir = '';
 
@@ -164,6 +166,20 @@ async function answer(page: Page, seen: Seen): Promise<boolean> {
             throw new NotReady(text);
         }
         const want = text.includes('chat-allow') ? 'Allow once' : text.includes('chat-deny') ? 'Deny' : undefined;
+        if (want) {
+            // The safe default: the first (primary) button and the keyboard focus are Deny.
+            const first = await dialog
+                .locator('.dialog-buttons .monaco-button')
+                .first()
+                .innerText()
+                .catch(() => '');
+            const focused = await page
+                .evaluate(
+                    () => (globalThis as unknown as { document: { activeElement: { textContent: string } | null } }).document.activeElement?.textContent ?? '',
+                )
+                .catch(() => '');
+            approvalDefaults.push(`first "${first.trim()}", focused "${focused.trim()}"`);
+        }
         if (!want) {
             throw new Error(`a dialog the scenario does not expect: "${text.slice(0, 200)}"`);
         }
@@ -772,6 +788,13 @@ async function main(): Promise<number> {
             }
             log(`chat turn ${exp.name}`);
             await turn(page, exp, logFile);
+        }
+        if (approvalDefaults.length > 0) {
+            pass(
+                "the exec boundary's approvals default to Deny (first, primary button with the keyboard focus)",
+                approvalDefaults.every((a) => a === 'first "Deny", focused "Deny"'),
+                approvalDefaults.join('; '),
+            );
         }
     } catch (err) {
         pass('driver', false, err instanceof Error ? (err.stack ?? err.message) : String(err));

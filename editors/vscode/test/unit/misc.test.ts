@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { failureReason, shortName } from '../../src/applyEditReason';
-import { confirmation, invocationMessage, patchFiles } from '../../src/invocation';
+import { confirmation, invocationMessage, neverAsk, patchFiles, previewConfirmation } from '../../src/invocation';
 import { bundledTarget, CrashLimit, crashLimitMessage, crashWindowMs, maxRestarts, resolveServerPath, type ResolveEnv } from '../../src/serverPath';
 
 test('invocation messages', () => {
@@ -214,4 +214,21 @@ test('resolveServerPath: PATH lookup', () => {
     );
     const home = resolveServerPath({ ...base, setting: '~/go/bin/whale-ls', isExecutable: (f) => f === '/home/u/go/bin/whale-ls' });
     assert.deepEqual(home, { ok: true, path: '/home/u/go/bin/whale-ls', source: 'setting' });
+});
+
+test('never asked: read-only tools, the plan, todos and questions to the user', () => {
+    for (const tool of ['update_plan', 'todo_add', 'todo_update', 'todo_remove', 'request_user_input']) {
+        assert.equal(confirmation(tool, {}, false), undefined, `confirmation(${tool})`);
+    }
+    assert.equal(confirmation('write', { file_path: 'a_b.ts' }, false)?.title, 'Allow whale write?');
+    assert.equal(confirmation('multi_edit', { file_path: 'a.ts' }, false)?.title, 'Allow whale multi edit?', 'plain words, no underscore for markdown to eat');
+});
+
+test('previewConfirmation: the diff or the command as whale previews it; nobody asks when it reads, whale asks, or it fails', () => {
+    const p = { readOnly: false, whaleAsks: false, title: 'Edit src/main.go (+3 \u22121)', detail: '```diff\n-a\n+b\n```' };
+    assert.deepEqual(previewConfirmation(p), { title: p.title, message: p.detail });
+    assert.equal(previewConfirmation({ ...p, readOnly: true }), undefined);
+    assert.equal(previewConfirmation({ ...p, whaleAsks: true }), undefined);
+    assert.equal(previewConfirmation({ ...p, error: 'search text not found' }), undefined);
+    assert.ok(neverAsk.has('todo_add'));
 });

@@ -27,18 +27,19 @@ const approval: PromptParams = {
     ],
 };
 
-test('approval is a modal with Allow once, Allow for this session, Deny', () => {
+test('approval is a modal with Deny first (primary, focused), then Allow once, Allow for this session', () => {
     const q = approvalModal(approval);
     assert.equal(q.message, 'Run /usr/bin/rm?');
     assert.match(q.detail, /program: \/usr\/bin\/rm/);
     assert.deepEqual(
         q.buttons.map((b) => b.label),
-        ['Allow once', 'Allow for this session', 'Deny'],
+        ['Deny', 'Allow once', 'Allow for this session'],
     );
     assert.deepEqual(
         approvalModal({ ...approval, options: [] }).buttons.map((b) => b.id),
-        ['allow_once', 'allow_session', 'deny'],
+        ['deny', 'allow_once', 'allow_session'],
     );
+    assert.match(q.detail, /Cancel or Escape denies as well\.$/);
 });
 
 test('answers: a pick, a text, and dismissal', () => {
