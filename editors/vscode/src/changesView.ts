@@ -182,6 +182,16 @@ export class Changes implements vscode.Disposable {
             return;
         }
         const what = entry ? `"${entryLabel(entry)}"` : `change ${id}`;
+        if (mode === 'id') {
+            const ok = await vscode.window.showWarningMessage(
+                `Revert ${what}?`,
+                { modal: true, detail: 'Edits made since elsewhere in the files are kept. The revert is itself a change that can be reverted.' },
+                'Revert',
+            );
+            if (ok !== 'Revert') {
+                return;
+            }
+        }
         if (mode === 'to') {
             const through = this.model.through(id);
             const n = Math.max(through.length, 1);

@@ -461,6 +461,17 @@ async function changesRevert(page: Page): Promise<void> {
             .locator('.action-label', { hasText: /^\s*Revert this change\s*$/ })
             .first()
             .click({ timeout: 5000 });
+        // "Revert this change" asks first, as "Revert to before this" does.
+        const dialog = page.locator('.monaco-dialog-box').first();
+        await dialog.waitFor({ state: 'visible', timeout: 10_000 });
+        const asked = (await dialog.innerText().catch(() => '')).replace(/\s+/g, ' ');
+        await screenshot(page, 'changes-revert-confirm.png');
+        await dialog
+            .locator('.dialog-buttons .monaco-button', { hasText: /^\s*Revert\s*$/ })
+            .first()
+            .click({ timeout: 5000 });
+        detail += `; asked: ${asked.slice(0, 160)}`;
+        ok = ok && asked.includes('Revert');
         await sleep(1500);
         await screenshot(page, 'changes-reverted.png');
     } catch (err) {
