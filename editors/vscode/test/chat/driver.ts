@@ -167,9 +167,11 @@ async function answer(page: Page, seen: Seen): Promise<boolean> {
         }
         const want = text.includes('chat-allow') ? 'Allow once' : text.includes('chat-deny') ? 'Deny' : undefined;
         if (want) {
-            // The safe default: the first (primary) button and the keyboard focus are Deny.
+            // The safe default: the primary button (VS Code styles the others `secondary`; on Linux it
+            // is the rightmost) and the keyboard focus are Deny.
+            await screenshot(page, `chat-approval-${want === 'Deny' ? 'deny' : 'allow'}.png`);
             const first = await dialog
-                .locator('.dialog-buttons .monaco-button')
+                .locator('.dialog-buttons .monaco-button:not(.secondary)')
                 .first()
                 .innerText()
                 .catch(() => '');
@@ -178,7 +180,7 @@ async function answer(page: Page, seen: Seen): Promise<boolean> {
                     () => (globalThis as unknown as { document: { activeElement: { textContent: string } | null } }).document.activeElement?.textContent ?? '',
                 )
                 .catch(() => '');
-            approvalDefaults.push(`first "${first.trim()}", focused "${focused.trim()}"`);
+            approvalDefaults.push(`primary "${first.trim()}", focused "${focused.trim()}"`);
         }
         if (!want) {
             throw new Error(`a dialog the scenario does not expect: "${text.slice(0, 200)}"`);
@@ -791,8 +793,8 @@ async function main(): Promise<number> {
         }
         if (approvalDefaults.length > 0) {
             pass(
-                "the exec boundary's approvals default to Deny (first, primary button with the keyboard focus)",
-                approvalDefaults.every((a) => a === 'first "Deny", focused "Deny"'),
+                "the exec boundary's approvals default to Deny (the primary button, with the keyboard focus)",
+                approvalDefaults.every((a) => a === 'primary "Deny", focused "Deny"'),
                 approvalDefaults.join('; '),
             );
         }
