@@ -34,7 +34,7 @@ import {
     type Workbench,
 } from '../e2e/harness';
 import type { LogEntry } from './model/extension';
-import { agentEditBefore, agentEditFile, expectations, message, type Expect } from './scenarios';
+import { agentEditBefore, agentEditFile, expectations, message, undoBefore, undoFile, type Expect } from './scenarios';
 
 interface Step {
     name: string;
@@ -364,6 +364,32 @@ async function turn(page: Page, exp: Expect, logFile: string): Promise<void> {
     if (exp.name === 'copilot-edit') {
         await copilotEditShown(page);
     }
+    if (exp.name === 'whale-undo-hunk') {
+        await undoHunk(page);
+    }
+}
+
+/** Clicks Undo above the changed hunk in the editor: whale puts the old line back (a journaled edit). */
+async function undoHunk(page: Page): Promise<void> {
+    const undo = page.locator('.part.editor .codelens-decoration a', { hasText: /Undo/ }).first();
+    const shown = await undo.waitFor({ timeout: 10_000 }).then(
+        () => true,
+        () => false,
+    );
+    if (shown) {
+        await undo.click({ timeout: 5000 });
+    }
+    const until = Date.now() + 10_000;
+    while (readWs(undoFile) !== undoBefore && Date.now() < until) {
+        await sleep(300);
+    }
+    await screenshot(page, 'editor-whale-undo-hunk.png');
+    const changes = (await (await showWhaleView(page)).innerText().catch(() => '')).replace(/\s+/g, ' ');
+    pass(
+        'chat turn "whale-undo-hunk": Undo above the hunk puts the old line back, as a whale change in the journal',
+        shown && readWs(undoFile) === undoBefore && /edit undo\.ts[\s\S]*edit undo\.ts/.test(changes),
+        `Undo ${shown ? 'shown' : 'not shown'}; the file: ${JSON.stringify(readWs(undoFile))}; Changes: ${changes.slice(0, 300)}`,
+    );
 }
 
 /** Picks an agent (custom agents included) in the chat's agent picker, as a user does. */

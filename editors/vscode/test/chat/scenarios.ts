@@ -3,7 +3,8 @@
 // the message, answers what the user is asked and checks the outcome,
 // test/chat/driver.ts). Each runs as one turn in a new chat.
 
-export type ScenarioName = 'read' | 'edit' | 'shell' | 'write-command' | 'ask-allow' | 'ask-deny' | 'user-input' | 'plan' | 'whale-agent-edit' | 'copilot-edit';
+export type ScenarioName =
+    'read' | 'edit' | 'shell' | 'write-command' | 'ask-allow' | 'ask-deny' | 'user-input' | 'plan' | 'whale-agent-edit' | 'whale-undo-hunk' | 'copilot-edit';
 
 export interface Expect {
     name: ScenarioName;
@@ -38,12 +39,22 @@ export const expectations: Expect[] = [
         approvals: 0,
         agent: 'Whale',
     },
+    {
+        name: 'whale-undo-hunk',
+        title: 'Undo of one hunk in the editor takes a whale edit back through the journal',
+        result: /^Edited[\s\S]*undone soon/,
+        confirmations: -1,
+        approvals: 0,
+        agent: 'Whale',
+    },
     // Copilot's own edit tool in the default agent, for comparison: what VS Code shows for an edit of the chat's editing session.
     { name: 'copilot-edit', title: "Copilot's own edit tool, for comparison", result: /./, confirmations: -1, approvals: 0, agent: 'Agent' },
 ];
 
 /** The file the Whale agent's edit changes, and its text before the turn. */
 export const agentEditFile = 'src/agent.ts';
+export const undoFile = 'src/undo.ts';
+export const undoBefore = 'export const state = "before";\n';
 export const agentEditBefore = 'const greeting = "hello";\n\nexport function greet(name: string): string {\n    return `${greeting}, ${name}`;\n}\n';
 
 /** The chat message that starts a scenario. */

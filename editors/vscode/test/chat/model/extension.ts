@@ -7,7 +7,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { agentEditBefore, agentEditFile, scenarioOf, type ScenarioName } from '../scenarios';
+import { agentEditBefore, agentEditFile, scenarioOf, undoBefore, undoFile, type ScenarioName } from '../scenarios';
 
 interface Check {
     name: string;
@@ -145,6 +145,20 @@ const scenarios: Record<ScenarioName, Scenario> = {
                 titles.join(' | '),
             );
         },
+    },
+    'whale-undo-hunk': {
+        async before(t) {
+            const file = path.join(t.root, undoFile);
+            fs.writeFileSync(file, undoBefore);
+            const doc = await vscode.workspace.openTextDocument(file);
+            await vscode.window.showTextDocument(doc, { preview: false, preserveFocus: true, viewColumn: vscode.ViewColumn.Beside });
+        },
+        calls: [
+            (t) => ({
+                name: 'whale_edit',
+                input: { file_path: path.join(t.root, undoFile), search: 'export const state = "before";', replace: 'export const state = "undone soon";' },
+            }),
+        ],
     },
     'copilot-edit': {
         async before(t) {
