@@ -383,12 +383,18 @@ async function undoHunk(page: Page): Promise<void> {
     while (readWs(undoFile) !== undoBefore && Date.now() < until) {
         await sleep(300);
     }
+    // The hunk is settled: its Keep/Undo go away (VS Code refreshes CodeLenses after a short delay).
+    let lensGone = false;
+    while (!lensGone && Date.now() < until + 5000) {
+        lensGone = (await undo.count().catch(() => 1)) === 0;
+        await sleep(300);
+    }
     await screenshot(page, 'editor-whale-undo-hunk.png');
     const changes = (await (await showWhaleView(page)).innerText().catch(() => '')).replace(/\s+/g, ' ');
     pass(
         'chat turn "whale-undo-hunk": Undo above the hunk puts the old line back, as a whale change in the journal',
-        shown && readWs(undoFile) === undoBefore && /edit undo\.ts[\s\S]*edit undo\.ts/.test(changes),
-        `Undo ${shown ? 'shown' : 'not shown'}; the file: ${JSON.stringify(readWs(undoFile))}; Changes: ${changes.slice(0, 300)}`,
+        shown && lensGone && readWs(undoFile) === undoBefore && /edit undo\.ts[\s\S]*edit undo\.ts/.test(changes),
+        `Undo ${shown ? 'shown' : 'not shown'}, ${lensGone ? 'then gone' : 'still shown after the undo'}; the file: ${JSON.stringify(readWs(undoFile))}; Changes: ${changes.slice(0, 300)}`,
     );
 }
 

@@ -327,3 +327,20 @@ test('languageFeatures: definition and references from LocationLink/Location, re
     assert.equal(readFileSync(a, 'utf8'), 'export function welcome(): string {\n    return "hi";\n}\n');
     assert.equal(readFileSync(b, 'utf8'), 'import { welcome } from "./greet";\nconsole.log(welcome());\n');
 });
+
+test('whale/preview answers with the contract, or MethodNotFound (the extension then confirms as before)', { skip }, async () => {
+    writeFileSync(path.join(ws, 'preview.txt'), 'one\ntwo\n');
+    let r: req.PreviewResult | undefined;
+    try {
+        r = await conn.sendRequest(req.preview, { tool: 'edit', input: { file_path: 'preview.txt', search: 'two', replace: 'TWO' } });
+    } catch (err) {
+        assert.equal((err as { code?: number }).code, -32601, `whale/preview failed with something else than MethodNotFound: ${String(err)}`);
+        return;
+    }
+    assert.equal(typeof r.readOnly, 'boolean');
+    assert.equal(typeof r.whaleAsks, 'boolean');
+    assert.equal(r.readOnly, false);
+    assert.match(r.title, /preview\.txt/);
+    assert.match(r.detail, /```diff[\s\S]*-two[\s\S]*\+TWO/);
+    assert.equal(readFileSync(path.join(ws, 'preview.txt'), 'utf8'), 'one\ntwo\n', 'a preview changes nothing');
+});
