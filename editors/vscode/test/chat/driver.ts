@@ -396,6 +396,8 @@ async function undoHunk(page: Page): Promise<void> {
         shown && lensGone && readWs(undoFile) === undoBefore && /edit undo\.ts[\s\S]*edit undo\.ts/.test(changes),
         `Undo ${shown ? 'shown' : 'not shown'}, ${lensGone ? 'then gone' : 'still shown after the undo'}; the file: ${JSON.stringify(readWs(undoFile))}; Changes: ${changes.slice(0, 300)}`,
     );
+    // The next turn's "Chat: New Chat" opens where the focus is: not beside, in undo.ts's group.
+    await runCommand(page, 'View: Close All Editors');
 }
 
 /** Picks an agent (custom agents included) in the chat's agent picker, as a user does. */
