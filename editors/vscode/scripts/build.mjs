@@ -14,7 +14,9 @@ const arg = process.argv[2] ?? '';
 if (arg === '--sync') {
     await build({ ...common, entryPoints: ['scripts/sync-package.ts'], outfile: 'out/sync-package.js' });
 } else if (arg === '--tests') {
-    const tests = readdirSync('test/unit').filter((f) => f.endsWith('.test.ts')).map((f) => `test/unit/${f}`);
+    const tests = readdirSync('test/unit')
+        .filter((f) => f.endsWith('.test.ts'))
+        .map((f) => `test/unit/${f}`);
     await build({ ...common, entryPoints: tests, outdir: 'out/test/unit' });
 } else if (arg === '--e2e') {
     await build({ ...common, entryPoints: ['test/e2e/driver.ts'], outfile: 'out/test/e2e/driver.js', external: ['vscode', 'playwright-core'] });

@@ -28,7 +28,10 @@ function whaleJSON(server: string, args: string[]): unknown {
  */
 export async function readCatalog(server: string): Promise<ToolsResult> {
     const ws = mkdtempSync(path.join(tmpdir(), 'whale-catalog-'));
-    const child = spawn(server, ['serve', '--log-level', 'error'], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...serverEnv(), XDG_STATE_HOME: path.join(ws, '.state') } });
+    const child = spawn(server, ['serve', '--log-level', 'error'], {
+        stdio: ['pipe', 'pipe', 'pipe'],
+        env: { ...serverEnv(), XDG_STATE_HOME: path.join(ws, '.state') },
+    });
     let stderr = '';
     child.stderr.on('data', (b) => (stderr += String(b)));
     const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
@@ -38,7 +41,12 @@ export async function readCatalog(server: string): Promise<ToolsResult> {
     try {
         const talk = async () => {
             const uri = pathToFileURL(ws).href;
-            await conn.sendRequest('initialize', { processId: process.pid, rootUri: uri, workspaceFolders: [{ uri, name: 'catalog' }], capabilities: { experimental: { whale: extensionCapabilities } } });
+            await conn.sendRequest('initialize', {
+                processId: process.pid,
+                rootUri: uri,
+                workspaceFolders: [{ uri, name: 'catalog' }],
+                capabilities: { experimental: { whale: extensionCapabilities } },
+            });
             await conn.sendNotification('initialized', {});
             const catalog = await conn.sendRequest(tools);
             await conn.sendRequest('shutdown');
@@ -47,7 +55,10 @@ export async function readCatalog(server: string): Promise<ToolsResult> {
         };
         return await Promise.race([talk(), failed]);
     } catch (err) {
-        throw new Error(`reading the catalog from \`${server} serve\` failed: ${err instanceof Error ? err.message : String(err)}${stderr ? `\n${stderr.trim()}` : ''}`);
+        throw new Error(
+            `reading the catalog from \`${server} serve\` failed: ${err instanceof Error ? err.message : String(err)}${stderr ? `\n${stderr.trim()}` : ''}`,
+            { cause: err },
+        );
     } finally {
         const killer = setTimeout(() => child.kill(), 5000);
         child.stdin.end();
@@ -63,9 +74,14 @@ export function readSettings(server: string): SettingsResult {
     return whaleJSON(server, ['settings', '--json']) as SettingsResult;
 }
 
+/** The parts of package.json that packageDrift compares. */
+interface PackageShape {
+    contributes?: { configuration?: { properties?: Named }; languageModelTools?: unknown };
+}
+
 /** package.json text with the generated contributions in place. */
 export function syncedPackageJson(text: string, catalog: ToolsResult, settings: SettingsResult): string {
-    const pkg = JSON.parse(text);
+    const pkg = JSON.parse(text) as { contributes?: Record<string, unknown> };
     pkg.contributes = { ...pkg.contributes, ...generatedContributes(catalog.tools, settings.settings) };
     return JSON.stringify(pkg, null, 4) + '\n';
 }
@@ -127,11 +143,16 @@ export function packageDrift(text: string, want: string): string[] {
     if (text === want) {
         return [];
     }
-    const have = JSON.parse(text);
-    const wanted = JSON.parse(want);
+    const have = JSON.parse(text) as PackageShape;
+    const wanted = JSON.parse(want) as PackageShape;
     const lines = [
-        ...differing(have.contributes?.configuration?.properties ?? {}, wanted.contributes.configuration.properties, 'setting', settingSource),
-        ...differing(byName(have.contributes?.languageModelTools), byName(wanted.contributes.languageModelTools), 'language-model tool', () => "the catalog of a `whale-ls serve` session with the extension's capabilities"),
+        ...differing(have.contributes?.configuration?.properties ?? {}, wanted.contributes?.configuration?.properties ?? {}, 'setting', settingSource),
+        ...differing(
+            byName(have.contributes?.languageModelTools),
+            byName(wanted.contributes?.languageModelTools),
+            'language-model tool',
+            () => "the catalog of a `whale-ls serve` session with the extension's capabilities",
+        ),
     ];
     if (lines.length === 0) {
         lines.push('package.json differs from the generated text elsewhere than in one setting or tool (formatting, order or the configuration title)');

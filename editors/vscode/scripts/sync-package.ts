@@ -7,6 +7,7 @@
 //   node out/sync-package.js [--check] [--server PATH]   (default: bin/whale-ls)
 import * as fs from 'fs';
 import * as path from 'path';
+import { agentFile, agentFilePath } from '../src/contributions';
 import { packageDrift, readCatalog, readSettings, syncedPackageJson } from './catalog';
 
 async function main(): Promise<void> {
@@ -17,24 +18,33 @@ async function main(): Promise<void> {
     const server = i >= 0 ? args[i + 1] : path.join(root, 'bin', 'whale-ls');
     const file = path.join(root, 'package.json');
     const text = fs.readFileSync(file, 'utf8');
-    const want = syncedPackageJson(text, await readCatalog(server), readSettings(server));
-    if (want === text) {
-        console.log('package.json is in sync with the whale-ls catalog and settings');
+    const catalog = await readCatalog(server);
+    const want = syncedPackageJson(text, catalog, readSettings(server));
+    const agentPath = path.join(root, agentFilePath);
+    const agentHave = fs.existsSync(agentPath) ? fs.readFileSync(agentPath, 'utf8') : '';
+    const agentWant = agentFile(catalog.tools);
+    if (want === text && agentHave === agentWant) {
+        console.log(`package.json and ${agentFilePath} are in sync with the whale-ls catalog and settings`);
         return;
     }
     if (check) {
-        console.error('package.json is out of date with whale-ls:');
+        console.error('package.json or the Whale agent is out of date with whale-ls:');
         for (const line of packageDrift(text, want)) {
             console.error(`  ${line}`);
         }
-        console.error('Run `npm run sync` and commit package.json.');
+        if (agentHave !== agentWant) {
+            console.error(`  ${agentFilePath} differs from the one generated from the catalog`);
+        }
+        console.error(`Run \`npm run sync\` and commit package.json and ${agentFilePath}.`);
         process.exit(1);
     }
     fs.writeFileSync(file, want);
-    console.log('package.json updated from the whale-ls catalog and settings');
+    fs.mkdirSync(path.dirname(agentPath), { recursive: true });
+    fs.writeFileSync(agentPath, agentWant);
+    console.log(`package.json and ${agentFilePath} updated from the whale-ls catalog and settings`);
 }
 
-main().catch((err) => {
+main().catch((err: unknown) => {
     console.error(err instanceof Error ? err.message : String(err));
     process.exit(1);
 });

@@ -12,6 +12,6 @@ export function startWhale(extension: vscode.ExtensionContext, options?: CtxOpti
         vscode.commands.registerCommand('whale.showOutput', () => c.showOutput()),
         vscode.commands.registerCommand('whale.showTerminals', () => c.showTerminals()),
     );
-    c.start().catch((err) => c.log.error(`whale-ls did not start: ${err instanceof Error ? err.message : String(err)}`));
+    c.start().catch((err: unknown) => c.log.error(`whale-ls did not start: ${err instanceof Error ? err.message : String(err)}`));
     return c;
 }

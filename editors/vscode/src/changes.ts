@@ -11,10 +11,7 @@ export const changeScheme = 'whale-change';
 /** How many entries the view asks for. */
 export const listLimit = 100;
 
-export type ChangeNode =
-    | { kind: 'entry'; entry: ChangeEntry }
-    | { kind: 'file'; entry: ChangeEntry; file: ChangeFile }
-    | { kind: 'dropped'; count: number };
+export type ChangeNode = { kind: 'entry'; entry: ChangeEntry } | { kind: 'file'; entry: ChangeEntry; file: ChangeFile } | { kind: 'dropped'; count: number };
 
 /** What a tree item shows; `icon` is a codicon id. */
 export interface ItemView {
@@ -77,7 +74,7 @@ export function entryView(e: ChangeEntry, now?: Date): ItemView {
         id: `whale.change/${e.id}`,
         label: entryLabel(e),
         description: formatTime(e.time, now),
-        tooltip: [e.id, revert ? `reverts ${e.revertOf!.join(', ')}` : '', e.callId ? `call ${e.callId}` : ''].filter(Boolean).join('\n'),
+        tooltip: [e.id, revert ? `reverts ${(e.revertOf ?? []).join(', ')}` : '', e.callId ? `call ${e.callId}` : ''].filter(Boolean).join('\n'),
         contextValue: entryContext,
         icon: revert ? 'discard' : e.tool === 'shell_run' ? 'terminal' : 'edit',
         collapsible: e.files.length > 0,
@@ -234,7 +231,11 @@ export class ChangeDocuments {
             }
         });
         while (this.diffs.size > this.max) {
-            this.diffs.delete(this.diffs.keys().next().value!);
+            const oldest = this.diffs.keys().next();
+            if (oldest.done) {
+                break;
+            }
+            this.diffs.delete(oldest.value);
         }
         return p;
     }
@@ -295,7 +296,12 @@ export function conflictMessage(r: ChangesRevertResult, rel: (p: string) => stri
 
 /** The conflict report document: per file its reason and the hunks that blocked the revert. */
 export function conflictReport(r: ChangesRevertResult, what: string, rel: (p: string) => string = (p) => p): string {
-    const lines = [`# whale could not revert ${what}: ${r.code}`, `# ${(r.text || 'the files changed since').split('\n').join('\n# ')}`, '# Nothing was changed. The hunks below are the ones that would have overwritten later changes.', ''];
+    const lines = [
+        `# whale could not revert ${what}: ${r.code}`,
+        `# ${(r.text || 'the files changed since').split('\n').join('\n# ')}`,
+        '# Nothing was changed. The hunks below are the ones that would have overwritten later changes.',
+        '',
+    ];
     for (const c of r.conflicts ?? []) {
         lines.push(`# ${rel(c.path)}: ${c.reason}`);
         for (const h of c.hunks ?? []) {

@@ -151,7 +151,8 @@ export class Changes implements vscode.Disposable {
         const entry = this.model.entry(id) ?? (node && node.kind !== 'dropped' ? node.entry : undefined);
         const listed = entry?.files.find((f) => f.path === file.path);
         const base = vscode.Uri.parse(file.uri);
-        const side = (s: 'before' | 'after') => base.with({ scheme: changeScheme, query: changeDocQuery({ kind: 'side', id, path: file.path, side: s }), fragment: '' });
+        const side = (s: 'before' | 'after') =>
+            base.with({ scheme: changeScheme, query: changeDocQuery({ kind: 'side', id, path: file.path, side: s }), fragment: '' });
         const title = entry && listed ? diffTitle(entry, listed) : `${rel(file.path)} (change ${id}) before \u2194 after`;
         await vscode.commands.executeCommand('vscode.diff', side('before'), side('after'), title, { preview: true });
     }
@@ -181,16 +182,30 @@ export class Changes implements vscode.Disposable {
             return;
         }
         const what = entry ? `"${entryLabel(entry)}"` : `change ${id}`;
+        if (mode === 'id') {
+            const ok = await vscode.window.showWarningMessage(
+                `Revert ${what}?`,
+                { modal: true, detail: 'Edits made since elsewhere in the files are kept. The revert is itself a change that can be reverted.' },
+                'Revert',
+            );
+            if (ok !== 'Revert') {
+                return;
+            }
+        }
         if (mode === 'to') {
             const through = this.model.through(id);
             const n = Math.max(through.length, 1);
-            const detail = through
-                .slice(0, 10)
-                .map((e) => `${formatTime(e.time)}  ${entryLabel(e)}`)
-                .join('\n') + (through.length > 10 ? `\n… and ${through.length - 10} more` : '');
+            const detail =
+                through
+                    .slice(0, 10)
+                    .map((e) => `${formatTime(e.time)}  ${entryLabel(e)}`)
+                    .join('\n') + (through.length > 10 ? `\n… and ${through.length - 10} more` : '');
             const ok = await vscode.window.showWarningMessage(
                 n === 1 ? `Revert ${what}?` : `Revert ${what} and the ${n - 1} later ${n === 2 ? 'change' : 'changes'}?`,
-                { modal: true, detail: `${detail}\n\nNewest first, all or nothing; edits made since elsewhere in the files are kept. The revert is itself a change that can be reverted.` },
+                {
+                    modal: true,
+                    detail: `${detail}\n\nNewest first, all or nothing; edits made since elsewhere in the files are kept. The revert is itself a change that can be reverted.`,
+                },
                 'Revert',
             );
             if (ok !== 'Revert') {
@@ -225,7 +240,9 @@ export class Changes implements vscode.Disposable {
             }
             return;
         }
-        void vscode.window.showErrorMessage(r.code === 'not_found' ? `${what} is no longer in the journal: ${r.text}` : `whale could not revert ${what}: ${r.code}: ${r.text}`);
+        void vscode.window.showErrorMessage(
+            r.code === 'not_found' ? `${what} is no longer in the journal: ${r.text}` : `whale could not revert ${what}: ${r.code}: ${r.text}`,
+        );
     }
 
     dispose(): void {

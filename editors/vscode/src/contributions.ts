@@ -61,7 +61,8 @@ export function languageModelTools(catalog: ToolInfo[]): LanguageModelToolContri
             }
             return {
                 name,
-                displayName: `Whale: ${displayName(t.name)}`,
+                // The chat's tool picker and `#` completion put the source ("Whale") before it already.
+                displayName: displayName(t.name),
                 toolReferenceName: name,
                 userDescription: firstSentence(t.description),
                 modelDescription: t.description,
@@ -98,10 +99,30 @@ export interface SettingsResult {
  * scope): a repository's `.vscode/settings.json` must not pick them.
  */
 export const clientSettings: Record<string, Record<string, unknown>> = {
-    serverPath: { type: 'string', default: '', scope: 'machine', markdownDescription: 'Path of the `whale-ls` binary. Empty: the binary shipped in the extension, else `whale-ls` on `PATH`.' },
-    'server.extraEnv': { type: 'object', default: {}, additionalProperties: { type: 'string' }, scope: 'machine', markdownDescription: 'Extra environment variables for the `whale-ls` process.' },
-    'trace.server': { type: 'string', enum: ['off', 'messages', 'verbose'], default: 'off', markdownDescription: 'Trace the JSON-RPC traffic with whale-ls in the output channel **Whale Trace**.' },
-    'terminals.reveal': { type: 'boolean', default: false, markdownDescription: 'Show a whale terminal as soon as its task starts (otherwise it opens in the background).' },
+    serverPath: {
+        type: 'string',
+        default: '',
+        scope: 'machine',
+        markdownDescription: 'Path of the `whale-ls` binary. Empty: the binary shipped in the extension, else `whale-ls` on `PATH`.',
+    },
+    'server.extraEnv': {
+        type: 'object',
+        default: {},
+        additionalProperties: { type: 'string' },
+        scope: 'machine',
+        markdownDescription: 'Extra environment variables for the `whale-ls` process.',
+    },
+    'trace.server': {
+        type: 'string',
+        enum: ['off', 'messages', 'verbose'],
+        default: 'off',
+        markdownDescription: 'Trace the JSON-RPC traffic with whale-ls in the output channel **Whale Trace**.',
+    },
+    'terminals.reveal': {
+        type: 'boolean',
+        default: false,
+        markdownDescription: 'Show a whale terminal as soon as its task starts (otherwise it opens in the background).',
+    },
     [mcpServerSetting]: {
         type: 'boolean',
         default: false,
@@ -181,7 +202,131 @@ export function serverSettingsObject(keys: string[], get: (key: string) => unkno
     return out;
 }
 
+// ---------------------------------------------------------------------------
+// Tool sets and the Whale agent
+// ---------------------------------------------------------------------------
+
+/** One `contributes.languageModelToolSets` entry (VS Code 1.139: name, description, icon, tools). */
+export interface ToolSetContribution {
+    name: string;
+    description: string;
+    icon: string;
+    /** Tool reference names (`whale_edit`) or names of tool sets listed before this one. */
+    tools: string[];
+}
+
+/** The tool set `#whale`: every whale tool, through the sub-sets. */
+export const whaleToolSet = 'whale';
+
+/** The sub-sets of `#whale`, in picker order; `groups` are catalog groups, `names` single tools (they win). */
+const subSets: Array<{ name: string; description: string; icon: string; groups: string[]; names: string[] }> = [
+    {
+        name: 'whale-files',
+        description: 'Read, search, edit and revert files through whale (journaled, version-checked edits)',
+        icon: '$(files)',
+        groups: ['files', 'search', 'edit'],
+        names: [],
+    },
+    {
+        name: 'whale-shell',
+        description: "Shell commands in whale's editor terminals, behind its exec boundary",
+        icon: '$(terminal)',
+        groups: ['shell'],
+        names: [],
+    },
+    {
+        name: 'whale-plan',
+        description: "The plan, the todo list and questions to you, shown in whale's view",
+        icon: '$(checklist)',
+        groups: ['plan', 'todo', 'input'],
+        names: [],
+    },
+    {
+        name: 'whale-language',
+        description: "What VS Code's language servers know: problems, symbols, definitions, references, hover, rename",
+        icon: '$(symbol-class)',
+        groups: [],
+        names: ['problems', 'symbols', 'document_symbols', 'definition', 'references', 'hover', 'rename'],
+    },
+    { name: 'whale-web', description: 'Web search and fetching pages', icon: '$(globe)', groups: ['web'], names: [] },
+];
+
+/**
+ * `contributes.languageModelToolSets`: one sub-set per kind of tool, then
+ * `whale` holding the sub-sets. Every contributed tool is in exactly one
+ * sub-set; a tool whose catalog group no sub-set takes throws, naming where to
+ * place it.
+ */
+export function toolSets(catalog: ToolInfo[]): ToolSetContribution[] {
+    const sets = subSets.map((s) => ({ name: s.name, description: s.description, icon: s.icon, tools: [] as string[] }));
+    for (const t of catalog.filter((c) => c.group !== 'test')) {
+        let i = subSets.findIndex((s) => s.names.includes(t.name));
+        if (i < 0) {
+            i = subSets.findIndex((s) => s.groups.includes(t.group));
+        }
+        if (i < 0) {
+            throw new Error(`tool ${t.name} (group ${t.group}) is in no whale tool set; add its group to subSets in src/contributions.ts`);
+        }
+        sets[i].tools.push(lmToolName(t.name));
+    }
+    const used = sets.filter((s) => s.tools.length > 0);
+    return [
+        ...used,
+        {
+            name: whaleToolSet,
+            description: "Every whale tool: files, shell, plan, language, web (whale's edits are journaled and revertible)",
+            icon: '$(tools)',
+            tools: used.map((s) => s.name),
+        },
+    ];
+}
+
+/**
+ * Built-in tools the Whale agent keeps because whale has no equivalent:
+ * `agent` (VS Code's tool set of `runSubagent`). Nothing that edits files or
+ * runs commands: those are whale's.
+ */
+export const agentBuiltinTools: readonly string[] = ['agent'];
+
+/** Where the Whale agent's file lives in the extension (contributes.chatAgents). */
+export const agentFilePath = 'agents/whale.agent.md';
+
+/**
+ * The Whale agent (a VS Code custom agent, `.agent.md`): whale's tools by
+ * their reference names (which work whether or not VS Code registers the tool
+ * sets) plus agentBuiltinTools, and instructions to do all file and shell work
+ * through them.
+ */
+export function agentFile(catalog: ToolInfo[]): string {
+    const tools = [...languageModelTools(catalog).map((t) => t.toolReferenceName), ...agentBuiltinTools];
+    return [
+        '---',
+        'name: Whale',
+        "description: Coding agent whose every edit and command goes through whale: exact, journaled, revertible edits in the editor's buffers; commands in editor terminals behind whale's exec boundary.",
+        `tools: [${tools.map((t) => `'${t}'`).join(', ')}]`,
+        '---',
+        '<!-- Generated by `npm run sync` from the whale-ls catalog (src/contributions.ts, agentFile). -->',
+        "You are a coding agent working in the user's workspace through whale's tools.",
+        '',
+        '- Read before you edit: `whale_read_file`, `whale_grep`, `whale_search_files`, `whale_list_dir`.',
+        '- Change files only with `whale_edit`, `whale_multi_edit`, `whale_write` or `whale_apply_patch`. Each change is',
+        '  journaled; `whale_changes_list` shows them and `whale_changes_revert` takes one back.',
+        '- Run commands only with `whale_shell_run` (then `whale_shell_wait`, `whale_write_stdin`, `whale_shell_cancel`).',
+        '- Use the language tools (`whale_problems`, `whale_definition`, `whale_references`, `whale_rename`, …) for what the',
+        "  editor's language servers know, and check `whale_problems` after an edit.",
+        '- Keep the plan and todos current with `whale_update_plan` and the `whale_todo_*` tools; ask the user with',
+        '  `whale_request_user_input` when a choice is theirs.',
+        '- When a tool result says what to do next (re-read, add context, wait for a task), do that.',
+        '',
+    ].join('\n');
+}
+
 /** The whole generated part of package.json's `contributes`. */
 export function generatedContributes(catalog: ToolInfo[], settings: ServerSetting[]): Record<string, unknown> {
-    return { languageModelTools: languageModelTools(catalog), configuration: configuration(settings) };
+    return {
+        languageModelTools: languageModelTools(catalog),
+        languageModelToolSets: toolSets(catalog),
+        chatAgents: [{ path: `./${agentFilePath}` }],
+        configuration: configuration(settings),
+    };
 }

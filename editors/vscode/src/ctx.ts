@@ -10,6 +10,7 @@ import {
     ErrorAction,
     ApplyWorkspaceEditRequest,
     ResponseError,
+    ErrorCodes,
     ExecuteCommandRequest,
     LanguageClient,
     State,
@@ -22,6 +23,7 @@ import {
     type TextDocumentEdit,
 } from 'vscode-languageclient/node';
 import { failureReason } from './applyEditReason';
+import { ChatEdits } from './chatEdits';
 import { Changes } from './changesView';
 import { serverSettingKeys, serverSettingsObject } from './contributions';
 import { LanguageFeatures } from './language';
@@ -29,10 +31,12 @@ import { hasMcpApi, registerMcpProvider } from './mcp';
 import { Prompts } from './prompts';
 import * as req from './requests';
 import { binaryName, bundledTarget, CrashLimit, crashLimitMessage, crashWindowMs, maxRestarts, resolveServerPath } from './serverPath';
+import { WhaleStatus } from './status';
 import { WhaleTerminals } from './terminals';
 import { registerTools } from './tools';
 import { mcpServerSetting, toolSurface, toolsViaMcpContextKey, type ToolSurface } from './toolSurface';
 import { WhaleView } from './view';
+import { manifest } from './manifest';
 
 /** What the extension exports to other extensions. */
 export interface WhaleApi {
@@ -103,7 +107,11 @@ function isSet(cfg: vscode.WorkspaceConfiguration, key: string): boolean {
 /** The server's settings among `keys` as the user set them. */
 function currentServerSettings(keys: string[]): Record<string, unknown> {
     const cfg = config();
-    return serverSettingsObject(keys, (k) => cfg.get(k), (k) => isSet(cfg, k));
+    return serverSettingsObject(
+        keys,
+        (k) => cfg.get(k),
+        (k) => isSet(cfg, k),
+    );
 }
 
 export class Ctx implements vscode.Disposable {
@@ -115,6 +123,10 @@ export class Ctx implements vscode.Disposable {
     private terminals: WhaleTerminals | undefined;
     private readonly view = new WhaleView();
     private readonly changes: Changes;
+    private readonly chatEdits: ChatEdits;
+    private readonly status: WhaleStatus;
+    /** The client whose server answered whale/preview with MethodNotFound. */
+    private noPreview: LanguageClient | undefined;
     private readonly crashes = new CrashLimit(maxRestarts, crashWindowMs);
     private readOnly = new Map<string, boolean>();
     private starting: Promise<void> | undefined;
@@ -132,9 +144,21 @@ export class Ctx implements vscode.Disposable {
     ) {
         this.log = vscode.window.createOutputChannel('Whale', { log: true });
         this.traceOutput = vscode.window.createOutputChannel('Whale Trace', { log: true });
-        this.serverKeys = serverSettingKeys(extension.extension.packageJSON?.contributes?.configuration?.properties);
+        this.serverKeys = serverSettingKeys(manifest(extension.extension).contributes?.configuration?.properties);
         this.subscriptions.push(this.log, this.traceOutput, this.view);
         this.changes = new Changes(this.view, () => this.client, this.log);
+        this.chatEdits = new ChatEdits({
+            execute: (t, i, tok) => this.execute(t, i, tok),
+            diff: async (id) => this.running().sendRequest(req.changesDiff, { id }),
+            revert: async (id) => {
+                const r = await this.running().sendRequest(req.changesRevert, { id });
+                this.changes.refresh();
+                return r;
+            },
+            log: this.log,
+        });
+        this.status = new WhaleStatus(extension.extension.id);
+        this.subscriptions.push(this.chatEdits, this.status);
         const tree = vscode.window.createTreeView('whale.view', { treeDataProvider: this.view });
         this.subscriptions.push(
             tree,
@@ -153,7 +177,7 @@ export class Ctx implements vscode.Disposable {
             },
             extraEnv: () => config().get<Record<string, string>>('server.extraEnv') ?? {},
             offered: () => this.surface?.mcpServer ?? false,
-            version: String(extension.extension.packageJSON?.version ?? '0'),
+            version: manifest(extension.extension).version ?? '0',
         });
         this.mcpChanged = mcp.changed;
         // The whale_* tool implementations stay registered in MCP mode: the
@@ -164,6 +188,8 @@ export class Ctx implements vscode.Disposable {
                 execute: (t, i, tok) => this.execute(t, i, tok),
                 readOnly: (t) => this.readOnly.get(t),
                 judgeShell: (command, cwd, tok) => this.judgeShell(command, cwd, tok),
+                preview: (t, i, tok) => this.preview(t, i, tok),
+                changed: (tool, env, origin) => this.chatEdits.changed(tool, env, origin),
             }),
             ...mcp.disposables,
             vscode.workspace.onDidChangeConfiguration((e) => this.configurationChanged(e)),
@@ -189,7 +215,9 @@ export class Ctx implements vscode.Disposable {
         void vscode.commands.executeCommand('setContext', toolsViaMcpContextKey, next.mcpServer);
         if (prev?.mcpServer !== next.mcpServer || prev?.fallback !== next.fallback) {
             if (next.mcpServer) {
-                this.log.info("whale's tools reach the chat through the MCP server definition Whale (whale.mcpServer.enabled); the whale_* language-model tools are hidden from the chat");
+                this.log.info(
+                    "whale's tools reach the chat through the MCP server definition Whale (whale.mcpServer.enabled); the whale_* language-model tools are hidden from the chat",
+                );
             } else if (next.fallback) {
                 this.log.warn(`whale.mcpServer.enabled is on, but ${next.fallback}: whale's tools reach the chat as the whale_* language-model tools`);
             } else {
@@ -221,6 +249,7 @@ export class Ctx implements vscode.Disposable {
 
     private async doStart(): Promise<void> {
         const resolved = this.resolve();
+        this.status.set(resolved.ok ? 'starting' : 'missing');
         if (!resolved.ok) {
             // The callers of start() log the thrown error; only notify here.
             void vscode.window.showErrorMessage(resolved.message, 'Open Settings', 'Show Output').then((pick) => {
@@ -270,6 +299,7 @@ export class Ctx implements vscode.Disposable {
             client.onRequest(req.saveDocuments, (p) => this.saveDocuments(p)),
             client.onDidChangeState((e) => {
                 if (e.newState === State.Stopped) {
+                    this.status.set('stopped');
                     terminals.serverStopped();
                     this.changes.serverStopped();
                 } else if (e.newState === State.Running) {
@@ -282,8 +312,10 @@ export class Ctx implements vscode.Disposable {
             const { tools } = await client.sendRequest(req.tools);
             this.readOnly = new Map(tools.map((t) => [t.name, t.readOnly]));
             this.log.info(`whale-ls is running with ${tools.length} tools`);
+            this.status.set('running', tools.length);
         } catch (err) {
             this.log.warn(`${req.tools.method} failed: ${String(err)}`);
+            this.status.set('running');
         }
     }
 
@@ -292,16 +324,22 @@ export class Ctx implements vscode.Disposable {
         if (this.starting) {
             await this.starting;
         }
+        this.running();
+    }
+
+    /** The running client; throws, saying what to do, when there is none. */
+    private running(): LanguageClient {
         const c = this.client;
-        if (!c || !c.isRunning()) {
+        if (!c?.isRunning()) {
             throw new Error('whale-ls is not running; run "Whale: Restart Server" (output: "Whale")');
         }
+        return c;
     }
 
     async execute(tool: string, input: unknown, token: vscode.CancellationToken): Promise<req.Envelope> {
         await this.ready();
         try {
-            return (await this.client!.sendRequest(ExecuteCommandRequest.type, { command: `whale.${tool}`, arguments: [input] }, token)) as req.Envelope;
+            return (await this.running().sendRequest(ExecuteCommandRequest.type, { command: `whale.${tool}`, arguments: [input] }, token)) as req.Envelope;
         } finally {
             // A tool that may change files may have journaled a change.
             if (this.readOnly.get(tool) !== true) {
@@ -313,7 +351,32 @@ export class Ctx implements vscode.Disposable {
     /** The catalog of the running server (whale/tools). */
     async catalog(): Promise<req.ToolInfo[]> {
         await this.ready();
-        return (await this.client!.sendRequest(req.tools)).tools;
+        return (await this.running().sendRequest(req.tools)).tools;
+    }
+
+    /**
+     * whale/preview; undefined when the server is not running, cannot tell, or
+     * predates the request (MethodNotFound, remembered: the caller falls back
+     * to judging the call itself).
+     */
+    async preview(tool: string, input: Record<string, unknown>, token: vscode.CancellationToken): Promise<req.PreviewResult | undefined> {
+        const c = this.client;
+        if (!c?.isRunning() || this.noPreview === c) {
+            return undefined;
+        }
+        try {
+            return await c.sendRequest(req.preview, { tool, input }, token);
+        } catch (err) {
+            if ((err as { code?: unknown }).code === ErrorCodes.MethodNotFound) {
+                this.noPreview = c;
+                this.log.info('this whale-ls has no whale/preview: confirmations show the call without a preview');
+            } else {
+                this.log.warn(
+                    `whale/preview failed, so the confirmation shows the call without a preview: ${err instanceof Error ? err.message : String(err)}`,
+                );
+            }
+            return undefined;
+        }
     }
 
     /** whale/shell/judge; undefined when the server is not running or cannot tell (VS Code then asks). */
@@ -325,7 +388,7 @@ export class Ctx implements vscode.Disposable {
         try {
             return await c.sendRequest(req.shellJudge, { command, cwd }, token);
         } catch (err) {
-            this.log.warn(`whale/shell/judge failed, so VS Code asks before the command: ${err instanceof Error ? err.message : err}`);
+            this.log.warn(`whale/shell/judge failed, so VS Code asks before the command: ${err instanceof Error ? err.message : String(err)}`);
             return undefined;
         }
     }
@@ -350,7 +413,10 @@ export class Ctx implements vscode.Disposable {
         return { action: CloseAction.DoNotRestart, handled: true };
     }
 
-    private async applyEdit(params: ApplyWorkspaceEditParams, next: ApplyWorkspaceEditRequest.HandlerSignature): Promise<ApplyWorkspaceEditResult | ResponseError<void>> {
+    private async applyEdit(
+        params: ApplyWorkspaceEditParams,
+        next: ApplyWorkspaceEditRequest.HandlerSignature,
+    ): Promise<ApplyWorkspaceEditResult | ResponseError> {
         if (this.options.beforeApplyEdit) {
             await this.options.beforeApplyEdit(params);
         }
@@ -394,7 +460,11 @@ export class Ctx implements vscode.Disposable {
         if (!e.affectsConfiguration('whale')) {
             return;
         }
-        if (e.affectsConfiguration(`whale.${mcpServerSetting}`) || e.affectsConfiguration('whale.serverPath') || e.affectsConfiguration('whale.server.extraEnv')) {
+        if (
+            e.affectsConfiguration(`whale.${mcpServerSetting}`) ||
+            e.affectsConfiguration('whale.serverPath') ||
+            e.affectsConfiguration('whale.server.extraEnv')
+        ) {
             this.updateToolSurface();
         }
         if (e.affectsConfiguration('whale.serverPath') || e.affectsConfiguration('whale.server.extraEnv')) {
@@ -439,7 +509,7 @@ export class Ctx implements vscode.Disposable {
         this.stopping = true;
         try {
             if (c) {
-                await c.stop(5000).catch((err) => this.log.warn(`stopping whale-ls: ${String(err)}`));
+                await c.stop(5000).catch((err: unknown) => this.log.warn(`stopping whale-ls: ${String(err)}`));
                 await c.dispose().catch(() => undefined);
             }
         } finally {

@@ -15,6 +15,17 @@ export function code(text: string, max = 80): string {
     return '`' + cut.replace(/`/g, "'") + '`';
 }
 
+/** `code(v)` for a non-empty string, else undefined. */
+function quoted(v: unknown, max?: number): string | undefined {
+    const s = str(v);
+    return s === undefined ? undefined : code(s, max);
+}
+
+/** A todo id as the model sent it (a number or a string). */
+function todoId(v: unknown): string {
+    return typeof v === 'number' || typeof v === 'string' ? String(v) : '';
+}
+
 /** Files a patch touches, from its headers (*** Update File: a.go, +++ b/a.go). */
 export function patchFiles(patch: string): string[] {
     const files = new Set<string>();
@@ -40,9 +51,9 @@ export function invocationMessage(tool: string, input: Input, rel: (p: string) =
         case 'list_dir':
             return `Listing ${where ?? 'the workspace'}`;
         case 'grep':
-            return str(input.pattern) ? `Searching for ${code(str(input.pattern)!)}${where ? ` in ${where}` : ''}` : 'Searching';
+            return quoted(input.pattern) ? `Searching for ${quoted(input.pattern) ?? ''}${where ? ` in ${where}` : ''}` : 'Searching';
         case 'search_files':
-            return str(input.pattern) ? `Finding files matching ${code(str(input.pattern)!)}` : 'Finding files';
+            return quoted(input.pattern) ? `Finding files matching ${quoted(input.pattern) ?? ''}` : 'Finding files';
         case 'edit':
         case 'multi_edit':
             return where ? `Editing ${where}` : 'Editing a file';
@@ -53,7 +64,7 @@ export function invocationMessage(tool: string, input: Input, rel: (p: string) =
             return files.length ? `Patching ${files.join(', ')}` : 'Applying a patch';
         }
         case 'shell_run':
-            return str(input.command) ? `Running ${code(str(input.command)!)}` : 'Running a command';
+            return quoted(input.command) ? `Running ${quoted(input.command) ?? ''}` : 'Running a command';
         case 'shell_wait':
             return `Waiting for task ${str(input.task_id) ?? ''}`.trim();
         case 'write_stdin':
@@ -61,7 +72,7 @@ export function invocationMessage(tool: string, input: Input, rel: (p: string) =
         case 'shell_cancel':
             return `Stopping task ${str(input.task_id) ?? ''}`.trim();
         case 'web_search':
-            return str(input.query) ? `Searching the web for ${code(str(input.query)!)}` : 'Searching the web';
+            return quoted(input.query) ? `Searching the web for ${quoted(input.query) ?? ''}` : 'Searching the web';
         case 'web_fetch':
         case 'fetch': {
             const method = str(input.method);
@@ -77,21 +88,25 @@ export function invocationMessage(tool: string, input: Input, rel: (p: string) =
         case 'todo_list':
             return 'Listing the todos';
         case 'todo_update':
-            return `Updating todo #${String(input.id ?? '')}`;
+            return `Updating todo #${todoId(input.id)}`;
         case 'todo_remove':
-            return `Removing todo #${String(input.id ?? '')}`;
+            return `Removing todo #${todoId(input.id)}`;
         case 'tool_search':
-            return str(input.query) ? `Looking for tools: ${code(str(input.query)!)}` : 'Looking for tools';
+            return quoted(input.query) ? `Looking for tools: ${quoted(input.query) ?? ''}` : 'Looking for tools';
         case 'changes_list':
             return str(input.id) ? `Showing change ${str(input.id)}` : "Listing whale's changes";
         case 'changes_revert':
-            return str(input.to) ? `Reverting change ${str(input.to)} and every later one` : str(input.id) ? `Reverting change ${str(input.id)}` : 'Reverting a change';
+            return str(input.to)
+                ? `Reverting change ${str(input.to)} and every later one`
+                : str(input.id)
+                  ? `Reverting change ${str(input.id)}`
+                  : 'Reverting a change';
         case 'load_skill':
             return str(input.name) ? `Loading skill ${str(input.name)}` : 'Loading a skill';
         case 'problems':
             return where ? `Reading the problems of ${where}` : 'Reading the problems of the workspace';
         case 'symbols':
-            return str(input.query) ? `Finding symbols matching ${code(str(input.query)!)}` : 'Finding symbols';
+            return quoted(input.query) ? `Finding symbols matching ${quoted(input.query) ?? ''}` : 'Finding symbols';
         case 'document_symbols':
             return where ? `Outlining ${where}` : 'Outlining a file';
         case 'definition':
@@ -99,10 +114,14 @@ export function invocationMessage(tool: string, input: Input, rel: (p: string) =
         case 'hover': {
             const what = { definition: 'the definition of', references: 'the references to', hover: 'the hover of' }[tool];
             const sym = str(input.symbol);
-            return sym ? `Finding ${what} ${code(sym, 60)}${where ? ` in ${where}${typeof input.line === 'number' ? `:${input.line}` : ''}` : ''}` : `Finding ${what} a symbol`;
+            return sym
+                ? `Finding ${what} ${code(sym, 60)}${where ? ` in ${where}${typeof input.line === 'number' ? `:${input.line}` : ''}` : ''}`
+                : `Finding ${what} a symbol`;
         }
         case 'rename':
-            return str(input.symbol) && str(input.new_name) ? `Renaming ${code(str(input.symbol)!, 60)} to ${code(str(input.new_name)!, 60)}${where ? ` (from ${where})` : ''}` : 'Renaming a symbol';
+            return quoted(input.symbol, 60) && quoted(input.new_name, 60)
+                ? `Renaming ${quoted(input.symbol, 60) ?? ''} to ${quoted(input.new_name, 60) ?? ''}${where ? ` (from ${where})` : ''}`
+                : 'Renaming a symbol';
         default:
             return `Running whale ${tool}`;
     }
@@ -133,8 +152,14 @@ export interface WhaleAsks {
  * whale will show for review is asked about there. Without a judgement (an
  * older server, no answer) VS Code asks.
  */
-export function confirmation(tool: string, input: Input, readOnly: boolean, rel: (p: string) => string = (p) => p, whale: WhaleAsks = {}): { title: string; message: string } | undefined {
-    if (readOnly) {
+export function confirmation(
+    tool: string,
+    input: Input,
+    readOnly: boolean,
+    rel: (p: string) => string = (p) => p,
+    whale: WhaleAsks = {},
+): { title: string; message: string } | undefined {
+    if (readOnly || neverAsk.has(tool)) {
         return undefined;
     }
     if (tool === 'shell_run' && str(input.command)) {
@@ -143,10 +168,37 @@ export function confirmation(tool: string, input: Input, readOnly: boolean, rel:
             return undefined;
         }
         const cwd = str(input.cwd);
-        return { title: 'Run a command in a whale terminal?', message: `${code(str(input.command)!, 400)}${cwd ? ` in ${rel(cwd)}` : ''}` };
+        return { title: 'Run a command in a whale terminal?', message: `${quoted(input.command, 400) ?? ''}${cwd ? ` in ${rel(cwd)}` : ''}` };
     }
     if (whale.review && reviewedTools.has(tool)) {
         return undefined;
     }
-    return { title: `Allow whale ${tool}?`, message: invocationMessage(tool, input, rel) };
+    // Plain words: a title is markdown, where `todo_add` would lose its underscore to italics.
+    return { title: `Allow whale ${tool.replace(/_/g, ' ')}?`, message: invocationMessage(tool, input, rel) };
+}
+
+/** Tools that never ask: their effect is whale's own bookkeeping or a question to the user. */
+export const neverAsk: ReadonlySet<string> = new Set(['update_plan', 'todo_add', 'todo_list', 'todo_update', 'todo_remove', 'request_user_input']);
+
+/** What `whale/preview` said (src/requests.ts PreviewResult), as far as the confirmation uses it. */
+export interface Preview {
+    readOnly: boolean;
+    whaleAsks: boolean;
+    title: string;
+    detail: string;
+    error?: string;
+}
+
+/**
+ * VS Code's confirmation from whale's preview: none when the call only
+ * reads, when whale itself will ask (review, the exec boundary), or when the
+ * plan already fails (the call changes nothing and the model reads why);
+ * otherwise the preview's title and its markdown (the diff in a ```diff
+ * fence, or the command, program, folder and why).
+ */
+export function previewConfirmation(p: Preview): { title: string; message: string } | undefined {
+    if (p.readOnly || p.whaleAsks || p.error) {
+        return undefined;
+    }
+    return { title: p.title, message: p.detail };
 }

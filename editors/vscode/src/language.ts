@@ -32,7 +32,7 @@ export class LanguageFeatures {
     private asUri = (uri: vscode.Uri): string => this.client.code2ProtocolConverter.asUri(uri);
 
     /** Runs one answer; a failure becomes a JSON-RPC error whose message says what failed. */
-    private async answer<T>(what: string, run: () => Promise<T>): Promise<T | ResponseError<void>> {
+    private async answer<T>(what: string, run: () => Promise<T>): Promise<T | ResponseError> {
         try {
             return await run();
         } catch (err) {
@@ -80,7 +80,12 @@ export class LanguageFeatures {
         if (opened.length > 0) {
             await diagnosticsOf(opened, openedDiagnosticsMs, token);
         }
-        const result: req.DiagnosticsResult = { items: map.diagnosticItems(uris.map((u) => [u, vscode.languages.getDiagnostics(u)] as const), this.asUri) };
+        const result: req.DiagnosticsResult = {
+            items: map.diagnosticItems(
+                uris.map((u) => [u, vscode.languages.getDiagnostics(u)] as const),
+                this.asUri,
+            ),
+        };
         const published = this.published.of(uris.map(this.asUri));
         if (published) {
             result.published = published;
@@ -110,7 +115,10 @@ export class LanguageFeatures {
             case 'hover':
                 return map.hover(await run<vscode.Hover[]>('vscode.executeHoverProvider', uri(), pos()));
             case 'documentSymbols':
-                return map.documentSymbols(await run<Array<vscode.DocumentSymbol | vscode.SymbolInformation>>('vscode.executeDocumentSymbolProvider', uri()), this.asUri);
+                return map.documentSymbols(
+                    await run<Array<vscode.DocumentSymbol | vscode.SymbolInformation>>('vscode.executeDocumentSymbolProvider', uri()),
+                    this.asUri,
+                );
             case 'workspaceSymbols':
                 return map.workspaceSymbols(await run<vscode.SymbolInformation[]>('vscode.executeWorkspaceSymbolProvider', p.query ?? ''), this.asUri);
             case 'rename': {
@@ -124,7 +132,10 @@ export class LanguageFeatures {
                 return map.workspaceEdit(edit.entries(), map.fileOperations<vscode.Uri>(edit), this.asUri);
             }
             default:
-                throw new ResponseError(ErrorCodes.InvalidParams, `whale/languageFeature has no kind ${JSON.stringify(p?.kind)}; the kinds are definition, references, hover, documentSymbols, workspaceSymbols and rename`);
+                throw new ResponseError(
+                    ErrorCodes.InvalidParams,
+                    `whale/languageFeature has no kind ${JSON.stringify(p?.kind)}; the kinds are definition, references, hover, documentSymbols, workspaceSymbols and rename`,
+                );
         }
     }
 }

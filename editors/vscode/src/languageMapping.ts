@@ -161,7 +161,7 @@ export function hover(hovers: readonly CodeHover[] | undefined): { contents: { k
         return null;
     }
     const out: { contents: { kind: 'markdown'; value: string }; range?: LspRange } = { contents: { kind: 'markdown', value: parts.join('\n\n') } };
-    const first = hovers!.find((h) => h.range)?.range;
+    const first = (hovers ?? []).find((h) => h.range)?.range;
     if (first) {
         out.range = range(first);
     }
@@ -169,7 +169,13 @@ export function hover(hovers: readonly CodeHover[] | undefined): { contents: { k
 }
 
 function documentSymbol(s: CodeDocumentSymbol): unknown {
-    const out: Record<string, unknown> = { name: s.name, kind: s.kind + 1, range: range(s.range), selectionRange: range(s.selectionRange), children: (s.children ?? []).map(documentSymbol) };
+    const out: Record<string, unknown> = {
+        name: s.name,
+        kind: s.kind + 1,
+        range: range(s.range),
+        selectionRange: range(s.selectionRange),
+        children: (s.children ?? []).map(documentSymbol),
+    };
     if (s.detail) {
         out.detail = s.detail;
     }
@@ -217,7 +223,11 @@ function textEdits(edits: readonly CodeTextEdit[]): Array<{ range: LspRange; new
  * each operation keeps its `kind`, so that the server refuses the whole
  * edit and says why.
  */
-export function workspaceEdit<U>(entries: ReadonlyArray<readonly [U, readonly CodeTextEdit[]]>, operations: ReadonlyArray<CodeFileOperation<U>>, asUri: AsUri<U>): unknown {
+export function workspaceEdit<U>(
+    entries: ReadonlyArray<readonly [U, readonly CodeTextEdit[]]>,
+    operations: ReadonlyArray<CodeFileOperation<U>>,
+    asUri: AsUri<U>,
+): unknown {
     if (operations.length === 0) {
         const changes: Record<string, unknown[]> = {};
         for (const [uri, edits] of entries) {
@@ -254,5 +264,7 @@ export function fileOperations<U>(edit: unknown): CodeFileOperation<U>[] {
     if (!Array.isArray(entries)) {
         return [];
     }
-    return entries.filter((e): e is { _type: 1; from?: U; to?: U } => !!e && e._type === 1).map((e) => ({ from: e.from ?? undefined, to: e.to ?? undefined }));
+    return entries
+        .filter((e): e is { _type: 1; from?: U; to?: U } => typeof e === 'object' && e !== null && (e as { _type?: unknown })._type === 1)
+        .map((e) => ({ from: e.from ?? undefined, to: e.to ?? undefined }));
 }

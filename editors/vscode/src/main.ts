@@ -5,7 +5,7 @@ import type { Ctx, WhaleApi } from './ctx';
 
 let ctx: Ctx | undefined;
 
-export async function activate(extension: vscode.ExtensionContext): Promise<WhaleApi> {
+export function activate(extension: vscode.ExtensionContext): WhaleApi {
     ctx = startWhale(extension);
     return ctx.api;
 }

@@ -8,7 +8,13 @@ import * as vscode from 'vscode';
 interface McpStdioServerDefinition {
     cwd?: vscode.Uri;
 }
-type McpStdioServerDefinitionCtor = new (label: string, command: string, args?: string[], env?: Record<string, string | number | null>, version?: string) => McpStdioServerDefinition;
+type McpStdioServerDefinitionCtor = new (
+    label: string,
+    command: string,
+    args?: string[],
+    env?: Record<string, string | number | null>,
+    version?: string,
+) => McpStdioServerDefinition;
 interface McpProvider {
     onDidChangeMcpServerDefinitions?: vscode.Event<void>;
     provideMcpServerDefinitions(token: vscode.CancellationToken): vscode.ProviderResult<McpStdioServerDefinition[]>;
@@ -33,7 +39,8 @@ function mcpApi(): { register: RegisterMcp; Definition: McpStdioServerDefinition
     if (typeof lm?.registerMcpServerDefinitionProvider !== 'function' || typeof Definition !== 'function') {
         return undefined;
     }
-    return { register: (id, provider) => lm.registerMcpServerDefinitionProvider!(id, provider), Definition };
+    const register = lm.registerMcpServerDefinitionProvider.bind(lm);
+    return { register, Definition };
 }
 
 /** Whether this VS Code can take MCP server definitions from an extension. */

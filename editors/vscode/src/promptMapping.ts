@@ -2,8 +2,13 @@
 // from the user's choice back to a whale/prompt/answer.
 import type { PromptAnswer, PromptOption, PromptParams, ReviewFile } from './requests';
 
-/** The order of approval buttons; options the server did not send are left out. */
-const approvalOrder = ['allow_once', 'allow_session', 'deny'];
+/**
+ * The order of approval buttons; options the server did not send are left
+ * out. Deny comes first: VS Code gives a modal's first button the primary
+ * style and the keyboard focus, so Enter denies (VS Code's own Cancel, and
+ * Escape, deny too).
+ */
+const approvalOrder = ['deny', 'allow_once', 'allow_session'];
 
 const approvalLabels: Record<string, string> = {
     allow_once: 'Allow once',
@@ -30,7 +35,7 @@ export function approvalModal(p: PromptParams): ModalQuestion {
     const buttons = [...options].sort((a, b) => rank(a) - rank(b)).map((o) => ({ id: o.id, label: o.label || approvalLabels[o.id] || o.id }));
     return {
         message: p.title || 'whale-ls asks for approval',
-        detail: p.detail ?? '',
+        detail: `${p.detail ?? ''}${p.detail ? '\n\n' : ''}Cancel or Escape denies as well.`,
         buttons,
     };
 }
@@ -72,11 +77,7 @@ export function promptSurface(p: PromptParams): 'modal' | 'quickPick' | 'inputBo
 // Reviews ----------------------------------------------------------------
 
 /** What the user decided about a change under review. */
-export type ReviewChoice =
-    | { kind: 'accept' }
-    | { kind: 'hunks'; ids: string[] }
-    | { kind: 'reject'; reason?: string }
-    | { kind: 'cancel' };
+export type ReviewChoice = { kind: 'accept' } | { kind: 'hunks'; ids: string[] } | { kind: 'reject'; reason?: string } | { kind: 'cancel' };
 
 /**
  * The whale/prompt/answer of a review. Accepting every hunk one by one is

@@ -118,13 +118,15 @@ export interface ShellJudgeResult {
 /** client → server: what whale will do with a shell_run command, before the call (one confirmation per command). */
 export const shellJudge = new RequestType<ShellJudgeParams, ShellJudgeResult, void>('whale/shell/judge');
 
+/** `whale/preview`: what a tool call will do, before it runs (the host's confirmation shows it). */
 export interface PreviewParams {
-    /** The catalog name of the tool ("edit"). */
+    /** Catalog name, e.g. `edit`. */
     tool: string;
-    /** The tool input exactly as the model sent it. */
-    input: unknown;
+    /** The input exactly as the model sent it. */
+    input: Record<string, unknown>;
 }
 
+/** One file a previewed change touches. */
 export interface PreviewFile {
     /** Relative to its workspace folder ("src/app/main.go"). */
     path: string;
@@ -133,20 +135,20 @@ export interface PreviewFile {
 }
 
 export interface PreviewResult {
-    /** The call changes nothing of the user's: never ask. */
+    /** The call only reads: nobody asks. */
     readOnly: boolean;
-    /** whale itself will ask (edits.review, the exec boundary's rules): do not ask again. */
+    /** whale itself will ask (review mode, the exec boundary's "ask"): the host does not ask again. */
     whaleAsks: boolean;
-    /** One plain line: "Edit src/main.go (+3 −1)". */
+    /** Short plain words, e.g. "Edit src/main.go (+3 −1)". */
     title: string;
-    /** Markdown for a person: a ```diff fence for a change; command, programs, folder and why for a command. */
+    /** Markdown: the unified diff in a ```diff fence for a change; command, program, folder and why for shell_run. */
     detail: string;
     files?: PreviewFile[];
-    /** Set when the call will fail; detail says what will fail. */
+    /** Set when the plan fails (the call would fail the same way). */
     error?: string;
 }
 
-/** client → server: what a tool call will do, planned as its commit would be, for the host's approval. */
+/** client → server: a preview of a tool call; servers without it answer MethodNotFound (-32601). */
 export const preview = new RequestType<PreviewParams, PreviewResult, void>('whale/preview');
 
 // Prompts ----------------------------------------------------------------

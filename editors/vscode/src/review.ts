@@ -92,7 +92,7 @@ export class Reviews implements vscode.Disposable {
     }
 
     private uri(item: Pending, file: number, side: 'before' | 'after'): vscode.Uri {
-        const f = item.p.files![file];
+        const f = (item.p.files ?? [])[file];
         let filePath = f.path;
         try {
             filePath = vscode.Uri.parse(f.uri, true).path;
@@ -121,7 +121,7 @@ export class Reviews implements vscode.Disposable {
     }
 
     private async openDiff(item: Pending, file: number, options: { preserveFocus?: boolean; selection?: vscode.Range }): Promise<void> {
-        const f = item.p.files![file];
+        const f = (item.p.files ?? [])[file];
         await vscode.commands.executeCommand('vscode.diff', this.uri(item, file, 'before'), this.uri(item, file, 'after'), reviewDiffTitle(f), {
             preview: false,
             ...options,
@@ -228,7 +228,9 @@ export class Reviews implements vscode.Disposable {
         const reveal = (h: HunkItem | undefined) => {
             if (h && this.queue[0] === item) {
                 const at = new vscode.Position(h.line, 0);
-                this.openDiff(item, h.file, { preserveFocus: true, selection: new vscode.Range(at, at) }).catch((err) => this.log.warn(`revealing a hunk: ${String(err)}`));
+                this.openDiff(item, h.file, { preserveFocus: true, selection: new vscode.Range(at, at) }).catch((err: unknown) =>
+                    this.log.warn(`revealing a hunk: ${String(err)}`),
+                );
             }
         };
         let selected = new Set<HunkPick>(picks);
@@ -269,7 +271,12 @@ export class Reviews implements vscode.Disposable {
         let file = 0;
         if (files.length > 1) {
             const picked = await vscode.window.showQuickPick(
-                files.map((f, i) => ({ label: reviewDiffTitle(f), description: f.path, detail: `${f.hunks.length} ${f.hunks.length === 1 ? 'hunk' : 'hunks'}`, i })),
+                files.map((f, i) => ({
+                    label: reviewDiffTitle(f),
+                    description: f.path,
+                    detail: `${f.hunks.length} ${f.hunks.length === 1 ? 'hunk' : 'hunks'}`,
+                    i,
+                })),
                 { title: item.p.title, placeHolder: 'Open the diff of a file' },
             );
             if (!picked) {
@@ -325,9 +332,14 @@ export class Reviews implements vscode.Disposable {
     private async closeDiffs(item: Pending): Promise<void> {
         const tabs = vscode.window.tabGroups.all
             .flatMap((g) => g.tabs)
-            .filter((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.scheme === reviewScheme && new URLSearchParams(t.input.modified.query).get('p') === item.p.promptId);
+            .filter(
+                (t) =>
+                    t.input instanceof vscode.TabInputTextDiff &&
+                    t.input.modified.scheme === reviewScheme &&
+                    new URLSearchParams(t.input.modified.query).get('p') === item.p.promptId,
+            );
         if (tabs.length > 0) {
-            await vscode.window.tabGroups.close(tabs, true).then(undefined, (err) => this.log.warn(`closing the review's diffs: ${String(err)}`));
+            await vscode.window.tabGroups.close(tabs, true).then(undefined, (err: unknown) => this.log.warn(`closing the review's diffs: ${String(err)}`));
         }
     }
 }

@@ -24,9 +24,7 @@ export function targetOf(platform: string, arch: string): string {
 /** The targets whale-ls ships a package for: one .vsix each, with its own binary. */
 export const packageTargets = ['linux-x64', 'linux-arm64', 'darwin-x64', 'darwin-arm64', 'win32-x64', 'win32-arm64'];
 
-export type Resolved =
-    | { ok: true; path: string; source: 'setting' | 'bundled' | 'PATH' }
-    | { ok: false; message: string };
+export type Resolved = { ok: true; path: string; source: 'setting' | 'bundled' | 'PATH' } | { ok: false; message: string };
 
 export function binaryName(platform: string): string {
     return platform === 'win32' ? 'whale-ls.exe' : 'whale-ls';
@@ -50,7 +48,10 @@ export function resolveServerPath(env: ResolveEnv): Resolved {
         if (env.isExecutable(p)) {
             return { ok: true, path: p, source: 'setting' };
         }
-        return { ok: false, message: `whale.serverPath is "${setting}", but no executable file is there. Fix the setting, or clear it to use the bundled whale-ls or the one on PATH.` };
+        return {
+            ok: false,
+            message: `whale.serverPath is "${setting}", but no executable file is there. Fix the setting, or clear it to use the bundled whale-ls or the one on PATH.`,
+        };
     }
     const bundled = path.join(env.extensionPath, 'bin', name);
     const here = env.arch ? targetOf(env.platform, env.arch) : undefined;
@@ -69,7 +70,9 @@ export function resolveServerPath(env: ResolveEnv): Resolved {
         }
     }
     if (!fits) {
-        const want = packageTargets.includes(here!) ? `install the ${here} package (whale-ls-${here}.vsix)` : `${here} has no whale-ls package: install whale-ls (go install github.com/whale-ls/whale-ls/cmd/whale-ls@latest)`;
+        const want = packageTargets.includes(here)
+            ? `install the ${here} package (whale-ls-${here}.vsix)`
+            : `${here} has no whale-ls package: install whale-ls (go install github.com/whale-ls/whale-ls/cmd/whale-ls@latest)`;
         return {
             ok: false,
             message: `This whale-ls package carries the ${env.bundledTarget} binary, but VS Code runs on ${here}: ${want}, put whale-ls on PATH, or set whale.serverPath.`,
@@ -77,7 +80,8 @@ export function resolveServerPath(env: ResolveEnv): Resolved {
     }
     return {
         ok: false,
-        message: 'whale-ls was not found: this extension has no bundled binary for this platform and whale-ls is not on PATH. Install it (go install github.com/whale-ls/whale-ls/cmd/whale-ls@latest) or set whale.serverPath.',
+        message:
+            'whale-ls was not found: this extension has no bundled binary for this platform and whale-ls is not on PATH. Install it (go install github.com/whale-ls/whale-ls/cmd/whale-ls@latest) or set whale.serverPath.',
     };
 }
 

@@ -58,7 +58,7 @@ export class TerminalOutput {
         this.pending.push(text);
         this.pendingChars += text.length;
         while (this.pendingChars > TerminalOutput.maxPending && this.pending.length > 1) {
-            this.pendingChars -= this.pending.shift()!.length;
+            this.pendingChars -= this.pending.shift()?.length ?? 0;
             this.cut = true;
         }
     }

@@ -10,6 +10,8 @@ interface Task {
     terminal: vscode.Terminal;
     exited: boolean;
     dims?: vscode.TerminalDimensions;
+    /** The terminal was shown (at start with `whale.terminals.reveal`, else at its first output). */
+    shown?: boolean;
 }
 
 /** The terminals of whale's shell tasks, for one client. */
@@ -32,7 +34,7 @@ export class WhaleTerminals implements vscode.Disposable {
         ];
     }
 
-    private request<P>(type: { method: string }, params: P): void {
+    private request(type: { method: string }, params: unknown): void {
         this.client.sendRequest(type.method, params).then(undefined, (err: unknown) => {
             this.log.debug(`${type.method} failed: ${err instanceof Error ? err.message : String(err)}`);
         });
@@ -44,7 +46,7 @@ export class WhaleTerminals implements vscode.Disposable {
         }
         const output = new TerminalOutput(!info.pty);
         const write = new vscode.EventEmitter<string>();
-        const close = new vscode.EventEmitter<number | void>();
+        const close = new vscode.EventEmitter<number | undefined>();
         const taskId = info.taskId;
         const pty: vscode.Pseudoterminal = {
             onDidWrite: write.event,
@@ -78,12 +80,25 @@ export class WhaleTerminals implements vscode.Disposable {
             pty,
             iconPath: new vscode.ThemeIcon('terminal'),
         });
-        this.tasks.set(taskId, { info, output, terminal, exited: false });
+        this.tasks.set(taskId, { info, output, terminal, exited: false, shown: this.reveal() });
         this.order.push(taskId);
         if (this.reveal()) {
             terminal.show(true);
         }
+        this.closeOldEnded();
     }
+
+    /** Ended whale terminals beyond the newest few are closed when a new one opens, so they do not pile up. */
+    private closeOldEnded(): void {
+        const ended = this.order.filter((id) => this.tasks.get(id)?.exited);
+        for (const id of ended.slice(0, Math.max(0, ended.length - WhaleTerminals.keepEnded))) {
+            this.tasks.get(id)?.terminal.dispose();
+            this.forget(id);
+        }
+    }
+
+    /** How many ended whale terminals stay open. */
+    static readonly keepEnded = 5;
 
     private resize(taskId: string, dims: vscode.TerminalDimensions): void {
         const t = this.tasks.get(taskId);
@@ -98,7 +113,13 @@ export class WhaleTerminals implements vscode.Disposable {
     }
 
     private output(p: req.TerminalOutputParams): void {
-        this.tasks.get(p.taskId)?.output.write(p.data, p.seq);
+        const t = this.tasks.get(p.taskId);
+        t?.output.write(p.data, p.seq);
+        // Shown at its first output, without taking the focus: what a command prints is seen where it runs.
+        if (t && !t.shown && p.data !== '') {
+            t.shown = true;
+            t.terminal.show(true);
+        }
     }
 
     private exit(p: req.TerminalExitParams): void {
@@ -120,7 +141,7 @@ export class WhaleTerminals implements vscode.Disposable {
 
     /** Shows the whale terminals: the only one, or a pick of all. */
     async show(): Promise<void> {
-        const tasks = this.order.map((id) => this.tasks.get(id)!).filter(Boolean);
+        const tasks = this.order.flatMap((id) => this.tasks.get(id) ?? []);
         if (tasks.length === 0) {
             void vscode.window.showInformationMessage('No whale terminals yet: they open when the assistant runs a shell command.');
             return;

@@ -93,7 +93,7 @@ export class WhaleView implements vscode.TreeDataProvider<Node>, vscode.Disposab
                 kind: 'section',
                 label: 'Todos',
                 description: `${items.filter((t) => t.status === 'completed' || t.status === 'done').length}/${items.length}`,
-                children: items.map((t) => ({ kind: 'item', label: todoLabel(t), status: String(t.status ?? 'pending') })),
+                children: items.map((t) => ({ kind: 'item', label: todoLabel(t), status: t.status ?? 'pending' })),
             });
         }
         if (this.changes && this.changes.size > 0) {

@@ -12,7 +12,20 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import type { Page } from 'playwright-core';
-import { copyLogs, env, installExtensions, openWorkbench, runCommand, sleep, stopWorkbench, testUserSettings, type CodeServerDirs, type Workbench } from './harness';
+import {
+    copyLogs,
+    env,
+    installExtensions,
+    openWorkbench,
+    runCommand,
+    sleep,
+    stopWorkbench,
+    testUserSettings,
+    type CodeServerDirs,
+    type Workbench,
+    showWhaleView,
+    whaleActivity,
+} from './harness';
 
 interface Step {
     name: string;
@@ -41,19 +54,28 @@ function prepare(base: string): CodeServerDirs & { results: string } {
     fs.mkdirSync(exts, { recursive: true });
     fs.writeFileSync(path.join(ws, 'hello.txt'), 'hello from the workspace\nsecond line\n');
     fs.writeFileSync(path.join(ws, 'changes.txt'), 'first line\nsecond line\nthird line\n');
-    fs.writeFileSync(path.join(ws, 'src', 'app.ts'), 'export const greeting = "hello";\n\nexport function greet(name: string): string {\n    return `${greeting}, ${name}`;\n}\n'.replace('export const greeting', 'const greeting'));
+    fs.writeFileSync(
+        path.join(ws, 'src', 'app.ts'),
+        'export const greeting = "hello";\n\nexport function greet(name: string): string {\n    return `${greeting}, ${name}`;\n}\n'.replace(
+            'export const greeting',
+            'const greeting',
+        ),
+    );
     // A TypeScript project for the language tools (VS Code's built-in TypeScript support answers them).
     fs.mkdirSync(path.join(ws, 'lang'), { recursive: true });
-    fs.writeFileSync(path.join(ws, 'lang', 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, target: 'es2020', module: 'commonjs', noEmit: true }, include: ['*.ts'] }, null, 2));
-    fs.writeFileSync(path.join(ws, 'lang', 'a.ts'), 'export function greet(name: string): string {\n    return `hello, ${name}`;\n}\n\nexport const count: number = 1;\n');
+    fs.writeFileSync(
+        path.join(ws, 'lang', 'tsconfig.json'),
+        JSON.stringify({ compilerOptions: { strict: true, target: 'es2020', module: 'commonjs', noEmit: true }, include: ['*.ts'] }, null, 2),
+    );
+    fs.writeFileSync(
+        path.join(ws, 'lang', 'a.ts'),
+        'export function greet(name: string): string {\n    return `hello, ${name}`;\n}\n\nexport const count: number = 1;\n',
+    );
     fs.writeFileSync(path.join(ws, 'lang', 'b.ts'), "import { greet } from './a';\n\nexport const message: string = greet('whale');\n");
     // A repository's own settings that would turn the exec boundary off:
     // the approval checks below fail if VS Code let a workspace set them.
     fs.mkdirSync(path.join(ws, '.vscode'), { recursive: true });
-    fs.writeFileSync(
-        path.join(ws, '.vscode', 'settings.json'),
-        JSON.stringify({ 'whale.execBoundary.mode': 'off', 'whale.execBoundary.rules': [] }, null, 2),
-    );
+    fs.writeFileSync(path.join(ws, '.vscode', 'settings.json'), JSON.stringify({ 'whale.execBoundary.mode': 'off', 'whale.execBoundary.rules': [] }, null, 2));
     fs.writeFileSync(
         path.join(userData, 'User', 'settings.json'),
         JSON.stringify(
@@ -97,7 +119,10 @@ async function answerDialog(page: Page): Promise<string | undefined> {
     if (!want || !labels.includes(want)) {
         return `dialog without a known answer: "${text}" buttons [${labels.join(', ')}]`;
     }
-    await buttons.filter({ hasText: new RegExp(`^\\s*${want}\\s*$`) }).first().click({ timeout: 5000 });
+    await buttons
+        .filter({ hasText: new RegExp(`^\\s*${want}\\s*$`) })
+        .first()
+        .click({ timeout: 5000 });
     const entry = `clicked "${want}" in dialog "${text.slice(0, 160)}" (buttons: ${labels.join(' | ')})`;
     dialogLog.push(entry);
     await sleep(300);
@@ -114,7 +139,7 @@ async function typeIntoTerminal(page: Page): Promise<string> {
         await page.keyboard.press('Enter');
         return 'typed "whale" and Enter into the terminal';
     } catch (err) {
-        return `typing into the terminal failed: ${err}`;
+        return `typing into the terminal failed: ${String(err)}`;
     }
 }
 
@@ -124,7 +149,8 @@ async function typeIntoTerminal(page: Page): Promise<string> {
  * and confirms. The companion checks the file.
  */
 async function chooseReviewHunks(page: Page): Promise<Step> {
-    const name = 'UI: the review diff has Accept, Reject… and Choose Hunks… in its title; Choose Hunks… lists both hunks, the second is unchecked and confirmed';
+    const name =
+        'UI: the review diff has Accept, Reject… and Choose Hunks… in its title; Choose Hunks… lists both hunks, the second is unchecked and confirmed';
     const t0 = Date.now();
     const problems: string[] = [];
     let detail = '';
@@ -177,11 +203,19 @@ async function answerQuickPick(page: Page): Promise<string | undefined> {
     if (!(await widget.isVisible().catch(() => false))) {
         return undefined;
     }
-    const placeholder = (await widget.locator('input').first().getAttribute('placeholder').catch(() => null)) ?? '';
+    const placeholder =
+        (await widget
+            .locator('input')
+            .first()
+            .getAttribute('placeholder')
+            .catch(() => null)) ?? '';
     const text = `${placeholder} ${(await widget.innerText().catch(() => '')).replace(/\s+/g, ' ')}`.trim();
     let entry: string;
     if (text.includes('e2e-choice')) {
-        await widget.locator('.monaco-list-row', { hasText: /^\s*blue\s*$/ }).first().click({ timeout: 5000 });
+        await widget
+            .locator('.monaco-list-row', { hasText: /^\s*blue\s*$/ })
+            .first()
+            .click({ timeout: 5000 });
         entry = `picked "blue" in QuickPick "${text.slice(0, 120)}"`;
     } else if (text.includes('e2e-text')) {
         await widget.locator('input').first().fill('forty two');
@@ -212,7 +246,9 @@ async function chatTurn(page: Page, phase: string, attempt: number): Promise<str
         await mcpListCheck(
             page,
             mcpOn,
-            mcpOn ? 'UI: with whale.mcpServer.enabled, "MCP: List Servers" shows the Whale MCP server definition' : `UI: "MCP: List Servers" has no Whale server (${phase === 'chat-turn-default' ? 'off by default' : 'turned off again'})`,
+            mcpOn
+                ? 'UI: with whale.mcpServer.enabled, "MCP: List Servers" shows the Whale MCP server definition'
+                : `UI: "MCP: List Servers" has no Whale server (${phase === 'chat-turn-default' ? 'off by default' : 'turned off again'})`,
             `${phase}-mcp-servers.png`,
         );
     }
@@ -228,7 +264,12 @@ async function chatTurn(page: Page, phase: string, attempt: number): Promise<str
         const model = page.locator('.monaco-list-row', { hasText: 'Whale E2E' }).first();
         for (let tries = 0; ; tries++) {
             await page.locator('a[aria-label^="Models,"]').first().click({ timeout: 15_000 });
-            if (await model.waitFor({ timeout: 3000 }).then(() => true, () => false)) {
+            if (
+                await model.waitFor({ timeout: 3000 }).then(
+                    () => true,
+                    () => false,
+                )
+            ) {
                 break;
             }
             await page.keyboard.press('Escape');
@@ -247,7 +288,7 @@ async function chatTurn(page: Page, phase: string, attempt: number): Promise<str
         return `chat turn ${phase} (attempt ${attempt}): message sent to the Whale E2E model`;
     } catch (err) {
         await screenshot(page, `${shot}-failed.png`);
-        return `chat turn ${phase} (attempt ${attempt}) failed: ${err}`;
+        return `chat turn ${phase} (attempt ${attempt}) failed: ${String(err)}`;
     }
 }
 
@@ -258,38 +299,59 @@ async function screenshot(page: Page | undefined, name: string): Promise<void> {
     const file = path.join(out, name);
     await page.screenshot({ path: file }).then(
         () => log(`screenshot ${file}`),
-        (err) => log(`screenshot ${name} failed: ${err}`),
+        (err: unknown) => log(`screenshot ${name} failed: ${String(err)}`),
     );
 }
 
 async function uiChecks(page: Page): Promise<void> {
     // The whale terminal shows the command's output and its exit code.
     const t0 = Date.now();
-    let termText = '';
+    let termText: string;
     for (;;) {
-        termText = (await page.locator('.terminal-wrapper.active .xterm-rows, .xterm .xterm-rows').allInnerTexts().catch(() => [] as string[])).join('\n');
+        termText = (
+            await page
+                .locator('.terminal-wrapper.active .xterm-rows, .xterm .xterm-rows')
+                .allInnerTexts()
+                .catch(() => [] as string[])
+        ).join('\n');
         if ((termText.includes('whale-e2e-42') && termText.includes('exit code 3')) || Date.now() - t0 > 20_000) {
             break;
         }
         await sleep(500);
     }
-    const tabs = (await page.locator('.terminal-tabs-entry, .single-terminal-tab, .terminal-tab').allInnerTexts().catch(() => [] as string[])).join(' | ');
+    const tabs = (
+        await page
+            .locator('.terminal-tabs-entry, .single-terminal-tab, .terminal-tab')
+            .allInnerTexts()
+            .catch(() => [] as string[])
+    ).join(' | ');
     const termOk = termText.includes('whale-e2e-42') && termText.includes('exit code 3');
-    steps.push({ name: 'UI: the whale terminal shows the output and the exit code', ok: termOk, detail: termOk ? `tabs: ${tabs}` : `terminal text: ${JSON.stringify(termText.slice(-400))}, tabs: ${tabs}` });
+    steps.push({
+        name: 'UI: the whale terminal shows the output and the exit code',
+        ok: termOk,
+        detail: termOk ? `tabs: ${tabs}` : `terminal text: ${JSON.stringify(termText.slice(-400))}, tabs: ${tabs}`,
+    });
 
     const view = whaleView(page);
-    const viewOk = (await view.count().catch(() => 0)) > 0;
-    steps.push({ name: 'UI: the Whale view is in the Explorer', ok: viewOk, detail: viewOk ? 'found' : 'no pane header "Whale"' });
+    const viewOk =
+        (await whaleActivity(page)
+            .count()
+            .catch(() => 0)) > 0;
+    steps.push({ name: 'UI: the Whale view has its own item in the activity bar', ok: viewOk, detail: viewOk ? 'found' : 'no activity bar item "Whale"' });
     await expand(view);
 
     const allow = dialogLog.some((d) => d.startsWith('clicked "Allow once"'));
     const deny = dialogLog.some((d) => d.startsWith('clicked "Deny"'));
-    steps.push({ name: 'UI: approval modals appeared and were answered (Allow once, Deny)', ok: allow && deny, detail: dialogLog.filter((d) => /Allow once|Deny/.test(d)).join('; ') || 'no approval modal was seen' });
+    steps.push({
+        name: 'UI: approval modals appeared and were answered (Allow once, Deny)',
+        ok: allow && deny,
+        detail: dialogLog.filter((d) => /Allow once|Deny/.test(d)).join('; ') || 'no approval modal was seen',
+    });
 
-    let viewText = '';
+    let viewText: string;
     const t1 = Date.now();
     do {
-        viewText = (await page.locator('.pane', { has: view }).innerText().catch(() => '')).replace(/\s+/g, ' ');
+        viewText = (await view.innerText().catch(() => '')).replace(/\s+/g, ' ');
         if (viewText.includes('Edit app.ts') && viewText.includes('Write the e2e test')) {
             break;
         }
@@ -313,20 +375,25 @@ async function mcpListCheck(page: Page, want: boolean, name: string, shot: strin
         const t0 = Date.now();
         do {
             await sleep(500);
-            detail = (await page.locator('.quick-input-widget').innerText().catch(() => '')).replace(/\s+/g, ' ');
+            detail = (
+                await page
+                    .locator('.quick-input-widget')
+                    .innerText()
+                    .catch(() => '')
+            ).replace(/\s+/g, ' ');
             ok = /Add Server/.test(detail) && /\bWhale\b/.test(detail) === want;
         } while (!ok && Date.now() - t0 < 15_000);
         await screenshot(page, shot);
         await page.keyboard.press('Escape');
     } catch (err) {
-        detail = `${err} ${detail}`;
+        detail = `${String(err)} ${detail}`;
     }
     steps.push({ name, ok, detail: detail.slice(0, 300) });
 }
 
 /** The rows of the Whale view's tree. */
 function whaleRows(page: Page) {
-    return page.locator('.pane', { has: whaleView(page) }).locator('.monaco-list-row');
+    return whaleView(page).locator('.monaco-list-row');
 }
 
 /** Waits up to `ms` for a row of the Whale view whose text matches. */
@@ -344,7 +411,7 @@ async function whaleRow(page: Page, text: RegExp, ms: number) {
 async function changesOpenDiff(page: Page): Promise<void> {
     const t0 = Date.now();
     let detail = '';
-    let ok = false;
+    let ok: boolean;
     try {
         await expand(whaleView(page));
         await whaleRow(page, /^\s*Changes/, 20_000);
@@ -364,18 +431,23 @@ async function changesOpenDiff(page: Page): Promise<void> {
         await sleep(1500);
         await screenshot(page, 'changes-diff.png');
     } catch (err) {
-        detail = `${err} ${detail}`;
+        detail = `${String(err)} ${detail}`;
         ok = false;
         await screenshot(page, 'changes-diff-failed.png');
     }
-    steps.push({ name: 'UI: the Changes section lists the edit as its newest entry, its file with +1 \u22121', ok, detail: detail.slice(0, 600), ms: Date.now() - t0 });
+    steps.push({
+        name: 'UI: the Changes section lists the edit as its newest entry, its file with +1 \u22121',
+        ok,
+        detail: detail.slice(0, 600),
+        ms: Date.now() - t0,
+    });
 }
 
 /** Right-clicks the entry of the edit and picks "Revert this change" (the companion checks the file). */
 async function changesRevert(page: Page): Promise<void> {
     const t0 = Date.now();
     let detail = '';
-    let ok = false;
+    let ok: boolean;
     try {
         const entry = await whaleRow(page, /edit changes\.txt/, 10_000);
         await entry.click({ button: 'right' });
@@ -385,25 +457,44 @@ async function changesRevert(page: Page): Promise<void> {
         detail = `context menu: ${items.join(' | ')}`;
         ok = items.includes('Revert this change') && items.includes('Revert to before this');
         await screenshot(page, 'changes-menu.png');
-        await menu.locator('.action-label', { hasText: /^\s*Revert this change\s*$/ }).first().click({ timeout: 5000 });
+        await menu
+            .locator('.action-label', { hasText: /^\s*Revert this change\s*$/ })
+            .first()
+            .click({ timeout: 5000 });
+        // "Revert this change" asks first, as "Revert to before this" does.
+        const dialog = page.locator('.monaco-dialog-box').first();
+        await dialog.waitFor({ state: 'visible', timeout: 10_000 });
+        const asked = (await dialog.innerText().catch(() => '')).replace(/\s+/g, ' ');
+        await screenshot(page, 'changes-revert-confirm.png');
+        await dialog
+            .locator('.dialog-buttons .monaco-button', { hasText: /^\s*Revert\s*$/ })
+            .first()
+            .click({ timeout: 5000 });
+        detail += `; asked: ${asked.slice(0, 160)}`;
+        ok = ok && asked.includes('Revert');
         await sleep(1500);
         await screenshot(page, 'changes-reverted.png');
     } catch (err) {
-        detail = `${err} ${detail}`;
+        detail = `${String(err)} ${detail}`;
         ok = false;
         await screenshot(page, 'changes-revert-failed.png');
     }
-    steps.push({ name: 'UI: the entry\'s context menu offers "Revert this change" and "Revert to before this"', ok, detail: detail.slice(0, 600), ms: Date.now() - t0 });
+    steps.push({
+        name: 'UI: the entry\'s context menu offers "Revert this change" and "Revert to before this"',
+        ok,
+        detail: detail.slice(0, 600),
+        ms: Date.now() - t0,
+    });
 }
 
+/** The side bar showing the Whale view (its own view container). */
 function whaleView(page: Page) {
-    return page.locator('.pane-header', { hasText: /^\s*Whale\s*$/i });
+    return page.locator('.part.sidebar');
 }
 
-async function expand(header: ReturnType<typeof whaleView>): Promise<void> {
-    if ((await header.count().catch(() => 0)) > 0 && (await header.first().getAttribute('aria-expanded').catch(() => null)) === 'false') {
-        await header.first().click().catch(() => undefined);
-    }
+/** Shows the Whale view, as a user does with the whale icon in the activity bar. */
+async function expand(_view: ReturnType<typeof whaleView>): Promise<void> {
+    await showWhaleView(_view.page());
 }
 
 async function main(): Promise<number> {
@@ -419,10 +510,19 @@ async function main(): Promise<number> {
         log('installing the Whale extension and the test companion');
         installExtensions(node, codeServer, dirs, [env('VSIX'), env('COMPANION_VSIX')]);
         log('starting code-server and chromium');
-        wb = await openWorkbench({ node, codeServer, chromium: env('CHROMIUM', '/usr/bin/chromium'), dirs, env: { WHALE_E2E_RESULTS: dirs.results }, log: serverLog });
+        wb = await openWorkbench({
+            node,
+            codeServer,
+            chromium: env('CHROMIUM', '/usr/bin/chromium'),
+            dirs,
+            env: { WHALE_E2E_RESULTS: dirs.results },
+            log: serverLog,
+        });
         page = wb.page;
         log('workbench loaded; running the scenario');
-        await whaleView(page).first().waitFor({ timeout: 30_000 }).catch(() => undefined);
+        await whaleActivity(page)
+            .waitFor({ timeout: 30_000 })
+            .catch(() => undefined);
         await expand(whaleView(page));
         let phase = '';
         let typed = false;
@@ -470,14 +570,18 @@ async function main(): Promise<number> {
             }
             if (Date.now() > deadline) {
                 steps.push(...(r?.steps ?? []));
-                steps.push({ name: 'scenario finished in time', ok: false, detail: `still at "${r?.phase ?? 'not started (the companion did not activate)'}"` });
+                steps.push({
+                    name: 'scenario finished in time',
+                    ok: false,
+                    detail: `still at "${r?.phase ?? 'not started (the companion did not activate)'}"`,
+                });
                 break;
             }
             await sleep(250);
         }
         await uiChecks(page);
     } catch (err) {
-        steps.push({ name: 'driver', ok: false, detail: err instanceof Error ? err.stack ?? err.message : String(err) });
+        steps.push({ name: 'driver', ok: false, detail: err instanceof Error ? (err.stack ?? err.message) : String(err) });
     } finally {
         const failed = steps.filter((s) => !s.ok).length;
         await screenshot(page, failed || steps.length === 0 ? 'failure.png' : 'success.png');
@@ -499,7 +603,7 @@ async function main(): Promise<number> {
 
 main().then(
     (code) => process.exit(code),
-    (err) => {
+    (err: unknown) => {
         console.error(err);
         console.log('0 passed, 1 failed');
         process.exit(1);

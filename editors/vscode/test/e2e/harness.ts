@@ -78,7 +78,10 @@ export interface CodeServerDirs {
 /** Installs each .vsix into the run's extensions folder with code-server's own installer. */
 export function installExtensions(node: string, codeServer: string, dirs: CodeServerDirs, vsixes: string[]): void {
     for (const vsix of vsixes.map((v) => path.resolve(v))) {
-        const r = spawnSync(node, [codeServer, '--user-data-dir', dirs.userData, '--extensions-dir', dirs.exts, '--install-extension', vsix], { encoding: 'utf8', timeout: 180_000 });
+        const r = spawnSync(node, [codeServer, '--user-data-dir', dirs.userData, '--extensions-dir', dirs.exts, '--install-extension', vsix], {
+            encoding: 'utf8',
+            timeout: 180_000,
+        });
         if (r.status !== 0 || !/successfully installed/i.test(r.stdout + r.stderr)) {
             throw new Error(`installing ${vsix} failed (status ${r.status}): ${r.stdout}\n${r.stderr}`);
         }
@@ -98,22 +101,53 @@ export interface Workbench {
  * workspace in Chromium and waits for the workbench. On failure what was
  * started is stopped.
  */
-export async function openWorkbench(o: { node: string; codeServer: string; chromium: string; dirs: CodeServerDirs; env: Record<string, string>; log: fs.WriteStream }): Promise<Workbench> {
+export async function openWorkbench(o: {
+    node: string;
+    codeServer: string;
+    chromium: string;
+    dirs: CodeServerDirs;
+    env: Record<string, string>;
+    log: fs.WriteStream;
+}): Promise<Workbench> {
     const port = await freePort();
     const { dirs } = o;
     const server = spawn(
         o.node,
-        [o.codeServer, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-workspace-trust', '--disable-telemetry', '--disable-update-check', '--disable-getting-started-override', '--config', path.join(dirs.base, 'config.yaml'), '--user-data-dir', dirs.userData, '--extensions-dir', dirs.exts, dirs.ws],
+        [
+            o.codeServer,
+            '--auth',
+            'none',
+            '--bind-addr',
+            `127.0.0.1:${port}`,
+            '--disable-workspace-trust',
+            '--disable-telemetry',
+            '--disable-update-check',
+            '--disable-getting-started-override',
+            '--config',
+            path.join(dirs.base, 'config.yaml'),
+            '--user-data-dir',
+            dirs.userData,
+            '--extensions-dir',
+            dirs.exts,
+            dirs.ws,
+        ],
         { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...o.env, XDG_STATE_HOME: path.join(dirs.base, 'state') } },
     );
-    server.stdout!.pipe(o.log);
-    server.stderr!.pipe(o.log);
+    server.stdout.pipe(o.log);
+    server.stderr.pipe(o.log);
     let browser: Browser | undefined;
     try {
         await waitHttp(`http://127.0.0.1:${port}/healthz`, 60_000);
         browser = await chromium.launch({
             executablePath: o.chromium,
-            args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+            args: [
+                '--no-sandbox',
+                '--disable-gpu',
+                '--disable-dev-shm-usage',
+                '--disable-background-networking',
+                '--disable-component-update',
+                '--disable-sync',
+            ],
             timeout: 60_000,
         });
         const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
@@ -154,7 +188,9 @@ export async function runCommand(page: Page, title: string): Promise<void> {
 export function copyLogs(userData: string, out: string, names: RegExp): void {
     const logs = path.join(userData, 'logs');
     const walk = (dir: string): string[] =>
-        fs.existsSync(dir) ? fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)])) : [];
+        fs.existsSync(dir)
+            ? fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]))
+            : [];
     for (const f of walk(logs)) {
         if (names.test(path.basename(f))) {
             const dest = path.join(out, 'logs', path.relative(logs, f).replace(/[\\/]/g, '_'));
@@ -162,4 +198,30 @@ export function copyLogs(userData: string, out: string, names: RegExp): void {
             fs.copyFileSync(f, dest);
         }
     }
+}
+
+/** The activity bar item of the Whale view container. */
+export function whaleActivity(page: Page) {
+    return page.locator('.part.activitybar .action-item a[aria-label^="Whale"], .part.activitybar .action-item .action-label[aria-label^="Whale"]').first();
+}
+
+/**
+ * Shows the Whale view (its own container in the activity bar, a user clicks
+ * the whale icon) and returns the side bar that holds it. Clicking the item
+ * of the container already shown would hide it, so the title is checked first.
+ */
+export async function showWhaleView(page: Page) {
+    const sidebar = page.locator('.part.sidebar');
+    const title = await sidebar
+        .locator('.composite.title .title-label')
+        .first()
+        .innerText()
+        .catch(() => '');
+    if (!/whale/i.test(title) || !(await sidebar.isVisible().catch(() => false))) {
+        await whaleActivity(page)
+            .click({ timeout: 10_000 })
+            .catch(() => undefined);
+        await sleep(500);
+    }
+    return sidebar;
 }

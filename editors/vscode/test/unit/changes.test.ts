@@ -107,12 +107,21 @@ test('ChangesModel: newest first, files as children, dropped last, through()', (
     );
     assert.deepEqual(roots[3], { kind: 'dropped', count: 2 });
     const kids = m.children(roots[1]);
-    assert.deepEqual(kids.map((k) => (k.kind === 'file' ? `${k.entry.id}:${k.file.name}` : k.kind)), ['b:a.go', 'b:b.go']);
+    assert.deepEqual(
+        kids.map((k) => (k.kind === 'file' ? `${k.entry.id}:${k.file.name}` : k.kind)),
+        ['b:a.go', 'b:b.go'],
+    );
     assert.deepEqual(m.children(kids[0]), []);
     assert.deepEqual(m.children(roots[0]), []);
     assert.equal(entryView(newest).collapsible, false);
-    assert.deepEqual(m.through('b').map((e) => e.id), ['c', 'b']);
-    assert.deepEqual(m.through('a').map((e) => e.id), ['c', 'b', 'a']);
+    assert.deepEqual(
+        m.through('b').map((e) => e.id),
+        ['c', 'b'],
+    );
+    assert.deepEqual(
+        m.through('a').map((e) => e.id),
+        ['c', 'b', 'a'],
+    );
     assert.deepEqual(m.through('nope'), []);
     assert.equal(m.entry('a'), older);
     assert.equal(m.size, 3);
@@ -178,7 +187,11 @@ test('ChangeDocuments: one fetch per entry, sides and reports, failures not kept
         if (id === 'bad' && fail) {
             throw new Error('not_found');
         }
-        return { id, diff: '', files: [diffFile(), diffFile({ path: '/w/new.txt', uri: 'file:///w/new.txt', before: undefined, beforeExists: false, after: `made by ${id}\n` })] };
+        return {
+            id,
+            diff: '',
+            files: [diffFile(), diffFile({ path: '/w/new.txt', uri: 'file:///w/new.txt', before: undefined, beforeExists: false, after: `made by ${id}\n` })],
+        };
     }, 2);
     assert.equal(await docs.content({ kind: 'side', id: 'e1', path: '/w/src/a.go', side: 'before' }), 'old\n');
     assert.equal(await docs.content({ kind: 'side', id: 'e1', path: '/w/src/a.go', side: 'after' }), 'new\n');
@@ -203,7 +216,10 @@ test('ChangeDocuments: one fetch per entry, sides and reports, failures not kept
 test('revert messages and the conflict report', () => {
     const rel = (p: string) => p.replace('/w/', '');
     const ok: ChangesRevertResult = { ok: true, code: '', text: 'Reverted e1 in 2 files.\n\nEdited a.go', reverted: ['e1'], entry: 'r1' };
-    assert.equal(revertMessage(ok, (id) => (id === 'e1' ? 'edit a.go (+2 -1)' : undefined)), 'Reverted "edit a.go (+2 -1)" (2 files).');
+    assert.equal(
+        revertMessage(ok, (id) => (id === 'e1' ? 'edit a.go (+2 -1)' : undefined)),
+        'Reverted "edit a.go (+2 -1)" (2 files).',
+    );
     assert.equal(revertMessage(ok), 'Reverted change e1 (2 files).');
     assert.equal(revertMessage({ ...ok, reverted: ['e3', 'e2', 'e1'], text: 'Reverted e3, e2, e1 in 1 file.' }), 'Reverted 3 changes, newest first (1 file).');
     assert.equal(revertMessage({ ...ok, reverted: [], text: 'nothing to do\nmore' }), 'nothing to do');

@@ -86,18 +86,34 @@ test('document symbols: DocumentSymbol[] (kinds + 1, children kept); SymbolInfor
         },
     ];
     assert.deepEqual(map.documentSymbols(merged, asUri), [
-        { name: 'Greeter', kind: 5, range: r(0, 0, 4, 1), selectionRange: r(0, 13, 0, 20), children: [{ name: 'greet', kind: 6, range: r(1, 4, 3, 5), selectionRange: r(1, 4, 1, 9), children: [] }] },
+        {
+            name: 'Greeter',
+            kind: 5,
+            range: r(0, 0, 4, 1),
+            selectionRange: r(0, 13, 0, 20),
+            children: [{ name: 'greet', kind: 6, range: r(1, 4, 3, 5), selectionRange: r(1, 4, 1, 9), children: [] }],
+        },
     ]);
     const infos = [{ name: 'greet', kind: 11, containerName: 'a', location: { uri: uri('/w/a.ts'), range: r(2, 0, 4, 1) } }];
-    assert.deepEqual(map.documentSymbols(infos, asUri), [{ name: 'greet', kind: 12, containerName: 'a', location: { uri: 'file:///w/a.ts', range: r(2, 0, 4, 1) } }]);
-    assert.deepEqual(map.workspaceSymbols(infos, asUri), [{ name: 'greet', kind: 12, containerName: 'a', location: { uri: 'file:///w/a.ts', range: r(2, 0, 4, 1) } }]);
+    assert.deepEqual(map.documentSymbols(infos, asUri), [
+        { name: 'greet', kind: 12, containerName: 'a', location: { uri: 'file:///w/a.ts', range: r(2, 0, 4, 1) } },
+    ]);
+    assert.deepEqual(map.workspaceSymbols(infos, asUri), [
+        { name: 'greet', kind: 12, containerName: 'a', location: { uri: 'file:///w/a.ts', range: r(2, 0, 4, 1) } },
+    ]);
     assert.deepEqual(map.documentSymbols(undefined, asUri), []);
 });
 
 test('rename: text edits become `changes`; with a file operation every part is a documentChanges entry, the operation with its kind', () => {
     const entries: Array<[FakeUri, map.CodeTextEdit[]]> = [
         [uri('/w/a.ts'), [{ range: r(0, 16, 0, 21), newText: 'welcome' }]],
-        [uri('/w/b.ts'), [{ range: r(0, 9, 0, 14), newText: 'welcome' }, { range: r(2, 0, 2, 5), newText: 'welcome' }]],
+        [
+            uri('/w/b.ts'),
+            [
+                { range: r(0, 9, 0, 14), newText: 'welcome' },
+                { range: r(2, 0, 2, 5), newText: 'welcome' },
+            ],
+        ],
     ];
     assert.deepEqual(map.workspaceEdit(entries, [], asUri), {
         changes: {
@@ -120,7 +136,7 @@ test('rename: text edits become `changes`; with a file operation every part is a
     assert.throws(() => map.workspaceEdit([[uri('/w/a.ts'), [{ range: r(0, 0, 0, 1) }]]], [], asUri), /a snippet edit\); rename the symbol with multi_edit/);
 });
 
-test('fileOperations reads the file operations of a WorkspaceEdit from the extension host\'s _allEntries()', () => {
+test("fileOperations reads the file operations of a WorkspaceEdit from the extension host's _allEntries()", () => {
     // The extension host's WorkspaceEdit (1.139): renameFile/createFile/deleteFile push {_type: 1, from, to}; text edits are _type 2.
     const edit = {
         _allEntries: () => [
@@ -129,7 +145,10 @@ test('fileOperations reads the file operations of a WorkspaceEdit from the exten
             { _type: 1, from: undefined, to: uri('/w/c.ts') },
         ],
     };
-    assert.deepEqual(map.fileOperations(edit), [{ from: uri('/w/a.ts'), to: uri('/w/b.ts') }, { from: undefined, to: uri('/w/c.ts') }]);
+    assert.deepEqual(map.fileOperations(edit), [
+        { from: uri('/w/a.ts'), to: uri('/w/b.ts') },
+        { from: undefined, to: uri('/w/c.ts') },
+    ]);
     assert.deepEqual(map.fileOperations({}), []);
     assert.deepEqual(map.fileOperations(undefined), []);
 });

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { failureReason, shortName } from '../../src/applyEditReason';
-import { confirmation, invocationMessage, patchFiles } from '../../src/invocation';
+import { confirmation, invocationMessage, neverAsk, patchFiles, previewConfirmation } from '../../src/invocation';
 import { bundledTarget, CrashLimit, crashLimitMessage, crashWindowMs, maxRestarts, resolveServerPath, type ResolveEnv } from '../../src/serverPath';
 
 test('invocation messages', () => {
@@ -82,9 +82,20 @@ test('failureReason names stale documents', () => {
 });
 
 test('resolveServerPath: setting, bundled, PATH, missing', () => {
-    const base: ResolveEnv = { setting: '', extensionPath: '/ext', home: '/home/u', pathVar: '/usr/bin:/opt/bin', platform: 'linux', isExecutable: () => false };
+    const base: ResolveEnv = {
+        setting: '',
+        extensionPath: '/ext',
+        home: '/home/u',
+        pathVar: '/usr/bin:/opt/bin',
+        platform: 'linux',
+        isExecutable: () => false,
+    };
     const withFiles = (...files: string[]) => ({ ...base, isExecutable: (f: string) => files.includes(f) });
-    assert.deepEqual(resolveServerPath({ ...withFiles('/home/u/bin/whale-ls'), setting: '~/bin/whale-ls' }), { ok: true, path: '/home/u/bin/whale-ls', source: 'setting' });
+    assert.deepEqual(resolveServerPath({ ...withFiles('/home/u/bin/whale-ls'), setting: '~/bin/whale-ls' }), {
+        ok: true,
+        path: '/home/u/bin/whale-ls',
+        source: 'setting',
+    });
     const bad = resolveServerPath({ ...withFiles('/ext/bin/whale-ls'), setting: '/nope' });
     assert.ok(!bad.ok && /whale.serverPath/.test(bad.message));
     assert.deepEqual(resolveServerPath(withFiles('/ext/bin/whale-ls', '/opt/bin/whale-ls')), { ok: true, path: '/ext/bin/whale-ls', source: 'bundled' });
@@ -141,7 +152,10 @@ test('resolveServerPath: what the messages tell the user to do', () => {
     const base: ResolveEnv = { setting: '', extensionPath: '/ext', home: '/home/u', pathVar: '/usr/bin', platform: 'linux', isExecutable: () => false };
     const bad = resolveServerPath({ ...base, setting: '  /opt/whale-ls  ' });
     assert.ok(!bad.ok);
-    assert.equal(bad.message, 'whale.serverPath is "/opt/whale-ls", but no executable file is there. Fix the setting, or clear it to use the bundled whale-ls or the one on PATH.');
+    assert.equal(
+        bad.message,
+        'whale.serverPath is "/opt/whale-ls", but no executable file is there. Fix the setting, or clear it to use the bundled whale-ls or the one on PATH.',
+    );
 
     const goMod = readFileSync(path.resolve(__dirname, '../../../../../go.mod'), 'utf8');
     const module = /^module (\S+)/m.exec(goMod)?.[1];
@@ -153,24 +167,68 @@ test('resolveServerPath: what the messages tell the user to do', () => {
 });
 
 test('resolveServerPath: a bundled binary for another target is not started', () => {
-    const base: ResolveEnv = { setting: '', extensionPath: '/ext', home: '/home/u', pathVar: '/opt/bin', platform: 'darwin', arch: 'arm64', isExecutable: (f) => f === '/ext/bin/whale-ls' };
+    const base: ResolveEnv = {
+        setting: '',
+        extensionPath: '/ext',
+        home: '/home/u',
+        pathVar: '/opt/bin',
+        platform: 'darwin',
+        arch: 'arm64',
+        isExecutable: (f) => f === '/ext/bin/whale-ls',
+    };
     assert.deepEqual(resolveServerPath({ ...base, bundledTarget: 'darwin-arm64' }), { ok: true, path: '/ext/bin/whale-ls', source: 'bundled' });
     const wrong = resolveServerPath({ ...base, bundledTarget: 'linux-x64' });
-    assert.ok(!wrong.ok && /carries the linux-x64 binary, but VS Code runs on darwin-arm64/.test(wrong.message) && /whale-ls-darwin-arm64\.vsix/.test(wrong.message), JSON.stringify(wrong));
+    assert.ok(
+        !wrong.ok && /carries the linux-x64 binary, but VS Code runs on darwin-arm64/.test(wrong.message) && /whale-ls-darwin-arm64\.vsix/.test(wrong.message),
+        JSON.stringify(wrong),
+    );
     const onPath = resolveServerPath({ ...base, bundledTarget: 'linux-x64', isExecutable: (f) => f === '/ext/bin/whale-ls' || f === '/opt/bin/whale-ls' });
     assert.deepEqual(onPath, { ok: true, path: '/opt/bin/whale-ls', source: 'PATH' }, 'a misfit bundle falls back to PATH');
     const odd = resolveServerPath({ ...base, platform: 'freebsd', arch: 'x64', bundledTarget: 'linux-x64' });
     assert.ok(!odd.ok && /freebsd-x64 has no whale-ls package/.test(odd.message));
-    assert.equal(bundledTarget('/ext', () => '{"target":"win32-x64"}'), 'win32-x64');
-    assert.equal(bundledTarget('/ext', () => { throw new Error('ENOENT'); }), undefined);
+    assert.equal(
+        bundledTarget('/ext', () => '{"target":"win32-x64"}'),
+        'win32-x64',
+    );
+    assert.equal(
+        bundledTarget('/ext', () => {
+            throw new Error('ENOENT');
+        }),
+        undefined,
+    );
 });
 
 test('resolveServerPath: PATH lookup', () => {
     const base: ResolveEnv = { setting: '', extensionPath: '/ext', home: '/home/u', pathVar: '', platform: 'linux', isExecutable: () => false };
     const relative = resolveServerPath({ ...base, pathVar: ':/opt/bin', isExecutable: (f) => f === 'whale-ls' });
     assert.ok(!relative.ok, 'an empty PATH entry does not find whale-ls in the current folder');
-    const win = resolveServerPath({ ...base, platform: 'win32', pathVar: 'C:\\bin;D:\\tools', isExecutable: (f) => f.endsWith('whale-ls.exe') && f.startsWith('D:') });
-    assert.ok(win.ok && win.source === 'PATH' && win.path.startsWith('D:\\tools'), `Windows PATH is split at ; and the binary is whale-ls.exe: ${JSON.stringify(win)}`);
+    const win = resolveServerPath({
+        ...base,
+        platform: 'win32',
+        pathVar: 'C:\\bin;D:\\tools',
+        isExecutable: (f) => f.endsWith('whale-ls.exe') && f.startsWith('D:'),
+    });
+    assert.ok(
+        win.ok && win.source === 'PATH' && win.path.startsWith('D:\\tools'),
+        `Windows PATH is split at ; and the binary is whale-ls.exe: ${JSON.stringify(win)}`,
+    );
     const home = resolveServerPath({ ...base, setting: '~/go/bin/whale-ls', isExecutable: (f) => f === '/home/u/go/bin/whale-ls' });
     assert.deepEqual(home, { ok: true, path: '/home/u/go/bin/whale-ls', source: 'setting' });
+});
+
+test('never asked: read-only tools, the plan, todos and questions to the user', () => {
+    for (const tool of ['update_plan', 'todo_add', 'todo_update', 'todo_remove', 'request_user_input']) {
+        assert.equal(confirmation(tool, {}, false), undefined, `confirmation(${tool})`);
+    }
+    assert.equal(confirmation('write', { file_path: 'a_b.ts' }, false)?.title, 'Allow whale write?');
+    assert.equal(confirmation('multi_edit', { file_path: 'a.ts' }, false)?.title, 'Allow whale multi edit?', 'plain words, no underscore for markdown to eat');
+});
+
+test('previewConfirmation: the diff or the command as whale previews it; nobody asks when it reads, whale asks, or it fails', () => {
+    const p = { readOnly: false, whaleAsks: false, title: 'Edit src/main.go (+3 \u22121)', detail: '```diff\n-a\n+b\n```' };
+    assert.deepEqual(previewConfirmation(p), { title: p.title, message: p.detail });
+    assert.equal(previewConfirmation({ ...p, readOnly: true }), undefined);
+    assert.equal(previewConfirmation({ ...p, whaleAsks: true }), undefined);
+    assert.equal(previewConfirmation({ ...p, error: 'search text not found' }), undefined);
+    assert.ok(neverAsk.has('todo_add'));
 });

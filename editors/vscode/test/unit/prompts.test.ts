@@ -1,6 +1,18 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { answerForOption, answerForText, approvalModal, choiceItems, firstChangedLine, hunkItems, hunkLine, promptSurface, reviewAnswer, reviewDiffTitle, reviewHunkIds } from '../../src/promptMapping';
+import {
+    answerForOption,
+    answerForText,
+    approvalModal,
+    choiceItems,
+    firstChangedLine,
+    hunkItems,
+    hunkLine,
+    promptSurface,
+    reviewAnswer,
+    reviewDiffTitle,
+    reviewHunkIds,
+} from '../../src/promptMapping';
 import type { PromptParams } from '../../src/requests';
 
 const approval: PromptParams = {
@@ -15,12 +27,19 @@ const approval: PromptParams = {
     ],
 };
 
-test('approval is a modal with Allow once, Allow for this session, Deny', () => {
+test('approval is a modal with Deny first (primary, focused), then Allow once, Allow for this session', () => {
     const q = approvalModal(approval);
     assert.equal(q.message, 'Run /usr/bin/rm?');
     assert.match(q.detail, /program: \/usr\/bin\/rm/);
-    assert.deepEqual(q.buttons.map((b) => b.label), ['Allow once', 'Allow for this session', 'Deny']);
-    assert.deepEqual(approvalModal({ ...approval, options: [] }).buttons.map((b) => b.id), ['allow_once', 'allow_session', 'deny']);
+    assert.deepEqual(
+        q.buttons.map((b) => b.label),
+        ['Deny', 'Allow once', 'Allow for this session'],
+    );
+    assert.deepEqual(
+        approvalModal({ ...approval, options: [] }).buttons.map((b) => b.id),
+        ['deny', 'allow_once', 'allow_session'],
+    );
+    assert.match(q.detail, /Cancel or Escape denies as well\.$/);
 });
 
 test('answers: a pick, a text, and dismissal', () => {
@@ -82,7 +101,11 @@ test('review answers: accept all, some hunks, all hunks one by one, reject with 
     // In the review's order, each once, whatever order they were checked in.
     assert.deepEqual(reviewAnswer(review, { kind: 'hunks', ids: ['h3', 'h1', 'h3'] }), { promptId: 'r1', optionId: 'accept', hunks: ['h1', 'h3'] });
     assert.deepEqual(reviewAnswer(review, { kind: 'hunks', ids: ['h2', 'h3', 'h1'] }), { promptId: 'r1', optionId: 'accept' });
-    assert.deepEqual(reviewAnswer(review, { kind: 'reject', reason: '  keep the old name \n' }), { promptId: 'r1', optionId: 'reject', text: 'keep the old name' });
+    assert.deepEqual(reviewAnswer(review, { kind: 'reject', reason: '  keep the old name \n' }), {
+        promptId: 'r1',
+        optionId: 'reject',
+        text: 'keep the old name',
+    });
     assert.deepEqual(reviewAnswer(review, { kind: 'reject', reason: '   ' }), { promptId: 'r1', optionId: 'reject' });
     assert.deepEqual(reviewAnswer(review, { kind: 'reject' }), { promptId: 'r1', optionId: 'reject' });
     assert.deepEqual(reviewAnswer(review, { kind: 'cancel' }), { promptId: 'r1', cancelled: true });
@@ -108,7 +131,16 @@ test('hunk items: the header as label, the file with several files, the first ch
 test('review diff titles', () => {
     assert.equal(reviewDiffTitle(review.files![0]), 'a.txt ↔ proposed by Whale');
     assert.equal(reviewDiffTitle(review.files![1]), 'new.txt (new file) ↔ proposed by Whale');
-    assert.equal(reviewDiffTitle({ path: 'C:\\w\\old.txt', uri: 'file:///c%3A/w/old.txt', before: 'x\n', after: '', hunks: [{ id: 'h', header: '@@ delete old.txt @@', diff: '' }] }), 'old.txt ↔ deleted by Whale');
+    assert.equal(
+        reviewDiffTitle({
+            path: 'C:\\w\\old.txt',
+            uri: 'file:///c%3A/w/old.txt',
+            before: 'x\n',
+            after: '',
+            hunks: [{ id: 'h', header: '@@ delete old.txt @@', diff: '' }],
+        }),
+        'old.txt ↔ deleted by Whale',
+    );
 });
 
 test('other prompt kinds are shown as before', () => {

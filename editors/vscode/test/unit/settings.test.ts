@@ -68,11 +68,29 @@ test('serverSettingsObject sends only what is set, nested', () => {
     const values: Record<string, unknown> = { 'shell.program': '/bin/zsh', 'execBoundary.rules': [], 'web.allowPrivate': true };
     const set = new Set(['shell.program', 'execBoundary.rules']);
     assert.deepEqual(
-        serverSettingsObject(keys, (k) => values[k], (k) => set.has(k)),
+        serverSettingsObject(
+            keys,
+            (k) => values[k],
+            (k) => set.has(k),
+        ),
         { shell: { program: '/bin/zsh' }, execBoundary: { rules: [] } },
     );
-    assert.deepEqual(serverSettingsObject(keys, () => undefined, () => true), {});
-    assert.deepEqual(serverSettingsObject(['shell.program'], () => 'x', () => true), { shell: { program: 'x' } });
+    assert.deepEqual(
+        serverSettingsObject(
+            keys,
+            () => undefined,
+            () => true,
+        ),
+        {},
+    );
+    assert.deepEqual(
+        serverSettingsObject(
+            ['shell.program'],
+            () => 'x',
+            () => true,
+        ),
+        { shell: { program: 'x' } },
+    );
 });
 
 test('packageDrift names each out-of-date setting and tool', () => {
@@ -81,13 +99,17 @@ test('packageDrift names each out-of-date setting and tool', () => {
     const good = syncedPackageJson(base, { tools: [tool] }, { settings: list });
     assert.deepEqual(packageDrift(good, good), []);
 
-    const old = syncedPackageJson(base, { tools: [tool] }, {
-        settings: [
-            { key: 'shell.program', schema: { type: 'string', markdownDescription: 'Shell (empty: `$SHELL`).', default: '' } },
-            { key: 'execBoundary.rules', schema: rulesSchema },
-            { key: 'web.gone', schema: { type: 'boolean', markdownDescription: 'Removed.' } },
-        ],
-    });
+    const old = syncedPackageJson(
+        base,
+        { tools: [tool] },
+        {
+            settings: [
+                { key: 'shell.program', schema: { type: 'string', markdownDescription: 'Shell (empty: `$SHELL`).', default: '' } },
+                { key: 'execBoundary.rules', schema: rulesSchema },
+                { key: 'web.gone', schema: { type: 'boolean', markdownDescription: 'Removed.' } },
+            ],
+        },
+    );
     const drift = packageDrift(old, good).join('\n');
     assert.match(drift, /setting whale\.shell\.program differs from `whale-ls settings --json` \(markdownDescription\)/);
     assert.match(drift, /setting whale\.web\.allowPrivate is missing/);
@@ -111,7 +133,14 @@ test('package.json: settings that start programs or relax a guard cannot be set 
     const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'package.json'), 'utf8'));
     const properties: Record<string, { scope?: string }> = pkg.contributes.configuration.properties;
     // machine: paths and programs, read from the settings of the machine the server runs on.
-    for (const name of ['whale.serverPath', 'whale.server.extraEnv', 'whale.shell.program', 'whale.read.approvedPaths', 'whale.skills.paths', 'whale.mcp.servers']) {
+    for (const name of [
+        'whale.serverPath',
+        'whale.server.extraEnv',
+        'whale.shell.program',
+        'whale.read.approvedPaths',
+        'whale.skills.paths',
+        'whale.mcp.servers',
+    ]) {
         assert.equal(properties[name]?.scope, 'machine', `${name} must have scope "machine" so that a workspace cannot set it`);
     }
     // application: the user's policy, the same in local and remote windows.

@@ -12,11 +12,21 @@ const on: ToolSurfaceInput = { mcpServerEnabled: true, mcpApi: true, folderSchem
 test('toolSurface: one surface at a time, the language-model tools unless the MCP server can be offered', () => {
     for (const tc of [
         { name: 'default (setting off)', input: { ...on, mcpServerEnabled: false }, mcpServer: false, fallback: undefined },
-        { name: 'setting off, nothing else there', input: { mcpServerEnabled: false, mcpApi: false, folderScheme: undefined, serverFound: false }, mcpServer: false, fallback: undefined },
+        {
+            name: 'setting off, nothing else there',
+            input: { mcpServerEnabled: false, mcpApi: false, folderScheme: undefined, serverFound: false },
+            mcpServer: false,
+            fallback: undefined,
+        },
         { name: 'setting on', input: on, mcpServer: true, fallback: undefined },
         { name: 'setting on, VS Code before 1.101', input: { ...on, mcpApi: false }, mcpServer: false, fallback: /1\.101/ },
         { name: 'setting on, no folder', input: { ...on, folderScheme: undefined }, mcpServer: false, fallback: /no workspace folder/ },
-        { name: 'setting on, remote folder', input: { ...on, folderScheme: 'vscode-remote' }, mcpServer: false, fallback: /not a local folder \(vscode-remote:\)/ },
+        {
+            name: 'setting on, remote folder',
+            input: { ...on, folderScheme: 'vscode-remote' },
+            mcpServer: false,
+            fallback: /not a local folder \(vscode-remote:\)/,
+        },
         { name: 'setting on, no whale-ls', input: { ...on, serverFound: false }, mcpServer: false, fallback: /not found/ },
     ]) {
         const got = toolSurface(tc.input);
@@ -32,7 +42,10 @@ test('toolSurface: one surface at a time, the language-model tools unless the MC
 test('the contributed tools are hidden exactly while the context key says the tools come through MCP', () => {
     assert.equal(languageModelToolsWhen, `!${toolsViaMcpContextKey}`);
     const tools = languageModelTools([{ name: 'edit', description: 'Edit.', inputSchema: { type: 'object', properties: {} }, readOnly: false, group: 'edit' }]);
-    assert.deepEqual(tools.map((t) => t.when), [languageModelToolsWhen]);
+    assert.deepEqual(
+        tools.map((t) => t.when),
+        [languageModelToolsWhen],
+    );
 });
 
 test('whale.mcpServer.enabled is an extension setting, off by default', () => {
@@ -50,6 +63,9 @@ test('package.json: every whale_* tool has the when clause, and the MCP server d
     for (const t of tools) {
         assert.equal(t.when, languageModelToolsWhen, `${t.name}.when = ${t.when}, want ${languageModelToolsWhen}`);
     }
-    assert.deepEqual(pkg.contributes.mcpServerDefinitionProviders.map((p: { id: string }) => p.id), ['whale.mcp']);
+    assert.deepEqual(
+        pkg.contributes.mcpServerDefinitionProviders.map((p: { id: string }) => p.id),
+        ['whale.mcp'],
+    );
     assert.equal(pkg.contributes.configuration.properties[`whale.${mcpServerSetting}`]?.default, false);
 });

@@ -18,7 +18,7 @@ const skip = !existsSync(server) && process.env.WHALE_SKIP_CATALOG === '1';
 
 let conn: MessageConnection;
 let ws: string;
-const events: { method: string; params: any }[] = [];
+const events: { method: string; params: unknown }[] = [];
 let stop: () => void = () => undefined;
 
 // The editor side of the language features, answered in the shapes VS Code's
@@ -92,7 +92,7 @@ before(async () => {
         rmSync(ws, { recursive: true, force: true });
     };
     const caps = req.extensionCapabilities;
-    const init: any = await conn.sendRequest('initialize', {
+    const init = await conn.sendRequest<{ capabilities: { executeCommandProvider: { commands: string[] } } }>('initialize', {
         processId: process.pid,
         rootUri: pathToFileURL(ws).href,
         workspaceFolders: [{ uri: pathToFileURL(ws).href, name: 'ws' }],
@@ -106,7 +106,7 @@ before(async () => {
 after(() => stop());
 
 function run(tool: string, input: object): Promise<req.Envelope> {
-    return conn.sendRequest('workspace/executeCommand', { command: `whale.${tool}`, arguments: [input] }) as Promise<req.Envelope>;
+    return conn.sendRequest<req.Envelope>('workspace/executeCommand', { command: `whale.${tool}`, arguments: [input] });
 }
 
 test('whale/tools is the catalog package.json was generated from', { skip }, async () => {
@@ -131,13 +131,21 @@ test('shell_run streams whale/terminal/open, output and exit', { skip }, async (
     const env = await run('shell_run', { command: 'echo wire-ok; exit 4', mode: 'pipe' });
     assert.match(env.text, /wire-ok/);
     const open = await waitFor(() => events.find((e) => e.method === req.terminalOpen.method), 5000, 'terminal/open');
-    const o: req.TerminalOpenParams = open.params;
+    const o = open.params as req.TerminalOpenParams;
     assert.equal(o.pty, false);
     assert.match(o.command, /echo wire-ok/);
     // Output notifications may arrive after the executeCommand response.
-    const outputOf = () => events.filter((e) => e.method === req.terminalOutput.method && e.params.taskId === o.taskId).map((e) => (e.params as req.TerminalOutputParams).data).join('');
+    const outputOf = () =>
+        events
+            .filter((e) => e.method === req.terminalOutput.method && (e.params as { taskId?: string }).taskId === o.taskId)
+            .map((e) => (e.params as req.TerminalOutputParams).data)
+            .join('');
     await waitFor(() => (/wire-ok/.test(outputOf()) ? true : undefined), 5000, 'terminal/output with wire-ok');
-    const exit = await waitFor(() => events.find((e) => e.method === req.terminalExit.method && e.params.taskId === o.taskId), 5000, 'terminal/exit');
+    const exit = await waitFor(
+        () => events.find((e) => e.method === req.terminalExit.method && (e.params as { taskId?: string }).taskId === o.taskId),
+        5000,
+        'terminal/exit',
+    );
     assert.equal((exit.params as req.TerminalExitParams).exitCode, 4);
     const list = await conn.sendRequest(req.terminalList);
     assert.ok(Array.isArray(list.tasks) && list.tasks.length >= 1);
@@ -146,7 +154,7 @@ test('shell_run streams whale/terminal/open, output and exit', { skip }, async (
 test('an exec approval arrives as whale/prompt and the answer decides', { skip }, async () => {
     const pending = run('shell_run', { command: 'touch wire-denied.txt; echo status=$?', mode: 'pipe' });
     const p = await waitFor(() => events.find((e) => e.method === req.prompt.method), 10_000, 'whale/prompt');
-    const q: req.PromptParams = p.params;
+    const q = p.params as req.PromptParams;
     assert.equal(q.kind, 'approval');
     assert.deepEqual(q.options.map((o) => o.id).sort(), ['allow_once', 'allow_session', 'deny']);
     assert.match(q.detail ?? '', /touch/);
@@ -184,9 +192,10 @@ test('whale/changes: an edit is listed, diffed and reverted; a conflicting rever
     const diff = await conn.sendRequest(req.changesDiff, { id: e.id });
     assert.equal(diff.id, e.id);
     assert.match(diff.diff, /-two\n\+TWO/);
-    assert.deepEqual(diff.files.map((f) => ({ path: f.path, before: f.before, after: f.after, beforeExists: f.beforeExists, afterExists: f.afterExists, binary: f.binary })), [
-        { path: file, before: 'one\ntwo\nthree\n', after: 'one\nTWO\nthree\n', beforeExists: true, afterExists: true, binary: false },
-    ]);
+    assert.deepEqual(
+        diff.files.map((f) => ({ path: f.path, before: f.before, after: f.after, beforeExists: f.beforeExists, afterExists: f.afterExists, binary: f.binary })),
+        [{ path: file, before: 'one\ntwo\nthree\n', after: 'one\nTWO\nthree\n', beforeExists: true, afterExists: true, binary: false }],
+    );
     assert.equal((await conn.sendRequest(req.changesList, { since: e.id })).entries.length, 0, 'nothing newer than the newest');
 
     // The same line changed since: the revert is refused and the file stays.
@@ -194,7 +203,10 @@ test('whale/changes: an edit is listed, diffed and reverted; a conflicting rever
     const refused = await conn.sendRequest(req.changesRevert, { id: e.id });
     assert.equal(refused.ok, false);
     assert.equal(refused.code, 'write_conflict');
-    assert.deepEqual(refused.conflicts?.map((c) => c.path), [file]);
+    assert.deepEqual(
+        refused.conflicts?.map((c) => c.path),
+        [file],
+    );
     assert.ok((refused.conflicts?.[0].hunks.length ?? 0) > 0, JSON.stringify(refused));
     assert.equal(readFileSync(file, 'utf8'), 'one\nTWO!\nthree\n');
 
@@ -231,15 +243,24 @@ test('whale/preview: an edit planned as its commit would be, nothing written; a 
 
 const rng = (l1: number, c1: number, l2: number, c2: number) => ({ start: { line: l1, character: c1 }, end: { line: l2, character: c2 } });
 
-test('languageFeatures: the language tools are listed, and an edit reports the problem the editor\'s whale/diagnostics add', { skip }, async () => {
+test("languageFeatures: the language tools are listed, and an edit reports the problem the editor's whale/diagnostics add", { skip }, async () => {
     const { tools } = await conn.sendRequest(req.tools);
     for (const name of ['problems', 'symbols', 'document_symbols', 'definition', 'references', 'hover', 'rename']) {
-        assert.ok(tools.some((t) => t.name === name), `${name} is not in whale/tools`);
+        assert.ok(
+            tools.some((t) => t.name === name),
+            `${name} is not in whale/tools`,
+        );
     }
     const file = path.join(ws, 'lang.ts');
     writeFileSync(file, 'export const n: number = 1;\n');
     // Before the edit no problem; after it VS Code's diagnostic (severity 0 = Error, a code with a target).
-    const error: map.CodeDiagnostic = { range: rng(0, 13, 0, 14), message: "Type 'string' is not assignable to type 'number'.", severity: 0, source: 'ts', code: { value: 2322, target: {} } };
+    const error: map.CodeDiagnostic = {
+        range: rng(0, 13, 0, 14),
+        message: "Type 'string' is not assignable to type 'number'.",
+        severity: 0,
+        source: 'ts',
+        code: { value: 2322, target: {} },
+    };
     diagnosticReadings.set(file, [[], [error]]);
     const env = await run('edit', { file_path: file, search: '= 1;', replace: '= "one";' });
     assert.equal(env.ok, true, env.text);
@@ -252,37 +273,61 @@ test('languageFeatures: the language tools are listed, and an edit reports the p
     diagnosticReadings.delete(file);
 });
 
-test('languageFeatures: a clean edit of a clean file whose diagnostics are published again says "No new problems" without waiting out the bound', { skip }, async () => {
-    const file = path.join(ws, 'clean.ts');
-    writeFileSync(file, 'export const a = 1;\n');
-    // Published before the edit (the baseline) and once after it, always with no problems.
-    republishing.set(file, 2);
-    const env = await run('edit', { file_path: file, search: 'a = 1', replace: 'a = 2' });
-    republishing.delete(file);
-    assert.equal(env.ok, true, env.text);
-    // Not "No new problems in the changed files (the editor's diagnostics did not change within 1.5s; …)": the bound was not waited out.
-    assert.match(env.text, /No new problems in the changed files\.(\n|$)/, 'the counted publication settles it');
-});
+test(
+    'languageFeatures: a clean edit of a clean file whose diagnostics are published again says "No new problems" without waiting out the bound',
+    { skip },
+    async () => {
+        const file = path.join(ws, 'clean.ts');
+        writeFileSync(file, 'export const a = 1;\n');
+        // Published before the edit (the baseline) and once after it, always with no problems.
+        republishing.set(file, 2);
+        const env = await run('edit', { file_path: file, search: 'a = 1', replace: 'a = 2' });
+        republishing.delete(file);
+        assert.equal(env.ok, true, env.text);
+        // Not "No new problems in the changed files (the editor's diagnostics did not change within 1.5s; …)": the bound was not waited out.
+        assert.match(env.text, /No new problems in the changed files\.(\n|$)/, 'the counted publication settles it');
+    },
+);
 
 test('languageFeatures: definition and references from LocationLink/Location, rename applied from `changes`, a file operation refused', { skip }, async () => {
     const a = path.join(ws, 'greet.ts');
     const b = path.join(ws, 'use.ts');
     writeFileSync(a, 'export function greet(): string {\n    return "hi";\n}\n');
     writeFileSync(b, 'import { greet } from "./greet";\nconsole.log(greet());\n');
-    featureAnswers.push(() => map.locations([{ targetUri: a, targetRange: rng(0, 0, 2, 1), targetSelectionRange: rng(0, 16, 0, 21), originSelectionRange: rng(1, 12, 1, 17) }], asUri));
+    featureAnswers.push(() =>
+        map.locations(
+            [{ targetUri: a, targetRange: rng(0, 0, 2, 1), targetSelectionRange: rng(0, 16, 0, 21), originSelectionRange: rng(1, 12, 1, 17) }],
+            asUri,
+        ),
+    );
     const def = await run('definition', { file_path: b, line: 2, symbol: 'greet' });
     assert.equal(def.ok, true, def.text);
     assert.match(def.text, /greet\.ts:1: export function greet\(\): string \{/);
     assert.deepEqual(featureRequests.at(-1), { kind: 'definition', uri: asUri(b), position: { line: 1, character: 12 } });
 
-    featureAnswers.push(() => map.locations([{ uri: a, range: rng(0, 16, 0, 21) }, { uri: b, range: rng(0, 9, 0, 14) }, { uri: b, range: rng(1, 12, 1, 17) }], asUri));
+    featureAnswers.push(() =>
+        map.locations(
+            [
+                { uri: a, range: rng(0, 16, 0, 21) },
+                { uri: b, range: rng(0, 9, 0, 14) },
+                { uri: b, range: rng(1, 12, 1, 17) },
+            ],
+            asUri,
+        ),
+    );
     const refs = await run('references', { file_path: a, line: 1, symbol: 'greet' });
     assert.equal(refs.ok, true, refs.text);
     assert.match(refs.text, /^3 references to greet:\ngreet\.ts:1: .*\nuse\.ts:1: .*\nuse\.ts:2: /);
 
     const renameEdits = (): Array<[string, map.CodeTextEdit[]]> => [
         [a, [{ range: rng(0, 16, 0, 21), newText: 'welcome' }]],
-        [b, [{ range: rng(0, 9, 0, 14), newText: 'welcome' }, { range: rng(1, 12, 1, 17), newText: 'welcome' }]],
+        [
+            b,
+            [
+                { range: rng(0, 9, 0, 14), newText: 'welcome' },
+                { range: rng(1, 12, 1, 17), newText: 'welcome' },
+            ],
+        ],
     ];
     featureAnswers.push(() => map.workspaceEdit(renameEdits(), [{ from: a, to: path.join(ws, 'welcome.ts') }], asUri));
     const refused = await run('rename', { file_path: a, line: 1, symbol: 'greet', new_name: 'welcome' });
@@ -297,4 +342,21 @@ test('languageFeatures: definition and references from LocationLink/Location, re
     assert.equal(featureRequests.at(-1)?.newName, 'welcome');
     assert.equal(readFileSync(a, 'utf8'), 'export function welcome(): string {\n    return "hi";\n}\n');
     assert.equal(readFileSync(b, 'utf8'), 'import { welcome } from "./greet";\nconsole.log(welcome());\n');
+});
+
+test('whale/preview answers with the contract, or MethodNotFound (the extension then confirms as before)', { skip }, async () => {
+    writeFileSync(path.join(ws, 'preview.txt'), 'one\ntwo\n');
+    let r: req.PreviewResult | undefined;
+    try {
+        r = await conn.sendRequest(req.preview, { tool: 'edit', input: { file_path: 'preview.txt', search: 'two', replace: 'TWO' } });
+    } catch (err) {
+        assert.equal((err as { code?: number }).code, -32601, `whale/preview failed with something else than MethodNotFound: ${String(err)}`);
+        return;
+    }
+    assert.equal(typeof r.readOnly, 'boolean');
+    assert.equal(typeof r.whaleAsks, 'boolean');
+    assert.equal(r.readOnly, false);
+    assert.match(r.title, /preview\.txt/);
+    assert.match(r.detail, /```diff[\s\S]*-two[\s\S]*\+TWO/);
+    assert.equal(readFileSync(path.join(ws, 'preview.txt'), 'utf8'), 'one\ntwo\n', 'a preview changes nothing');
 });

@@ -7,7 +7,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { scenarioOf, type ScenarioName } from '../scenarios';
+import { agentEditBefore, agentEditFile, scenarioOf, undoBefore, undoFile, type ScenarioName } from '../scenarios';
 
 interface Check {
     name: string;
@@ -77,7 +77,12 @@ const scenarios: Record<ScenarioName, Scenario> = {
             editBefore = { doc, version: doc.version };
             check(t, 'src/app.ts is open with an unsaved change before the call', doc.isDirty, `dirty=${doc.isDirty}, version ${doc.version}`);
         },
-        calls: [(t) => ({ name: 'whale_edit', input: { file_path: path.join(t.root, 'src', 'app.ts'), search: 'const greeting = "hello";', replace: 'const greeting = "hi from the chat";' } })],
+        calls: [
+            (t) => ({
+                name: 'whale_edit',
+                input: { file_path: path.join(t.root, 'src', 'app.ts'), search: 'const greeting = "hello";', replace: 'const greeting = "hi from the chat";' },
+            }),
+        ],
         async after(t) {
             const b = editBefore;
             if (!b) {
@@ -104,7 +109,73 @@ const scenarios: Record<ScenarioName, Scenario> = {
     'write-command': { calls: [shell('mkdir -p chat-made && echo made-dir')], after: fileCheck('chat-made', true) },
     'ask-allow': { calls: [shell('touch chat-allow.txt && echo touched-allow')], after: fileCheck('chat-allow.txt', true) },
     'ask-deny': { calls: [shell('touch chat-deny.txt && echo touched-deny')], after: fileCheck('chat-deny.txt', false) },
-    'user-input': { calls: [() => ({ name: 'whale_request_user_input', input: { question: 'chat-choice: which color?', options: ['red', 'blue'], timeout_ms: 90_000 } })] },
+    'user-input': {
+        calls: [() => ({ name: 'whale_request_user_input', input: { question: 'chat-choice: which color?', options: ['red', 'blue'], timeout_ms: 90_000 } })],
+    },
+    'whale-agent-edit': {
+        async before(t) {
+            const file = path.join(t.root, agentEditFile);
+            fs.writeFileSync(file, agentEditBefore);
+            const doc = await vscode.workspace.openTextDocument(file);
+            await vscode.window.showTextDocument(doc, { preview: false, preserveFocus: true, viewColumn: vscode.ViewColumn.Beside });
+        },
+        calls: [
+            (t) => ({
+                name: 'whale_edit',
+                input: {
+                    file_path: path.join(t.root, agentEditFile),
+                    search: 'const greeting = "hello";',
+                    replace: 'const greeting = "hi from the Whale agent";',
+                },
+            }),
+        ],
+        async after(t) {
+            const uri = vscode.Uri.file(path.join(t.root, agentEditFile));
+            let titles: string[] = [];
+            await waitFor(() => {
+                void vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri).then((lenses) => {
+                    titles = (lenses ?? []).map((l) => l.command?.title ?? '');
+                });
+                return titles.some((x) => x.includes('Keep')) && titles.some((x) => x.includes('Undo'));
+            }, 5000);
+            check(
+                t,
+                'the editor of src/agent.ts offers Keep and Undo on the changed hunk',
+                titles.some((x) => x.includes('Keep')) && titles.some((x) => x.includes('Undo')),
+                titles.join(' | '),
+            );
+        },
+    },
+    'whale-undo-hunk': {
+        async before(t) {
+            const file = path.join(t.root, undoFile);
+            fs.writeFileSync(file, undoBefore);
+            const doc = await vscode.workspace.openTextDocument(file);
+            await vscode.window.showTextDocument(doc, { preview: false, preserveFocus: true, viewColumn: vscode.ViewColumn.Beside });
+        },
+        calls: [
+            (t) => ({
+                name: 'whale_edit',
+                input: { file_path: path.join(t.root, undoFile), search: 'export const state = "before";', replace: 'export const state = "undone soon";' },
+            }),
+        ],
+    },
+    'copilot-edit': {
+        async before(t) {
+            fs.writeFileSync(path.join(t.root, 'src', 'copilot.ts'), 'const who = "copilot";\n');
+        },
+        calls: [
+            (t) => ({
+                name: 'replace_string_in_file',
+                input: {
+                    filePath: path.join(t.root, 'src', 'copilot.ts'),
+                    oldString: 'const who = "copilot";',
+                    newString: 'const who = "copilot edited";',
+                    explanation: 'for comparison',
+                },
+            }),
+        ],
+    },
     plan: {
         calls: [
             () => ({
@@ -168,7 +239,13 @@ interface ModelInfo {
 }
 interface Provider {
     provideLanguageModelChatInformation(options: { silent: boolean }, token: vscode.CancellationToken): ModelInfo[];
-    provideLanguageModelChatResponse(model: ModelInfo, messages: readonly unknown[], options: { tools?: readonly { name: string }[] }, progress: vscode.Progress<unknown>, token: vscode.CancellationToken): Promise<void>;
+    provideLanguageModelChatResponse(
+        model: ModelInfo,
+        messages: readonly unknown[],
+        options: { tools?: readonly { name: string }[] },
+        progress: vscode.Progress<unknown>,
+        token: vscode.CancellationToken,
+    ): Promise<void>;
     provideTokenCount(model: ModelInfo, text: unknown, token: vscode.CancellationToken): Promise<number>;
 }
 
@@ -212,14 +289,27 @@ export function activate(): void {
     }
     lm.registerLanguageModelChatProvider('whale-chat-e2e', {
         provideLanguageModelChatInformation: () => [
-            { id: 'whale-chat-e2e-model', name: 'Whale Chat E2E', family: 'whale-chat-e2e', version: '1', maxInputTokens: 200_000, maxOutputTokens: 4_000, capabilities: { toolCalling: 128 }, isUserSelectable: true },
+            {
+                id: 'whale-chat-e2e-model',
+                name: 'Whale Chat E2E',
+                family: 'whale-chat-e2e',
+                version: '1',
+                maxInputTokens: 200_000,
+                maxOutputTokens: 4_000,
+                capabilities: { toolCalling: 128 },
+                isUserSelectable: true,
+            },
         ],
         async provideLanguageModelChatResponse(_model, messages, options, progress) {
             let entry: LogEntry;
             try {
-                entry = await respond(messages, (options.tools ?? []).map((t) => t.name), progress);
+                entry = await respond(
+                    messages,
+                    (options.tools ?? []).map((t) => t.name),
+                    progress,
+                );
             } catch (err) {
-                const text = `whale-chat model failed: ${err}`;
+                const text = `whale-chat model failed: ${String(err)}`;
                 entry = { at: new Date().toISOString(), scenario: '', tools: [], results: [], reply: { kind: 'text', text }, checks: [] };
                 progress.report(new vscode.LanguageModelTextPart(text));
             }

@@ -49,9 +49,9 @@ function withTimeout<T>(p: Thenable<T>, ms: number, what: string): Promise<T> {
                 clearTimeout(t);
                 resolve(v);
             },
-            (e) => {
+            (e: unknown) => {
                 clearTimeout(t);
-                reject(e);
+                reject(e instanceof Error ? e : new Error(String(e)));
             },
         );
     });
@@ -62,7 +62,7 @@ async function step(name: string, fn: () => Promise<string>): Promise<boolean> {
     save();
     const start = Date.now();
     let ok = false;
-    let detail = '';
+    let detail: string;
     try {
         detail = await withTimeout(fn(), 90_000, name);
         ok = true;
@@ -129,7 +129,10 @@ async function run(): Promise<void> {
         api = await ext!.activate();
         await api.ready();
         const names = vscode.lm.tools.map((t) => t.name).filter((n) => n.startsWith('whale_'));
-        check(names.includes('whale_read_file') && names.includes('whale_edit') && names.includes('whale_shell_run'), `whale tools missing from vscode.lm.tools: ${names.join(', ')}`);
+        check(
+            names.includes('whale_read_file') && names.includes('whale_edit') && names.includes('whale_shell_run'),
+            `whale tools missing from vscode.lm.tools: ${names.join(', ')}`,
+        );
         return `${names.length} whale tools registered`;
     });
     if (!ok || !folder || !api) {
@@ -176,11 +179,15 @@ async function run(): Promise<void> {
             // VS Code refuses the stale version, whale plans again on the new text.
             await ed.edit((b) => b.insert(new vscode.Position(0, 0), '// typed meanwhile\n'));
         };
-        const out = await invoke('whale_edit', { file_path: appPath, search: 'const greeting = "hi from whale";', replace: 'const greeting = "after typing";' });
+        const out = await invoke('whale_edit', {
+            file_path: appPath,
+            search: 'const greeting = "hi from whale";',
+            replace: 'const greeting = "after typing";',
+        });
         api!.beforeApplyEdit = undefined;
         check(out.startsWith('Edited'), `expected the edit on top of the typing, got: ${out}`);
         await waitFor(() => doc.getText().includes('"after typing"'), 5000, 'the buffer to change');
-        check(doc.getText().startsWith('// typed meanwhile'), 'the user\'s typing was lost');
+        check(doc.getText().startsWith('// typed meanwhile'), "the user's typing was lost");
         await doc.save();
         return out.split('\n')[0];
     });
@@ -191,13 +198,13 @@ async function run(): Promise<void> {
         api!.beforeApplyEdit = async () => {
             api!.beforeApplyEdit = undefined;
             const at = doc.getText().indexOf('after typing');
-            await ed.edit((b) => b.replace(new vscode.Range(doc.positionAt(at), doc.positionAt(at + 'after typing'.length)), 'the user\'s word'));
+            await ed.edit((b) => b.replace(new vscode.Range(doc.positionAt(at), doc.positionAt(at + 'after typing'.length)), "the user's word"));
         };
         const out = await invoke('whale_edit', { file_path: appPath, search: 'const greeting = "after typing";', replace: 'const greeting = "stale";' });
         api!.beforeApplyEdit = undefined;
         check(/^(search_not_found|write_conflict)/.test(out), `expected a refusal, got: ${out}`);
         check(!doc.getText().includes('"stale"'), 'the stale edit was applied');
-        check(doc.getText().includes("the user's word"), 'the user\'s change was lost');
+        check(doc.getText().includes("the user's word"), "the user's change was lost");
         await doc.save();
         return out.split('\n')[0];
     });
@@ -269,13 +276,20 @@ async function run(): Promise<void> {
             report.phase = 'changes-open-diff';
             save();
             let diff: vscode.TabInputTextDiff | undefined;
-            await waitFor(() => {
-                diff = vscode.window.tabGroups.all
-                    .flatMap((g) => g.tabs)
-                    .map((t) => t.input)
-                    .find((i): i is vscode.TabInputTextDiff => i instanceof vscode.TabInputTextDiff && i.modified.scheme === 'whale-change' && i.modified.path.endsWith('/changes.txt'));
-                return diff !== undefined;
-            }, 60_000, 'a diff editor of changes.txt with the whale-change: scheme');
+            await waitFor(
+                () => {
+                    diff = vscode.window.tabGroups.all
+                        .flatMap((g) => g.tabs)
+                        .map((t) => t.input)
+                        .find(
+                            (i): i is vscode.TabInputTextDiff =>
+                                i instanceof vscode.TabInputTextDiff && i.modified.scheme === 'whale-change' && i.modified.path.endsWith('/changes.txt'),
+                        );
+                    return diff !== undefined;
+                },
+                60_000,
+                'a diff editor of changes.txt with the whale-change: scheme',
+            );
             check(diff!.original.scheme === 'whale-change', `the left side is ${diff!.original.toString()}`);
             const before = (await vscode.workspace.openTextDocument(diff!.original)).getText();
             const after = (await vscode.workspace.openTextDocument(diff!.modified)).getText();
@@ -287,9 +301,11 @@ async function run(): Promise<void> {
         await step('Changes: "Revert this change" restores the file on disk', async () => {
             report.phase = 'changes-revert';
             save();
-            await waitFor(() => fs.readFileSync(changesPath, 'utf8') === changesBefore, 60_000, 'changes.txt to hold its text before the edit again').catch((err) => {
-                throw new Error(`${err instanceof Error ? err.message : err}; it holds ${JSON.stringify(fs.readFileSync(changesPath, 'utf8'))}`);
-            });
+            await waitFor(() => fs.readFileSync(changesPath, 'utf8') === changesBefore, 60_000, 'changes.txt to hold its text before the edit again').catch(
+                (err: unknown) => {
+                    throw new Error(`${err instanceof Error ? err.message : String(err)}; it holds ${JSON.stringify(fs.readFileSync(changesPath, 'utf8'))}`);
+                },
+            );
             return 'changes.txt holds its text before the edit';
         });
     }
@@ -301,19 +317,22 @@ async function run(): Promise<void> {
     fs.writeFileSync(reviewPath, reviewBefore);
     await setReview('ask');
     let proposal: Promise<{ ok: boolean; code: string; text: string }> | undefined;
-    const reviewOpened = await step('review: with edits.review "ask", a change of two hunks opens as a diff of the current and the proposed text, nothing applied yet', async () => {
-        const patch = '--- a/review.txt\n+++ b/review.txt\n@@ -1,3 +1,3 @@\n r1\n-r2\n+R2\n r3\n@@ -5,3 +5,3 @@\n r5\n-r6\n+R6\n r7\n';
-        proposal = api!.execute('apply_patch', { patch });
-        proposal.catch(() => undefined);
-        let diff: vscode.TabInputTextDiff | undefined;
-        await waitFor(() => (diff = reviewDiffs()[0]) !== undefined, 20_000, 'a diff editor of the review');
-        const original = (await vscode.workspace.openTextDocument(diff!.original)).getText();
-        const modified = (await vscode.workspace.openTextDocument(diff!.modified)).getText();
-        check(original === reviewBefore, `the diff's left side is not the current text: ${JSON.stringify(original)}`);
-        check(modified === 'r1\nR2\nr3\nr4\nr5\nR6\nr7\n', `the diff's right side is not the proposed text: ${JSON.stringify(modified)}`);
-        check(fs.readFileSync(reviewPath, 'utf8') === reviewBefore, 'the change was applied before the review was answered');
-        return `diff ${diff!.modified.scheme}:${path.basename(diff!.modified.path)} open; review.txt untouched`;
-    });
+    const reviewOpened = await step(
+        'review: with edits.review "ask", a change of two hunks opens as a diff of the current and the proposed text, nothing applied yet',
+        async () => {
+            const patch = '--- a/review.txt\n+++ b/review.txt\n@@ -1,3 +1,3 @@\n r1\n-r2\n+R2\n r3\n@@ -5,3 +5,3 @@\n r5\n-r6\n+R6\n r7\n';
+            proposal = api!.execute('apply_patch', { patch });
+            proposal.catch(() => undefined);
+            let diff: vscode.TabInputTextDiff | undefined;
+            await waitFor(() => (diff = reviewDiffs()[0]) !== undefined, 20_000, 'a diff editor of the review');
+            const original = (await vscode.workspace.openTextDocument(diff!.original)).getText();
+            const modified = (await vscode.workspace.openTextDocument(diff!.modified)).getText();
+            check(original === reviewBefore, `the diff's left side is not the current text: ${JSON.stringify(original)}`);
+            check(modified === 'r1\nR2\nr3\nr4\nr5\nR6\nr7\n', `the diff's right side is not the proposed text: ${JSON.stringify(modified)}`);
+            check(fs.readFileSync(reviewPath, 'utf8') === reviewBefore, 'the change was applied before the review was answered');
+            return `diff ${diff!.modified.scheme}:${path.basename(diff!.modified.path)} open; review.txt untouched`;
+        },
+    );
     await step('review: "Choose Hunks…" accepts one of the two hunks; the file holds exactly that and the diff closes', async () => {
         check(reviewOpened && proposal, 'no review is open');
         // The driver clicks Choose Hunks… in the diff's title, unchecks the second hunk and confirms.
@@ -372,7 +391,7 @@ async function run(): Promise<void> {
         return 'ok';
     });
 
-    await languageSteps(api!, root);
+    await languageSteps(api, root);
 
     // Last, because it enables the bundled Copilot Chat and switches the
     // extension between its two ways of offering the tools. vscode.lm.tools
@@ -449,7 +468,10 @@ async function languageSteps(api: WhaleApi, root: string): Promise<void> {
         const out = await invoke('whale_edit', { file_path: aPath, search: 'export const count: number = 1;', replace: 'export const count: number = "one";' });
         check(out.startsWith('Edited'), `edit failed: ${out}`);
         check(/The change introduced 1 problem:/.test(out) && typeError.test(out), `the type error is not reported: ${out}`);
-        return out.split('\n').filter((l) => /problem|error:/.test(l)).join(' / ');
+        return out
+            .split('\n')
+            .filter((l) => /problem|error:/.test(l))
+            .join(' / ');
     });
     await step('problems: the workspace and a.ts list the type error', async () => {
         const all = await invoke('whale_problems', {});
@@ -462,7 +484,10 @@ async function languageSteps(api: WhaleApi, root: string): Promise<void> {
         const out = await invoke('whale_edit', { file_path: aPath, search: 'export const count: number = "one";', replace: 'export const count: number = 2;' });
         check(out.startsWith('Edited'), `edit failed: ${out}`);
         check(out.includes('No new problems in the changed files.'), `expected "No new problems in the changed files.": ${out}`);
-        return out.split('\n').filter((l) => /problem/i.test(l)).join(' / ');
+        return out
+            .split('\n')
+            .filter((l) => /problem/i.test(l))
+            .join(' / ');
     });
     await step('edit: a clean edit of the clean a.ts says there are no new problems', async () => {
         const t0 = Date.now();
@@ -471,7 +496,10 @@ async function languageSteps(api: WhaleApi, root: string): Promise<void> {
         check(out.startsWith('Edited'), `edit failed: ${out}`);
         check(/No new problems in the changed files[. ]/.test(out) && !/introduced/.test(out), `expected "No new problems in the changed files": ${out}`);
         // Settled by a counted publication, or (a language server that does not publish unchanged diagnostics again) the bound waited out.
-        return `${out.split('\n').filter((l) => /problem/i.test(l)).join(' / ')} (${ms} ms with the confirmation)`;
+        return `${out
+            .split('\n')
+            .filter((l) => /problem/i.test(l))
+            .join(' / ')} (${ms} ms with the confirmation)`;
     });
     await step('edit: a plain-text file nothing diagnoses does not wait for problems', async () => {
         const notes = path.join(root, 'lang', 'notes.txt');
@@ -492,13 +520,15 @@ async function languageSteps(api: WhaleApi, root: string): Promise<void> {
         const b = fs.readFileSync(bPath, 'utf8');
         check(a.includes('export function welcome(name: string)') && !a.includes('greet'), `a.ts on disk: ${JSON.stringify(a)}`);
         check(b === "import { welcome } from './a';\n\nexport const message: string = welcome('whale');\n", `b.ts on disk: ${JSON.stringify(b)}`);
-        await waitFor(() => !aDoc!.isDirty, 5000, 'a.ts to be saved').catch((err) => {
-            throw new Error(`${err instanceof Error ? err.message : err}; rename: ${out}`);
+        await waitFor(() => !aDoc!.isDirty, 5000, 'a.ts to be saved').catch((err: unknown) => {
+            throw new Error(`${err instanceof Error ? err.message : String(err)}; rename: ${out}`);
         });
         check(aDoc!.getText() === a, 'the a.ts buffer differs from the file');
         const bDoc = isOpen(bPath);
-        await waitFor(() => !bDoc?.isDirty, 5000, 'b.ts not to be dirty').catch((err) => {
-            throw new Error(`${err instanceof Error ? err.message : err}: b.ts is open and dirty after the rename, its buffer ${JSON.stringify(bDoc?.getText())} (version ${bDoc?.version}); rename: ${out}`);
+        await waitFor(() => !bDoc?.isDirty, 5000, 'b.ts not to be dirty').catch((err: unknown) => {
+            throw new Error(
+                `${err instanceof Error ? err.message : String(err)}: b.ts is open and dirty after the rename, its buffer ${JSON.stringify(bDoc?.getText())} (version ${bDoc?.version}); rename: ${out}`,
+            );
         });
         check(!bDoc || bDoc.getText() === b, `the b.ts buffer differs from the file: ${JSON.stringify(bDoc?.getText())}`);
         return `${out.split('\n')[0]} b.ts ${bDoc ? 'open in the background (opened for its diagnostics), not dirty' : 'not open'}`;
@@ -582,7 +612,7 @@ export function activate(): void {
     registerChatModel();
     save();
     run()
-        .catch((err) => report.steps.push({ name: 'scenario', ok: false, detail: String(err), ms: 0 }))
+        .catch((err: unknown) => report.steps.push({ name: 'scenario', ok: false, detail: String(err), ms: 0 }))
         .finally(() => {
             report.phase = 'done';
             report.done = true;
@@ -617,7 +647,13 @@ interface ChatModelInfo {
 }
 interface ChatModelProvider {
     provideLanguageModelChatInformation(options: { silent: boolean }, token: vscode.CancellationToken): ChatModelInfo[];
-    provideLanguageModelChatResponse(model: ChatModelInfo, messages: readonly unknown[], options: { tools?: readonly ChatTool[] }, progress: vscode.Progress<unknown>, token: vscode.CancellationToken): Promise<void>;
+    provideLanguageModelChatResponse(
+        model: ChatModelInfo,
+        messages: readonly unknown[],
+        options: { tools?: readonly ChatTool[] },
+        progress: vscode.Progress<unknown>,
+        token: vscode.CancellationToken,
+    ): Promise<void>;
     provideTokenCount(model: ChatModelInfo, text: unknown, token: vscode.CancellationToken): Promise<number>;
 }
 
@@ -628,7 +664,16 @@ function registerChatModel(): void {
     }
     lm.registerLanguageModelChatProvider('whale-e2e', {
         provideLanguageModelChatInformation: () => [
-            { id: 'whale-e2e-model', name: 'Whale E2E', family: 'whale-e2e', version: '1', maxInputTokens: 200_000, maxOutputTokens: 4_000, capabilities: { toolCalling: 128 }, isUserSelectable: true },
+            {
+                id: 'whale-e2e-model',
+                name: 'Whale E2E',
+                family: 'whale-e2e',
+                version: '1',
+                maxInputTokens: 200_000,
+                maxOutputTokens: 4_000,
+                capabilities: { toolCalling: 128 },
+                isUserSelectable: true,
+            },
         ],
         async provideLanguageModelChatResponse(_model, _messages, options, progress) {
             const tools = (options.tools ?? []).map((t) => ({ name: t.name, description: t.description }));
