@@ -30,6 +30,12 @@ type Applied struct {
 	// Repairs lists the tolerances the matches needed, each once, in the
 	// order they were first used.
 	Repairs []string
+
+	// origin is, for each line of Text, the line of the original text it
+	// is, or -1 (see lineOrigins); nil before the first step. originLost:
+	// a step could not say.
+	origin     []int
+	originLost bool
 }
 
 // span is a byte range [start, end) of a text.
@@ -70,6 +76,14 @@ type variant struct {
 // when it starts at the beginning of a line and ends at the end of one (a
 // patch hunk's old side is whole lines, never part of one).
 func locate(text string, search, replace string, wholeLines bool) location {
+	return locateKeep(text, search, replace, wholeLines, nil)
+}
+
+// locateKeep is locate for a search and replacement whose line pairing the
+// caller knows: keep[i] is the search line that replacement line i keeps,
+// or -1 (a patch's context lines). Without it the lines are aligned.
+func locateKeep(text string, search, replace string, wholeLines bool, keep []int) location {
+	searchN, replaceN := strings.Count(search, "\n"), strings.Count(replace, "\n")
 	for _, v := range variants(search, replace) {
 		view, offsets := text, []int(nil)
 		if v.typography {
@@ -110,11 +124,20 @@ func locate(text string, search, replace string, wholeLines bool) location {
 				continue
 			}
 		}
-		if v.repair != "" || loc.how != "" {
-			f := newFitter(v.search, v.replace)
-			for i := range loc.cands {
-				loc.cands[i].fit = f
-			}
+		k := keep
+		if strings.Count(v.search, "\n") != searchN || strings.Count(v.replace, "\n") != replaceN {
+			k = nil // the variant dropped or added lines
+		}
+		f := newFitter(v.search, v.replace, k)
+		f.exact = v.repair == "" && loc.how == ""
+		switch {
+		case v.typography:
+			f.view = func(s string) (string, []int, bool) { return normalizeTypography(s, true) }
+		case v.nfc:
+			f.view = nfcView
+		}
+		for i := range loc.cands {
+			loc.cands[i].fit = f
 		}
 		return loc
 	}
@@ -657,6 +680,14 @@ func nonOverlappingSorted(cands []candidate) []candidate {
 
 // replaceSpans builds the new text from sorted, non-overlapping candidates.
 func replaceSpans(text string, cands []candidate) string {
+	out, _ := replaceSpansOrigins(text, cands)
+	return out
+}
+
+// replaceSpansOrigins is replaceSpans that also returns the new text's
+// line origins (see lineOrigins).
+func replaceSpansOrigins(text string, cands []candidate) (string, []int) {
+	written := make([]string, len(cands))
 	var b strings.Builder
 	n := len(text)
 	for _, c := range cands {
@@ -666,17 +697,17 @@ func replaceSpans(text string, cands []candidate) string {
 		b.Grow(n)
 	}
 	pos := 0
-	for _, c := range cands {
+	for k, c := range cands {
 		b.WriteString(text[pos:c.start])
+		written[k] = c.replace
 		if c.fit != nil {
-			b.WriteString(c.fit.fitToFile(text[c.start:c.end], c.replace))
-		} else {
-			b.WriteString(c.replace)
+			written[k] = c.fit.fitToFile(text[c.start:c.end], c.replace)
 		}
+		b.WriteString(written[k])
 		pos = c.end
 	}
 	b.WriteString(text[pos:])
-	return b.String()
+	return b.String(), lineOrigins(text, cands, written)
 }
 
 // normalizeInput turns CRLF and CR in model-supplied text into LF, the form
@@ -704,11 +735,11 @@ func Apply(text string, e Edit) (Applied, error) {
 	if err != nil {
 		return Applied{}, err
 	}
-	out := replaceSpans(text, cands)
+	out, origin := replaceSpansOrigins(text, cands)
 	if out == text {
 		return Applied{}, newError(CodeNoChange, "the replacement leaves the text exactly as it is; put the intended new text in replace")
 	}
-	return Applied{Text: out, Replacements: len(cands), Lines: linesOf(text, cands), Repairs: loc.repairs}, nil
+	return Applied{Text: out, Replacements: len(cands), Lines: linesOf(text, cands), Repairs: loc.repairs, origin: origin}, nil
 }
 
 // ApplyAll performs the steps in order, each on the result of the previous
@@ -738,6 +769,7 @@ func ApplyAll(ctx context.Context, text string, steps []Edit) (Applied, error) {
 			return Applied{}, err
 		}
 		res.Text = a.Text
+		res.track(a.origin)
 		res.Replacements += a.Replacements
 		res.Lines = append(res.Lines, a.Lines...)
 		res.Repairs = appendUnique(res.Repairs, a.Repairs...)

@@ -43,8 +43,11 @@ type FilePatch struct {
 // at in the old file (0 when unknown).
 type patchHunk struct {
 	old, new string
-	hint     int
-	header   string
+	// keep is, for each line of new, the line of old it is (a context
+	// line), or -1 (an added line).
+	keep   []int
+	hint   int
+	header string
 	// The fields below belong to "*** Begin Patch" chunks: the texts of
 	// their @@ lines, whether "*** End of File" closed them, and the patch
 	// line they start on.
@@ -185,6 +188,7 @@ func readHunk(h *diff.Hunk) patchHunk {
 	}
 	body := string(h.Body)
 	var oldB, newB strings.Builder
+	oldN := 0
 	for pos := 0; pos < len(body); {
 		end := strings.IndexByte(body[pos:], '\n')
 		nl := true
@@ -205,11 +209,13 @@ func readHunk(h *diff.Hunk) patchHunk {
 		switch kind {
 		case '-':
 			oldB.WriteString(line)
+			oldN++
 			if oldNL {
 				oldB.WriteByte('\n')
 			}
 		case '+':
 			newB.WriteString(line)
+			ph.keep = append(ph.keep, -1)
 			if nl {
 				newB.WriteByte('\n')
 			}
@@ -217,6 +223,8 @@ func readHunk(h *diff.Hunk) patchHunk {
 		default:
 			oldB.WriteString(line)
 			newB.WriteString(line)
+			ph.keep = append(ph.keep, oldN)
+			oldN++
 			if oldNL {
 				oldB.WriteByte('\n')
 			}
@@ -282,7 +290,7 @@ func (res *Applied) applyHunk(h patchHunk, hints *lineHints, trace func(placedHu
 		hints.placed(h.hint, 0, strings.Count(h.new, "\n"), false)
 		return nil
 	}
-	loc := locate(res.Text, h.old, h.new, true)
+	loc := locateKeep(res.Text, h.old, h.new, true, h.keep)
 	var pick candidate
 	rule := ""
 	want := hints.expect(h.hint)
@@ -312,6 +320,7 @@ func (res *Applied) applyHunk(h patchHunk, hints *lineHints, trace func(placedHu
 // insert puts ins into res.Text at byte at and records one replacement on
 // the line that then holds byte first.
 func (res *Applied) insert(at int, ins string, first int) {
+	res.track(lineOrigins(res.Text, []candidate{{span: span{at, at}}}, []string{ins}))
 	res.Text = res.Text[:at] + ins + res.Text[at:]
 	res.Replacements++
 	res.Lines = append(res.Lines, lineOf(res.Text, first))
@@ -324,7 +333,9 @@ func (res *Applied) replace(pick candidate, repairs []string, rule string) (line
 	line = lineOf(res.Text, pick.start)
 	added = addedLines(res.Text, pick)
 	res.Lines = append(res.Lines, line)
-	res.Text = replaceSpans(res.Text, []candidate{pick})
+	text, origin := replaceSpansOrigins(res.Text, []candidate{pick})
+	res.Text = text
+	res.track(origin)
 	res.Replacements++
 	res.Repairs = appendUnique(res.Repairs, repairs...)
 	if rule != "" {

@@ -128,7 +128,7 @@ func (res *Applied) insertChunk(h patchHunk, r chunkRegion, hints *lineHints, tr
 // returns where the chunk ends.
 func (res *Applied) replaceChunk(h patchHunk, r chunkRegion, hints *lineHints, trace func(placedHunk)) (int, *Error) {
 	subject := r.subject(res.Text)
-	loc := locate(res.Text[r.start:], h.old, h.new, true)
+	loc := locateKeep(res.Text[r.start:], h.old, h.new, true, h.keep)
 	cands := make([]candidate, len(loc.cands))
 	for k, c := range loc.cands {
 		c.start += r.start
