@@ -41,10 +41,10 @@ func findAnchorLines(text string, from int, anchor string) []anchorLine {
 	return nil
 }
 
-// anchorNotUnique is the search_not_unique error of an @@ line that matches
-// several lines of its region (at or after from); nested says from is the
-// end of the chunk's previous @@ line rather than of the previous chunk.
-func anchorNotUnique(text string, from int, anchor string, nested bool, found []anchorLine) *Error {
+// anchorNotUnique is the search_not_unique error of a chunk of only added
+// lines whose @@ line matches several lines: the chunk would go right after
+// it, and nothing else says which.
+func anchorNotUnique(text, anchor string, found []anchorLine) *Error {
 	spans := make([]candidate, len(found))
 	for k, a := range found {
 		spans[k] = candidate{span: span{a.start, a.next}}
@@ -53,8 +53,8 @@ func anchorNotUnique(text string, from int, anchor string, nested bool, found []
 	return &Error{
 		Code:  CodeSearchNotUnique,
 		Lines: lines,
-		Message: fmt.Sprintf("the @@ line %s matches %d lines of %s (lines %s), and an @@ line must name one; put an @@ line for the enclosing class or function before it, copy a line that occurs once there, or leave the @@ line bare and add context lines",
-			visible(anchor), len(found), anchorRegion(text, from, nested), formatLines(lines)),
+		Message: fmt.Sprintf("the @@ line %s matches %d lines (lines %s), and a chunk of only added lines goes right after it; add a context line (' ') from the file above or below the new lines, or put an @@ line for the enclosing class or function before it",
+			visible(anchor), len(found), formatLines(lines)),
 	}
 }
 
