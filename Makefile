@@ -20,7 +20,7 @@ FUZZ_TARGETS := \
 	./execboundary:FuzzParseCommandLine \
 	./changes:FuzzMerge3
 
-.PHONY: test fmt-check vet race fuzz neovim vscode vscode-e2e vscode-chat-e2e vscode-package mcp-conformance hosts build build-test bench-rpc cross wine
+.PHONY: test fmt-check vet race fuzz replay neovim vscode vscode-e2e vscode-chat-e2e vscode-package mcp-conformance hosts build build-test bench-rpc cross wine
 
 test: fmt-check vet cross wine race fuzz neovim vscode vscode-package vscode-e2e vscode-chat-e2e mcp-conformance hosts
 
@@ -124,3 +124,11 @@ hosts: build
 
 bench-rpc:
 	$(GO) run ./bench/rpc
+
+# The edit replay corpus (edits/replay): every commit of the project's own
+# history, or of REPLAY_REPO (a local clone), replayed through the real edit
+# tools; prints cases, applied, refused and wrong, and fails on any wrong
+# case. `make test` runs the newest few commits (TestReplay's slice).
+REPLAY_REPO ?=
+replay:
+	cd edits/replay && $(GO) test -count=1 -timeout 60m -run '^TestReplay$$' -replay.all $(if $(REPLAY_REPO),-replay.repo $(abspath $(REPLAY_REPO)))
