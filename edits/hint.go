@@ -142,4 +142,8 @@ type placedHunk struct {
 	want   int
 	pick   candidate
 	rule   string
+	// anchors are the lines a chunk's last @@ anchor matched (nil without).
+	anchors []anchorLine
+	// keep is the hunk's own pairing of its lines (see patchHunk.keep).
+	keep []int
 }

@@ -310,7 +310,7 @@ func (res *Applied) applyHunk(h patchHunk, hints *lineHints, trace func(placedHu
 		pick, rule = ch.pick, RepairLineHintChose
 	}
 	if trace != nil {
-		trace(placedHunk{before: res.Text, cands: loc.cands, want: want, pick: pick, rule: rule})
+		trace(placedHunk{before: res.Text, cands: loc.cands, want: want, pick: pick, rule: rule, keep: h.keep})
 	}
 	at, added := res.replace(pick, loc.repairs, rule)
 	hints.placed(h.hint, at, added, true)

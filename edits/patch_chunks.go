@@ -184,7 +184,7 @@ func (res *Applied) replaceChunk(h patchHunk, r chunkRegion, hints *lineHints, t
 		scoped = len(whole.cands) != len(loc.cands) || whole.how != loc.how
 	}
 	if trace != nil {
-		trace(placedHunk{before: res.Text, from: r.start, cands: cands, want: want, pick: pick, rule: rule})
+		trace(placedHunk{before: res.Text, from: r.start, cands: cands, want: want, pick: pick, rule: rule, anchors: r.ends, keep: h.keep})
 	}
 	at, added := res.replace(pick, loc.repairs, rule)
 	if scoped {
