@@ -353,23 +353,29 @@ func (g *generator) stale(variant string) (Case, bool) {
 	insert := func(lines []string, k int) []byte {
 		return []byte(strings.Join(lines[:k], "") + staleLine + strings.Join(lines[k:], ""))
 	}
-	var c Case
-	switch variant {
-	case "stale_unified":
-		c = g.applied(variant, "apply_patch", map[string]any{"patch": g.ch.Diff})
-	case "stale_begin_patch":
-		c = g.applied(variant, "apply_patch", map[string]any{"patch": g.beginPatch(g.hs, true)})
-	default:
-		var ok bool
-		if c, ok = g.editCase("edit", g.hs); !ok {
-			return c, false
-		}
-		c.Name, c.Variant = g.name+" "+variant, variant
+	c, ok := g.asFormat(variant)
+	if !ok {
+		return c, false
 	}
 	c.Read = map[string][]byte{g.ch.Path: g.ch.Old}
 	c.Files = map[string][]byte{g.ch.Path: insert(oldLines, at)}
 	c.Want = map[string][]byte{g.ch.Path: insert(newLines, toNew[at])}
 	return c, true
+}
+
+// asFormat is the file's change as the call a variant names by its suffix:
+// _unified (git's diff), _begin_patch (with anchors), else edit or
+// multi_edit steps.
+func (g *generator) asFormat(variant string) (Case, bool) {
+	switch {
+	case strings.HasSuffix(variant, "_unified"):
+		return g.applied(variant, "apply_patch", map[string]any{"patch": g.ch.Diff}), true
+	case strings.HasSuffix(variant, "_begin_patch"):
+		return g.applied(variant, "apply_patch", map[string]any{"patch": g.beginPatch(g.hs, true)}), true
+	}
+	c, ok := g.editCase("edit", g.hs)
+	c.Name, c.Variant = g.name+" "+variant, variant
+	return c, ok
 }
 
 // conflict is a change whose first hunk's lines someone else changed after
@@ -409,18 +415,9 @@ func (g *generator) conflict(variant string) (Case, bool) {
 	if containsTrimmedRun(now, h.side(true)) {
 		return Case{}, false
 	}
-	var c Case
-	switch variant {
-	case "conflict_unified":
-		c = g.applied(variant, "apply_patch", map[string]any{"patch": g.ch.Diff})
-	case "conflict_begin_patch":
-		c = g.applied(variant, "apply_patch", map[string]any{"patch": g.beginPatch(g.hs, true)})
-	default:
-		var ok bool
-		if c, ok = g.editCase("edit", g.hs); !ok {
-			return c, false
-		}
-		c.Name, c.Variant = g.name+" "+variant, variant
+	c, ok := g.asFormat(variant)
+	if !ok {
+		return c, false
 	}
 	c.Read = map[string][]byte{g.ch.Path: g.ch.Old}
 	c.Files = map[string][]byte{g.ch.Path: []byte(now)}

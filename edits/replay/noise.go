@@ -2,7 +2,8 @@ package replay
 
 import (
 	"strings"
-	"unicode/utf8"
+
+	"github.com/whale-ls/whale-ls/edits"
 )
 
 // noise is a change a model makes to its copy of a file's lines. Each is
@@ -176,17 +177,7 @@ func typographyOnlyWhereEqual(a, b string) bool {
 	for s < len(ra)-p && s < len(rb)-p && ra[len(ra)-1-s] == rb[len(rb)-1-s] {
 		s++
 	}
-	for _, r := range ra[p : len(ra)-s] {
-		if _, ok := asciiOf(r); ok {
-			return false
-		}
-	}
-	for _, r := range rb[p : len(rb)-s] {
-		if _, ok := asciiOf(r); ok {
-			return false
-		}
-	}
-	return true
+	return !hasTypography(string(ra[p:len(ra)-s])) && !hasTypography(string(rb[p:len(rb)-s]))
 }
 
 // mapHunks applies fn to every line and keeps the result only when the
@@ -229,46 +220,12 @@ func changesKept(before, after []hunk) bool {
 	return true
 }
 
-// asciiOf maps a typographic look-alike to the ASCII a programmer means,
-// the same list the edit engine folds.
-func asciiOf(r rune) (string, bool) {
-	switch r {
-	case '\u2018', '\u2019', '\u201A', '\u201B', '\u2032':
-		return "'", true
-	case '\u201C', '\u201D', '\u201E', '\u201F', '\u2033':
-		return `"`, true
-	case '\u00A0', '\u2007', '\u2009', '\u202F':
-		return " ", true
-	case '\u2010', '\u2011', '\u2012', '\u2013', '\u2014', '\u2015', '\u2212':
-		return "-", true
-	case '\u2026':
-		return "...", true
-	}
-	return "", false
-}
-
 func hasTypography(s string) bool {
-	for _, r := range s {
-		if _, ok := asciiOf(r); ok {
-			return true
-		}
-	}
-	return false
+	_, changed := edits.ASCIITypography(s)
+	return changed
 }
 
 func asciiTypography(s string) string {
-	if !hasTypography(s) {
-		return s
-	}
-	var b strings.Builder
-	for len(s) > 0 {
-		r, n := utf8.DecodeRuneInString(s)
-		if a, ok := asciiOf(r); ok {
-			b.WriteString(a)
-		} else {
-			b.WriteString(s[:n])
-		}
-		s = s[n:]
-	}
-	return b.String()
+	a, _ := edits.ASCIITypography(s)
+	return a
 }
