@@ -11,12 +11,27 @@ import (
 type anchorLine struct{ start, next int }
 
 // findAnchorLines returns every line starting at or after byte from that an
-// @@ anchor matches, in two tiers, the second only when the first finds
-// none: lines whose text equals the anchor once surrounding blanks are
-// ignored, then lines that start with it (git's section headings are
-// cut-off lines). The work is one pass over text[from:].
+// @@ anchor matches, in tiers, each only when the ones before it find none:
+// lines whose text equals the anchor once surrounding blanks are ignored,
+// then lines that start with it (git's section headings are cut-off
+// lines), then the same two with typographic look-alikes folded to ASCII
+// on both sides (a model's ASCII copy of a line with curly quotes). The
+// work is one pass over text[from:] a tier.
 func findAnchorLines(text string, from int, anchor string) []anchorLine {
 	anchor = strings.TrimSpace(anchor)
+	if out := anchorLinesBy(text, from, anchor, strings.TrimSpace); len(out) > 0 || !mayHaveTypography(text[from:]) && !mayHaveTypography(anchor) {
+		return out
+	}
+	fold := func(s string) string {
+		f, _, _ := normalizeTypography(strings.TrimSpace(s), false)
+		return f
+	}
+	return anchorLinesBy(text, from, fold(anchor), fold)
+}
+
+// anchorLinesBy is one pair of findAnchorLines's tiers, comparing each line
+// as norm makes it.
+func anchorLinesBy(text string, from int, anchor string, norm func(string) string) []anchorLine {
 	for _, prefix := range []bool{false, true} {
 		var out []anchorLine
 		for pos := lineStartAtOrAfter(text, from); pos < len(text); {
@@ -28,7 +43,7 @@ func findAnchorLines(text string, from int, anchor string) []anchorLine {
 				end += pos
 				next = end + 1
 			}
-			t := strings.TrimSpace(text[pos:end])
+			t := norm(text[pos:end])
 			if t == anchor || prefix && strings.HasPrefix(t, anchor) {
 				out = append(out, anchorLine{pos, next})
 			}

@@ -142,6 +142,12 @@ func (g *generator) cases(wrong *Target) []Case {
 	add(g.crlfFile())
 	add(g.mixedEOL("mixed_eol_unified"))
 	add(g.mixedEOL("mixed_eol_begin_patch"))
+	add(g.fileWhitespace("file_ws_unified"))
+	add(g.fileWhitespace("file_ws_begin_patch"))
+	add(g.fileWhitespace("file_ws_multi_edit"))
+	add(g.fileTypography("file_typography_unified"))
+	add(g.fileTypography("file_typography_begin_patch"))
+	add(g.fileTypography("file_typography_multi_edit"))
 	add(g.stale("stale_unified"))
 	add(g.stale("stale_begin_patch"))
 	add(g.stale("stale_multi_edit"))
@@ -304,6 +310,171 @@ func (g *generator) mixedEOL(variant string) (Case, bool) {
 	}
 	return Case{Name: g.name + " " + variant, Variant: variant, Tool: "apply_patch", Input: map[string]any{"patch": patch},
 		Files: map[string][]byte{g.ch.Path: []byte(ob.String())}, Want: map[string][]byte{g.ch.Path: []byte(nb.String())}}, true
+}
+
+// fileWhitespace is the change on a file whose kept lines carry blanks the
+// model's copy does not show: every whitespace-only line a tab or four
+// spaces, every fourth other line two trailing spaces (a Markdown hard
+// break). The kept lines must keep them; each blank line its own: a
+// patch's context lines say which lines stay.
+func (g *generator) fileWhitespace(variant string) (Case, bool) {
+	if strings.Contains(g.old, "\r") || strings.Contains(g.new, "\r") {
+		return Case{}, false
+	}
+	oldLines, newLines := splitLines(g.old), splitLines(g.new)
+	toNew, fromOld := lineMap(g.hs, len(oldLines), len(newLines))
+	// An edit's search and replacement say nothing of which of two equal
+	// lines stayed: they are aligned, and an alignment other than git's
+	// may keep another one. So for edits, lines of a hunk that an
+	// alignment could pair differently are left as they are: blank lines
+	// of a hunk that adds or removes one, and lines whose text occurs
+	// twice in their hunk.
+	inDoubt := make([]bool, len(oldLines))
+	if !strings.HasSuffix(variant, "_unified") && !strings.HasSuffix(variant, "_begin_patch") {
+		for _, h := range g.hs {
+			seen, changedBlank := map[string]int{}, false
+			for _, l := range h.lines {
+				seen[l.text]++
+				changedBlank = changedBlank || l.kind != ' ' && strings.TrimSpace(l.text) == ""
+			}
+			a, b := h.oldRange()
+			for i := a; i < b && i < len(oldLines); i++ {
+				body := strings.TrimSuffix(oldLines[i], "\n")
+				inDoubt[i] = seen[body] > 1 || body == "" && changedBlank
+			}
+		}
+	}
+	blank := 0
+	pad := make([]string, len(oldLines))
+	for i, l := range oldLines {
+		body := strings.TrimSuffix(l, "\n")
+		switch {
+		case toNew[i] < 0 || inDoubt[i] || body != strings.TrimRight(body, " \t"):
+		case body == "":
+			pad[i] = [2]string{"\t", "    "}[blank%2]
+			blank++
+		case i%4 == 0:
+			pad[i] = "  "
+		}
+	}
+	if blank == 0 {
+		return Case{}, false
+	}
+	padded := func(lines []string, padOf func(int) string) []byte {
+		var b strings.Builder
+		for k, l := range lines {
+			body := strings.TrimSuffix(l, "\n")
+			b.WriteString(body + padOf(k) + l[len(body):])
+		}
+		return []byte(b.String())
+	}
+	c, ok := g.asFormat(variant)
+	if !ok {
+		return c, false
+	}
+	c.Files = map[string][]byte{g.ch.Path: padded(oldLines, func(i int) string { return pad[i] })}
+	c.Want = map[string][]byte{g.ch.Path: padded(newLines, func(j int) string {
+		if i := fromOld[j]; i >= 0 {
+			return pad[i]
+		}
+		return ""
+	})}
+	return c, true
+}
+
+// smarten writes a line's ASCII quotes as typographic ones, as a word
+// processor would: ' as ’ and " as ”.
+func smarten(s string) string {
+	return strings.NewReplacer("'", "’", `"`, "”").Replace(s)
+}
+
+// fileTypography is the change on a file whose quotes are typographic
+// where the model's copy (the commit's text) has ASCII ones: kept lines
+// are smartened whole, and a changed line where it agrees with the line it
+// replaces (its common start and end), so the quotes the change did not
+// touch keep the file's form; the replaced line's middle must hold no
+// quote, or the case is not generated.
+func (g *generator) fileTypography(variant string) (Case, bool) {
+	if strings.Contains(g.old, "\r") || hasTypography(g.old) || hasTypography(g.new) {
+		return Case{}, false
+	}
+	oldLines, newLines := splitLines(g.old), splitLines(g.new)
+	_, fromOld := lineMap(g.hs, len(oldLines), len(newLines))
+	oldOut := make([]string, len(oldLines))
+	newOut := make([]string, len(newLines))
+	for i, l := range oldLines {
+		oldOut[i] = smarten(l)
+	}
+	for j, l := range newLines {
+		newOut[j] = l
+		if i := fromOld[j]; i >= 0 {
+			newOut[j] = smarten(l)
+		}
+	}
+	touched := false
+	for _, h := range g.hs {
+		a, _ := h.oldRange()
+		b, _ := h.newRange()
+		i, j := a, b
+		for k := 0; k < len(h.lines); {
+			if h.lines[k].kind == ' ' {
+				touched = touched || smarten(h.lines[k].text) != h.lines[k].text
+				i, j, k = i+1, j+1, k+1
+				continue
+			}
+			var rem, add []int
+			for ; k < len(h.lines) && h.lines[k].kind == '-'; k++ {
+				rem = append(rem, i)
+				i++
+			}
+			for ; k < len(h.lines) && h.lines[k].kind == '+'; k++ {
+				add = append(add, j)
+				j++
+			}
+			for n, ri := range rem {
+				if n >= len(add) || ri >= len(oldLines) || add[n] >= len(newLines) {
+					continue // removed whole: smartened whole
+				}
+				o, w, ok := smartenEnds(oldLines[ri], newLines[add[n]])
+				if !ok {
+					return Case{}, false
+				}
+				touched = touched || o != oldLines[ri]
+				oldOut[ri], newOut[add[n]] = o, w
+			}
+		}
+	}
+	if !touched {
+		return Case{}, false
+	}
+	c, ok := g.asFormat(variant)
+	if !ok {
+		return c, false
+	}
+	c.Files = map[string][]byte{g.ch.Path: []byte(strings.Join(oldOut, ""))}
+	c.Want = map[string][]byte{g.ch.Path: []byte(strings.Join(newOut, ""))}
+	return c, true
+}
+
+// smartenEnds smartens the common start and end of a replaced line and
+// its replacement (in characters); ok is false when the replaced line's
+// middle holds a quote, which the change may or may not have kept.
+func smartenEnds(old, new string) (string, string, bool) {
+	ro, rn := []rune(old), []rune(new)
+	p := 0
+	for p < len(ro) && p < len(rn) && ro[p] == rn[p] {
+		p++
+	}
+	s := 0
+	for s < len(ro)-p && s < len(rn)-p && ro[len(ro)-1-s] == rn[len(rn)-1-s] {
+		s++
+	}
+	if mid := string(ro[p : len(ro)-s]); smarten(mid) != mid {
+		return "", "", false
+	}
+	o := smarten(string(ro[:p])) + string(ro[p:len(ro)-s]) + smarten(string(ro[len(ro)-s:]))
+	n := smarten(string(rn[:p])) + string(rn[p:len(rn)-s]) + smarten(string(rn[len(rn)-s:]))
+	return o, n, true
 }
 
 // staleLine is the line a stale case adds to the file after the model

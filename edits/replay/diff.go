@@ -109,6 +109,15 @@ func (h hunk) oldRange() (int, int) {
 	return a, a + h.oldCount
 }
 
+// newRange returns the 0-based new lines [a, b) the hunk covers.
+func (h hunk) newRange() (int, int) {
+	a := h.newStart - 1
+	if h.newCount == 0 {
+		a = h.newStart
+	}
+	return a, a + h.newCount
+}
+
 // splitLines splits text into lines with their line breaks.
 func splitLines(text string) []string {
 	return strings.SplitAfter(text, "\n")[:strings.Count(text, "\n")+btoi(!strings.HasSuffix(text, "\n") && text != "")]
