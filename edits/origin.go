@@ -1,6 +1,9 @@
 package edits
 
-import "strings"
+import (
+	"sort"
+	"strings"
+)
 
 // Line origins: which line of the old text each line of a new text is.
 // A file with mixed line endings gives every line break the ending of the
@@ -19,7 +22,15 @@ import "strings"
 func lineOrigins(text string, cands []candidate, written []string) []int {
 	var origin []int
 	starts := lineStarts(text)
-	lineAt := func(off int) int { return strings.Count(text[:off], "\n") }
+	// lineAt is the index of the line holding byte off (the count of
+	// line breaks before it).
+	lineAt := func(off int) int {
+		n := sort.SearchInts(starts, off+1)
+		if off == len(text) && off > 0 && text[off-1] == '\n' {
+			n++ // past the final line break: the line after the last
+		}
+		return max(n-1, 0)
+	}
 	atLineStart := func(off int) bool { return off == 0 || text[off-1] == '\n' }
 	// span returns the old lines [a0, a1) a place touches; an empty place
 	// between two lines touches none.

@@ -461,14 +461,7 @@ func (g *generator) fileTypography(variant string) (Case, bool) {
 // middle holds a quote, which the change may or may not have kept.
 func smartenEnds(old, new string) (string, string, bool) {
 	ro, rn := []rune(old), []rune(new)
-	p := 0
-	for p < len(ro) && p < len(rn) && ro[p] == rn[p] {
-		p++
-	}
-	s := 0
-	for s < len(ro)-p && s < len(rn)-p && ro[len(ro)-1-s] == rn[len(rn)-1-s] {
-		s++
-	}
+	p, s := commonEnds(ro, rn)
 	if mid := string(ro[p : len(ro)-s]); smarten(mid) != mid {
 		return "", "", false
 	}

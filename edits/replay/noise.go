@@ -169,15 +169,20 @@ func typography(hs []hunk) ([]hunk, bool) {
 // lies in the common prefix or suffix of the two lines.
 func typographyOnlyWhereEqual(a, b string) bool {
 	ra, rb := []rune(a), []rune(b)
-	p := 0
-	for p < len(ra) && p < len(rb) && ra[p] == rb[p] {
-		p++
-	}
-	s := 0
-	for s < len(ra)-p && s < len(rb)-p && ra[len(ra)-1-s] == rb[len(rb)-1-s] {
-		s++
-	}
+	p, s := commonEnds(ra, rb)
 	return !hasTypography(string(ra[p:len(ra)-s])) && !hasTypography(string(rb[p:len(rb)-s]))
+}
+
+// commonEnds returns the lengths of the common prefix of a and b and of
+// their common suffix in what is left after it.
+func commonEnds(a, b []rune) (prefix, suffix int) {
+	for prefix < len(a) && prefix < len(b) && a[prefix] == b[prefix] {
+		prefix++
+	}
+	for suffix < len(a)-prefix && suffix < len(b)-prefix && a[len(a)-1-suffix] == b[len(b)-1-suffix] {
+		suffix++
+	}
+	return prefix, suffix
 }
 
 // mapHunks applies fn to every line and keeps the result only when the
