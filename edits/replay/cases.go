@@ -323,24 +323,23 @@ func (g *generator) fileWhitespace(variant string) (Case, bool) {
 	}
 	oldLines, newLines := splitLines(g.old), splitLines(g.new)
 	toNew, fromOld := lineMap(g.hs, len(oldLines), len(newLines))
-	// An edit's search and replacement say nothing of which of two equal
-	// lines stayed: they are aligned, and an alignment other than git's
-	// may keep another one. So for edits, lines of a hunk that an
-	// alignment could pair differently are left as they are: blank lines
-	// of a hunk that adds or removes one, and lines whose text occurs
-	// twice in their hunk.
+	// An edit's search and replacement say nothing of which lines stayed:
+	// they are aligned, and between two changes an alignment other than
+	// git's may keep other lines. So for edits only a hunk's leading and
+	// trailing context lines, which every alignment keeps, are padded.
 	inDoubt := make([]bool, len(oldLines))
 	if !strings.HasSuffix(variant, "_unified") && !strings.HasSuffix(variant, "_begin_patch") {
 		for _, h := range g.hs {
-			seen, changedBlank := map[string]int{}, false
-			for _, l := range h.lines {
-				seen[l.text]++
-				changedBlank = changedBlank || l.kind != ' ' && strings.TrimSpace(l.text) == ""
+			lead, trail := 0, 0
+			for lead < len(h.lines) && h.lines[lead].kind == ' ' {
+				lead++
+			}
+			for trail < len(h.lines)-lead && h.lines[len(h.lines)-1-trail].kind == ' ' {
+				trail++
 			}
 			a, b := h.oldRange()
-			for i := a; i < b && i < len(oldLines); i++ {
-				body := strings.TrimSuffix(oldLines[i], "\n")
-				inDoubt[i] = seen[body] > 1 || body == "" && changedBlank
+			for i := a + lead; i < b-trail && i < len(oldLines); i++ {
+				inDoubt[i] = true
 			}
 		}
 	}
@@ -369,10 +368,11 @@ func (g *generator) fileWhitespace(variant string) (Case, bool) {
 		return []byte(b.String())
 	}
 	c, ok := g.asFormat(variant)
-	if !ok {
+	now := padded(oldLines, func(i int) string { return pad[i] })
+	if !ok || g.copyElsewhere(string(now)) {
 		return c, false
 	}
-	c.Files = map[string][]byte{g.ch.Path: padded(oldLines, func(i int) string { return pad[i] })}
+	c.Files = map[string][]byte{g.ch.Path: now}
 	c.Want = map[string][]byte{g.ch.Path: padded(newLines, func(j int) string {
 		if i := fromOld[j]; i >= 0 {
 			return pad[i]
@@ -380,6 +380,38 @@ func (g *generator) fileWhitespace(variant string) (Case, bool) {
 		return ""
 	})}
 	return c, true
+}
+
+// copyElsewhere reports whether a hunk's old side, as the model copies it,
+// is in now (the file after a file-side change that left the lines the same
+// in number) exactly, as whole lines, somewhere other than where the hunk
+// is: the model's copy then names that other place, and the case would test
+// nothing but the generator.
+func (g *generator) copyElsewhere(now string) bool {
+	lines := splitLines(now)
+	starts := make([]int, len(lines)+1)
+	for i, l := range lines {
+		starts[i+1] = starts[i] + len(l)
+	}
+	for _, h := range g.hs {
+		a, _ := h.oldRange()
+		old := h.side(true)
+		if old == "" || a > len(lines) {
+			continue
+		}
+		for off := 0; ; {
+			k := strings.Index(now[off:], old)
+			if k < 0 {
+				break
+			}
+			at := off + k
+			if (at == 0 || now[at-1] == '\n') && at != starts[a] {
+				return true
+			}
+			off = at + 1
+		}
+	}
+	return false
 }
 
 // smarten writes a line's ASCII quotes as typographic ones, as a word
@@ -448,10 +480,11 @@ func (g *generator) fileTypography(variant string) (Case, bool) {
 		return Case{}, false
 	}
 	c, ok := g.asFormat(variant)
-	if !ok {
+	now := strings.Join(oldOut, "")
+	if !ok || g.copyElsewhere(now) {
 		return c, false
 	}
-	c.Files = map[string][]byte{g.ch.Path: []byte(strings.Join(oldOut, ""))}
+	c.Files = map[string][]byte{g.ch.Path: []byte(now)}
 	c.Want = map[string][]byte{g.ch.Path: []byte(strings.Join(newOut, ""))}
 	return c, true
 }

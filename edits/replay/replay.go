@@ -12,6 +12,8 @@ import (
 type Options struct {
 	// Commits is how many commits to replay, the newest (0: every one).
 	Commits int
+	// Only, when set, replays only the commits whose hash starts with it.
+	Only string
 	// Runner runs the cases.
 	Runner Runner
 	// Progress, when set, gets a line per commit.
@@ -44,6 +46,9 @@ func Replay(ctx context.Context, repo *Repo, o Options) (Summary, error) {
 	for _, commit := range commits {
 		if err := ctx.Err(); err != nil {
 			return s, err
+		}
+		if !strings.HasPrefix(commit, o.Only) {
+			continue
 		}
 		chs, err := repo.Changes(ctx, commit)
 		if err != nil {

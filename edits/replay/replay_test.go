@@ -13,6 +13,7 @@ var (
 	replayAll     = flag.Bool("replay.all", false, "replay every commit of the history (make replay), not the bounded slice")
 	replayRepo    = flag.String("replay.repo", "", "a local git clone to replay (default: the project's own checkout)")
 	replayCommits = flag.Int("replay.commits", 6, "how many of the newest commits the bounded slice replays")
+	replayOnly    = flag.String("replay.only", "", "replay only the commits whose hash starts with this (with -replay.all: from the whole history)")
 )
 
 // minHistory is the fewest commits the replay wants before it runs: fewer
@@ -45,7 +46,7 @@ func TestReplay(t *testing.T) {
 	// The sessions' journals and locks go to folders of the test.
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
-	o := Options{Commits: *replayCommits, Runner: Runner{Dir: t.TempDir()}}
+	o := Options{Commits: *replayCommits, Only: *replayOnly, Runner: Runner{Dir: t.TempDir()}}
 	if *replayAll {
 		o.Commits = 0
 		o.Progress = os.Stderr
