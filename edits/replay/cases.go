@@ -324,22 +324,37 @@ func (g *generator) fileWhitespace(variant string) (Case, bool) {
 	oldLines, newLines := splitLines(g.old), splitLines(g.new)
 	toNew, fromOld := lineMap(g.hs, len(oldLines), len(newLines))
 	// An edit's search and replacement say nothing of which lines stayed:
-	// they are aligned, and between two changes an alignment other than
-	// git's may keep other lines. So for edits only a hunk's leading and
-	// trailing context lines, which every alignment keeps, are padded.
+	// they are aligned, and an alignment other than git's may keep other
+	// lines. So for edits only the context lines every alignment keeps
+	// where git does are padded: a hunk's leading context within the
+	// common start of its two sides, and its trailing context within the
+	// common end of what follows that start.
 	inDoubt := make([]bool, len(oldLines))
 	if !strings.HasSuffix(variant, "_unified") && !strings.HasSuffix(variant, "_begin_patch") {
 		for _, h := range g.hs {
+			var o, n []string
 			lead, trail := 0, 0
+			for _, l := range h.lines {
+				if l.kind != '+' {
+					o = append(o, l.text)
+				}
+				if l.kind != '-' {
+					n = append(n, l.text)
+				}
+			}
 			for lead < len(h.lines) && h.lines[lead].kind == ' ' {
 				lead++
 			}
 			for trail < len(h.lines)-lead && h.lines[len(h.lines)-1-trail].kind == ' ' {
 				trail++
 			}
-			a, b := h.oldRange()
-			for i := a + lead; i < b-trail && i < len(oldLines); i++ {
-				inDoubt[i] = true
+			p, s := sameEnds(o, n)
+			a, _ := h.oldRange()
+			for k := range o {
+				safe := k < min(lead, p) || k >= len(o)-min(trail, s) && k >= p
+				if a+k < len(oldLines) {
+					inDoubt[a+k] = !safe
+				}
 			}
 		}
 	}
@@ -494,7 +509,7 @@ func (g *generator) fileTypography(variant string) (Case, bool) {
 // middle holds a quote, which the change may or may not have kept.
 func smartenEnds(old, new string) (string, string, bool) {
 	ro, rn := []rune(old), []rune(new)
-	p, s := commonEnds(ro, rn)
+	p, s := sameEnds(ro, rn)
 	if mid := string(ro[p : len(ro)-s]); smarten(mid) != mid {
 		return "", "", false
 	}

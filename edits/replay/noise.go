@@ -169,13 +169,13 @@ func typography(hs []hunk) ([]hunk, bool) {
 // lies in the common prefix or suffix of the two lines.
 func typographyOnlyWhereEqual(a, b string) bool {
 	ra, rb := []rune(a), []rune(b)
-	p, s := commonEnds(ra, rb)
+	p, s := sameEnds(ra, rb)
 	return !hasTypography(string(ra[p:len(ra)-s])) && !hasTypography(string(rb[p:len(rb)-s]))
 }
 
-// commonEnds returns the lengths of the common prefix of a and b and of
+// sameEnds returns the lengths of the common prefix of a and b and of
 // their common suffix in what is left after it.
-func commonEnds(a, b []rune) (prefix, suffix int) {
+func sameEnds[T comparable](a, b []T) (prefix, suffix int) {
 	for prefix < len(a) && prefix < len(b) && a[prefix] == b[prefix] {
 		prefix++
 	}
