@@ -29,6 +29,7 @@ type Summary struct {
 	MustRefuse           int // cases that had to be refused (all refused unless wrong)
 	Missed               int // cases that had to apply and were refused
 	NoNextStep           int // refusals whose text names no next step
+	MissedByCode         map[string]int
 	ByVariant            map[string]*VariantCount
 	WrongCases, Examples []Result // every wrong case; refusals without a next step and misses, a few
 }
@@ -38,7 +39,7 @@ type VariantCount struct{ Cases, Applied, Refused, Wrong int }
 
 // Replay walks repo's history, builds every commit's cases and runs them.
 func Replay(ctx context.Context, repo *Repo, o Options) (Summary, error) {
-	s := Summary{ByVariant: map[string]*VariantCount{}}
+	s := Summary{ByVariant: map[string]*VariantCount{}, MissedByCode: map[string]int{}}
 	commits, err := repo.Commits(ctx, o.Commits)
 	if err != nil {
 		return s, err
@@ -139,6 +140,7 @@ func (s *Summary) add(r Result) {
 		v.Refused++
 		if !r.Case.Refuse() {
 			s.Missed++
+			s.MissedByCode[r.Envelope.Code]++
 			if len(s.Examples) < 40 {
 				s.Examples = append(s.Examples, r)
 			}
@@ -167,6 +169,14 @@ func (s Summary) Report(w io.Writer) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	if len(s.MissedByCode) > 0 {
+		var codes []string
+		for c, n := range s.MissedByCode {
+			codes = append(codes, fmt.Sprintf("%s %d", c, n))
+		}
+		sort.Strings(codes)
+		fmt.Fprintf(w, "missed, by code: %s\n", strings.Join(codes, ", "))
+	}
 	fmt.Fprintf(w, "%-28s %7s %7s %7s %5s\n", "variant", "cases", "applied", "refused", "wrong")
 	for _, n := range names {
 		v := s.ByVariant[n]
