@@ -12,6 +12,8 @@ import (
 type Options struct {
 	// Commits is how many commits to replay, the newest (0: every one).
 	Commits int
+	// MaxCases, when set, stops after the commit that reaches it.
+	MaxCases int
 	// Only, when set, replays only the commits whose hash starts with it.
 	Only string
 	// Runner runs the cases.
@@ -98,6 +100,9 @@ func Replay(ctx context.Context, repo *Repo, o Options) (Summary, error) {
 		}
 		if o.Progress != nil {
 			fmt.Fprintf(o.Progress, "%s: %d files, %d cases; so far %s\n", short(commit), len(chs), len(cases), s.Counts())
+		}
+		if o.MaxCases > 0 && s.Cases >= o.MaxCases {
+			break
 		}
 	}
 	return s, nil

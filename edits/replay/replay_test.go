@@ -13,6 +13,7 @@ var (
 	replayAll     = flag.Bool("replay.all", false, "replay every commit of the history (make replay), not the bounded slice")
 	replayRepo    = flag.String("replay.repo", "", "a local git clone to replay (default: the project's own checkout)")
 	replayCommits = flag.Int("replay.commits", 6, "how many of the newest commits the bounded slice replays")
+	replayCases   = flag.Int("replay.cases", 250, "the bounded slice stops after the commit that reaches this many cases")
 	replayOnly    = flag.String("replay.only", "", "replay only the commits whose hash starts with this (with -replay.all: from the whole history)")
 )
 
@@ -23,7 +24,9 @@ const minHistory = 20
 // TestReplay replays real commits through the real tools and fails on any
 // wrong case (success with other bytes than the commit's, or a change
 // where one had to be refused) and on any refusal whose text does not name
-// the next step. Without -replay.all it replays the newest few commits.
+// the next step. Without -replay.all it replays the newest few commits
+// (-replay.commits, oldest of them first) and stops after the commit that
+// reaches -replay.cases cases, which keeps it to a few seconds.
 func TestReplay(t *testing.T) {
 	ctx := context.Background()
 	dir := *replayRepo
@@ -46,9 +49,9 @@ func TestReplay(t *testing.T) {
 	// The sessions' journals and locks go to folders of the test.
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
-	o := Options{Commits: *replayCommits, Only: *replayOnly, Runner: Runner{Dir: t.TempDir()}}
+	o := Options{Commits: *replayCommits, MaxCases: *replayCases, Only: *replayOnly, Runner: Runner{Dir: t.TempDir()}}
 	if *replayAll {
-		o.Commits = 0
+		o.Commits, o.MaxCases = 0, 0
 		o.Progress = os.Stderr
 	}
 	s, err := Replay(ctx, repo, o)
