@@ -62,7 +62,10 @@ func Replay(ctx context.Context, repo *Repo, o Options) (Summary, error) {
 		}
 		s.Commits++
 		var paths []string
-		var cases []Case
+		// Each file's cases run in a session of their own, so that what
+		// one file's cases read and wrote is not in another's ledger.
+		var groups [][]Case
+		n := 0
 		for _, ch := range chs {
 			if ch.Old == nil {
 				// A new file: only the patch formats can make it.
@@ -70,7 +73,8 @@ func Replay(ctx context.Context, repo *Repo, o Options) (Summary, error) {
 				if err != nil {
 					return s, err
 				}
-				cases = append(cases, cs...)
+				groups = append(groups, cs)
+				n += len(cs)
 				s.Files++
 				continue
 			}
@@ -89,17 +93,21 @@ func Replay(ctx context.Context, repo *Repo, o Options) (Summary, error) {
 			if err != nil {
 				return s, err
 			}
-			cases = append(cases, cs...)
+			groups = append(groups, cs)
+			n += len(cs)
 			s.Files++
 		}
 		if c, ok := CommitCase(commit, chs); ok {
-			cases = append(cases, c)
+			groups = append(groups, []Case{c})
+			n++
 		}
-		if err := s.run(ctx, o.Runner, cases); err != nil {
-			return s, err
+		for _, g := range groups {
+			if err := s.run(ctx, o.Runner, g); err != nil {
+				return s, err
+			}
 		}
 		if o.Progress != nil {
-			fmt.Fprintf(o.Progress, "%s: %d files, %d cases; so far %s\n", short(commit), len(chs), len(cases), s.Counts())
+			fmt.Fprintf(o.Progress, "%s: %d files, %d cases; so far %s\n", short(commit), len(chs), n, s.Counts())
 		}
 		if o.MaxCases > 0 && s.Cases >= o.MaxCases {
 			break
