@@ -312,6 +312,53 @@ func (g *generator) mixedEOL(variant string) (Case, bool) {
 		Files: map[string][]byte{g.ch.Path: []byte(ob.String())}, Want: map[string][]byte{g.ch.Path: []byte(nb.String())}}, true
 }
 
+// alignmentInDoubt marks the old lines whose pairing an edit's alignment
+// may choose differently from git. An edit's search and replacement say
+// nothing of which lines stayed: they are aligned, and an alignment other
+// than git's may keep other lines. So for edits only the context lines
+// every alignment keeps where git does are sure: a hunk's leading context
+// within the common start of its two sides, and its trailing context
+// within the common end of what follows that start; in a hunk whose one
+// block of changes is exactly what lies between, the changed lines are
+// sure too. Patches say it with their context lines: nothing is in doubt.
+func (g *generator) alignmentInDoubt(variant string, n int) []bool {
+	inDoubt := make([]bool, n)
+	if strings.HasSuffix(variant, "_unified") || strings.HasSuffix(variant, "_begin_patch") {
+		return inDoubt
+	}
+	for _, h := range g.hs {
+		var o, nw []string
+		lead, trail := 0, 0
+		for _, l := range h.lines {
+			if l.kind != '+' {
+				o = append(o, l.text)
+			}
+			if l.kind != '-' {
+				nw = append(nw, l.text)
+			}
+		}
+		for lead < len(h.lines) && h.lines[lead].kind == ' ' {
+			lead++
+		}
+		for trail < len(h.lines)-lead && h.lines[len(h.lines)-1-trail].kind == ' ' {
+			trail++
+		}
+		p, s := sameEnds(o, nw)
+		oneBlock := p == lead && s == trail
+		for _, l := range h.lines[lead : len(h.lines)-trail] {
+			oneBlock = oneBlock && l.kind != ' '
+		}
+		a, _ := h.oldRange()
+		for k := range o {
+			sure := k < min(lead, p) || k >= len(o)-min(trail, s) && k >= p || oneBlock
+			if a+k < n {
+				inDoubt[a+k] = !sure
+			}
+		}
+	}
+	return inDoubt
+}
+
 // fileWhitespace is the change on a file whose kept lines carry blanks the
 // model's copy does not show: every whitespace-only line a tab or four
 // spaces, every fourth other line two trailing spaces (a Markdown hard
@@ -323,41 +370,7 @@ func (g *generator) fileWhitespace(variant string) (Case, bool) {
 	}
 	oldLines, newLines := splitLines(g.old), splitLines(g.new)
 	toNew, fromOld := lineMap(g.hs, len(oldLines), len(newLines))
-	// An edit's search and replacement say nothing of which lines stayed:
-	// they are aligned, and an alignment other than git's may keep other
-	// lines. So for edits only the context lines every alignment keeps
-	// where git does are padded: a hunk's leading context within the
-	// common start of its two sides, and its trailing context within the
-	// common end of what follows that start.
-	inDoubt := make([]bool, len(oldLines))
-	if !strings.HasSuffix(variant, "_unified") && !strings.HasSuffix(variant, "_begin_patch") {
-		for _, h := range g.hs {
-			var o, n []string
-			lead, trail := 0, 0
-			for _, l := range h.lines {
-				if l.kind != '+' {
-					o = append(o, l.text)
-				}
-				if l.kind != '-' {
-					n = append(n, l.text)
-				}
-			}
-			for lead < len(h.lines) && h.lines[lead].kind == ' ' {
-				lead++
-			}
-			for trail < len(h.lines)-lead && h.lines[len(h.lines)-1-trail].kind == ' ' {
-				trail++
-			}
-			p, s := sameEnds(o, n)
-			a, _ := h.oldRange()
-			for k := range o {
-				safe := k < min(lead, p) || k >= len(o)-min(trail, s) && k >= p
-				if a+k < len(oldLines) {
-					inDoubt[a+k] = !safe
-				}
-			}
-		}
-	}
+	inDoubt := g.alignmentInDoubt(variant, len(oldLines))
 	blank := 0
 	pad := make([]string, len(oldLines))
 	for i, l := range oldLines {
@@ -384,16 +397,17 @@ func (g *generator) fileWhitespace(variant string) (Case, bool) {
 	}
 	c, ok := g.asFormat(variant)
 	now := padded(oldLines, func(i int) string { return pad[i] })
-	if !ok || g.copyElsewhere(string(now)) {
-		return c, false
-	}
-	c.Files = map[string][]byte{g.ch.Path: now}
-	c.Want = map[string][]byte{g.ch.Path: padded(newLines, func(j int) string {
+	want := padded(newLines, func(j int) string {
 		if i := fromOld[j]; i >= 0 {
 			return pad[i]
 		}
 		return ""
-	})}
+	})
+	if !ok || g.copyElsewhere(variant, string(now), string(want)) {
+		return c, false
+	}
+	c.Files = map[string][]byte{g.ch.Path: now}
+	c.Want = map[string][]byte{g.ch.Path: want}
 	return c, true
 }
 
@@ -401,8 +415,17 @@ func (g *generator) fileWhitespace(variant string) (Case, bool) {
 // is in now (the file after a file-side change that left the lines the same
 // in number) exactly, as whole lines, somewhere other than where the hunk
 // is: the model's copy then names that other place, and the case would test
-// nothing but the generator.
-func (g *generator) copyElsewhere(now string) bool {
+// nothing but the generator. For edits, whose steps each search the text
+// the steps before them left, it must not be in want either (a copy an
+// earlier step writes).
+func (g *generator) copyElsewhere(variant, now, want string) bool {
+	if !strings.HasSuffix(variant, "_unified") && !strings.HasSuffix(variant, "_begin_patch") {
+		for _, h := range g.hs {
+			if old := h.side(true); old != "" && strings.Contains(want, old) {
+				return true
+			}
+		}
+	}
 	lines := splitLines(now)
 	starts := make([]int, len(lines)+1)
 	for i, l := range lines {
@@ -447,14 +470,18 @@ func (g *generator) fileTypography(variant string) (Case, bool) {
 	}
 	oldLines, newLines := splitLines(g.old), splitLines(g.new)
 	_, fromOld := lineMap(g.hs, len(oldLines), len(newLines))
+	inDoubt := g.alignmentInDoubt(variant, len(oldLines))
 	oldOut := make([]string, len(oldLines))
 	newOut := make([]string, len(newLines))
 	for i, l := range oldLines {
-		oldOut[i] = smarten(l)
+		oldOut[i] = l
+		if !inDoubt[i] {
+			oldOut[i] = smarten(l)
+		}
 	}
 	for j, l := range newLines {
 		newOut[j] = l
-		if i := fromOld[j]; i >= 0 {
+		if i := fromOld[j]; i >= 0 && !inDoubt[i] {
 			newOut[j] = smarten(l)
 		}
 	}
@@ -479,8 +506,8 @@ func (g *generator) fileTypography(variant string) (Case, bool) {
 				j++
 			}
 			for n, ri := range rem {
-				if n >= len(add) || ri >= len(oldLines) || add[n] >= len(newLines) {
-					continue // removed whole: smartened whole
+				if n >= len(add) || ri >= len(oldLines) || add[n] >= len(newLines) || inDoubt[ri] {
+					continue // removed whole (smartened whole), or paired in doubt (left as is)
 				}
 				o, w, ok := smartenEnds(oldLines[ri], newLines[add[n]])
 				if !ok {
@@ -495,12 +522,12 @@ func (g *generator) fileTypography(variant string) (Case, bool) {
 		return Case{}, false
 	}
 	c, ok := g.asFormat(variant)
-	now := strings.Join(oldOut, "")
-	if !ok || g.copyElsewhere(now) {
+	now, want := strings.Join(oldOut, ""), strings.Join(newOut, "")
+	if !ok || g.copyElsewhere(variant, now, want) {
 		return c, false
 	}
 	c.Files = map[string][]byte{g.ch.Path: []byte(now)}
-	c.Want = map[string][]byte{g.ch.Path: []byte(strings.Join(newOut, ""))}
+	c.Want = map[string][]byte{g.ch.Path: []byte(want)}
 	return c, true
 }
 

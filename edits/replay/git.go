@@ -18,17 +18,20 @@ type Repo struct {
 	git string
 }
 
-// OpenRepo finds git and checks that dir is inside a git work tree. It
-// returns the top folder's Repo.
+// OpenRepo finds git and checks that dir is inside a git work tree (it
+// returns the top folder's Repo) or is a bare clone.
 func OpenRepo(ctx context.Context, dir string) (*Repo, error) {
 	git, err := exec.LookPath("git")
 	if err != nil {
 		return nil, fmt.Errorf("git is not installed: %w", err)
 	}
 	r := &Repo{Dir: dir, git: git}
+	if bare, err := r.run(ctx, "rev-parse", "--is-bare-repository"); err == nil && strings.TrimSpace(string(bare)) == "true" {
+		return r, nil // a bare clone: the history is all the replay reads
+	}
 	top, err := r.run(ctx, "rev-parse", "--show-toplevel")
 	if err != nil {
-		return nil, fmt.Errorf("%s is not a git work tree: %w", dir, err)
+		return nil, fmt.Errorf("%s is not a git work tree or a bare clone: %w", dir, err)
 	}
 	r.Dir = strings.TrimSpace(string(top))
 	return r, nil
