@@ -17,8 +17,12 @@
 // What it guarantees: a case is generated only when its wanted bytes
 // follow from what the call says — noise that would turn a removed line
 // into an added one, or land the copy exactly on another place of the
-// file, is left out; so a wrong case is always the tools' fault. What it
-// does not do: it replays text files under 200 KiB that a commit modified
-// or added, not deletions, renames or binary files, and only the first
-// parent of each commit.
+// file (or on one an earlier multi_edit step writes), is left out, and so
+// are file-side blanks and quotes on lines whose pairing an edit's
+// alignment could choose differently from git's (a patch's context lines
+// say it; an edit's search and replacement do not); so a wrong case is
+// always the tools' fault. What it does not do: it replays text files
+// under 200 KiB that a commit modified or added, not deletions, renames or
+// binary files, and only the first parent of each commit. The history may
+// be a work tree's or a bare clone's.
 package replay
