@@ -96,14 +96,19 @@ const maxFileBytes = 200 << 10
 // against the first parent (three lines of context, git's function
 // headings in the @@ lines).
 func (r *Repo) Changes(ctx context.Context, commit string) ([]FileChange, error) {
-	out, err := r.run(ctx, "diff-tree", "--no-commit-id", "-r", "--no-renames", "--diff-filter=AM", "--name-status", "-z", commit+"^", commit)
+	out, err := r.run(ctx, "diff-tree", "--no-commit-id", "-r", "--no-renames", "--diff-filter=AM", "--raw", "-z", commit+"^", commit)
 	if err != nil {
 		return nil, err
 	}
+	// Each entry is ":oldmode newmode oldsha newsha status" and a path.
 	fields := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
 	var chs []FileChange
 	for i := 0; i+1 < len(fields); i += 2 {
-		status, path := fields[i], fields[i+1]
+		meta, path := strings.Fields(fields[i]), fields[i+1]
+		if len(meta) != 5 || meta[1] != "100644" && meta[1] != "100755" {
+			continue // a submodule, a symbolic link
+		}
+		status := meta[4]
 		ch := FileChange{Commit: commit, Path: path}
 		if ch.New, err = r.run(ctx, "show", commit+":"+path); err != nil {
 			return nil, err
