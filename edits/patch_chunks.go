@@ -186,12 +186,15 @@ func (res *Applied) replaceChunk(h patchHunk, r chunkRegion, hints *lineHints, t
 	if trace != nil {
 		trace(placedHunk{before: res.Text, from: r.start, cands: cands, want: want, pick: pick, rule: rule, anchors: r.ends, keep: h.keep})
 	}
+	before := len(res.Text)
 	at, added := res.replace(pick, loc.repairs, rule)
 	if scoped {
 		res.Repairs = appendUnique(res.Repairs, RepairAnchorScoped)
 	}
 	hints.placed(h.hint, at, added, true)
-	return pick.start + len(pick.replace), nil
+	// The chunk ends where what was written ends: fitting the replacement
+	// to the file may have made it longer or shorter than pick.replace.
+	return pick.end + len(res.Text) - before, nil
 }
 
 // atEndOfText keeps the candidates followed by nothing but blanks, for a

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -16,6 +18,8 @@ type Options struct {
 	MaxCases int
 	// Only, when set, replays only the commits whose hash starts with it.
 	Only string
+	// Variant, when set, runs only the cases whose variant it matches.
+	Variant *regexp.Regexp
 	// Runner runs the cases.
 	Runner Runner
 	// Progress, when set, gets a line per commit.
@@ -102,6 +106,9 @@ func Replay(ctx context.Context, repo *Repo, o Options) (Summary, error) {
 			n++
 		}
 		for _, g := range groups {
+			if o.Variant != nil {
+				g = slices.DeleteFunc(g, func(c Case) bool { return !o.Variant.MatchString(c.Variant) })
+			}
 			if err := s.run(ctx, o.Runner, g); err != nil {
 				return s, err
 			}
@@ -118,6 +125,9 @@ func Replay(ctx context.Context, repo *Repo, o Options) (Summary, error) {
 
 // run runs cases in one workspace.
 func (s *Summary) run(ctx context.Context, runner Runner, cases []Case) error {
+	if len(cases) == 0 {
+		return nil
+	}
 	w, err := runner.Open()
 	if err != nil {
 		return err
@@ -154,7 +164,8 @@ func (s *Summary) add(r Result) {
 		if !r.Case.Refuse() {
 			s.Missed++
 			s.MissedByCode[r.Envelope.Code]++
-			if len(s.Examples) < 40 {
+			// Every miss that is not an ambiguity, and a few that are.
+			if len(s.Examples) < 40 || r.Envelope.Code != "search_not_unique" {
 				s.Examples = append(s.Examples, r)
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"regexp"
 	"testing"
 )
 
@@ -14,6 +15,7 @@ var (
 	replayRepo    = flag.String("replay.repo", "", "a local git clone to replay (default: the project's own checkout)")
 	replayCommits = flag.Int("replay.commits", 6, "how many of the newest commits the bounded slice replays")
 	replayCases   = flag.Int("replay.cases", 250, "the bounded slice stops after the commit that reaches this many cases")
+	replayVariant = flag.String("replay.variant", "", "run only the cases whose variant this regular expression matches")
 	replayOnly    = flag.String("replay.only", "", "replay only the commits whose hash starts with this (with -replay.all: from the whole history)")
 )
 
@@ -55,6 +57,9 @@ func TestReplay(t *testing.T) {
 	if *replayAll {
 		o.Commits, o.MaxCases = 0, 0
 		o.Progress = os.Stderr
+	}
+	if *replayVariant != "" {
+		o.Variant = regexp.MustCompile(*replayVariant)
 	}
 	s, err := Replay(ctx, repo, o)
 	if err != nil {
