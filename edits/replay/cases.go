@@ -5,6 +5,8 @@ import (
 	"path"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/whale-ls/whale-ls/edits"
 )
 
 // Case is one tool call of the replay and what must come of it.
@@ -67,7 +69,7 @@ func CommitCase(commit string, chs []FileChange) (Case, bool) {
 		if ch.Old != nil {
 			c.Files[ch.Path] = ch.Old
 		}
-		c.Want[ch.Path] = ch.New
+		c.Want[ch.Path] = createdBytes(ch)
 		patch.WriteString(ch.Diff)
 	}
 	c.Input = map[string]any{"patch": patch.String()}
@@ -96,7 +98,19 @@ func (g *generator) files() map[string][]byte {
 }
 
 func (g *generator) applied(variant, tool string, input any) Case {
-	return Case{Name: g.name + " " + variant, Variant: variant, Files: g.files(), Tool: tool, Input: input, Want: map[string][]byte{g.ch.Path: g.ch.New}}
+	return Case{Name: g.name + " " + variant, Variant: variant, Files: g.files(), Tool: tool, Input: input, Want: map[string][]byte{g.ch.Path: createdBytes(g.ch)}}
+}
+
+// createdBytes is what a change must leave: the commit's bytes, except
+// that a file the change creates gets the line endings whale gives a new
+// file of its name (LF, or CRLF for .bat and .cmd, which cmd.exe needs):
+// a patch's lines carry no line endings of their own.
+func createdBytes(ch FileChange) []byte {
+	if ch.Old != nil {
+		return ch.New
+	}
+	lf := strings.ReplaceAll(string(ch.New), "\r\n", "\n")
+	return edits.Encode(edits.NewFileFormat(ch.Path), "", lf)
 }
 
 func (g *generator) cases(wrong *Target) []Case {
