@@ -126,8 +126,8 @@ func (r *Repo) Changes(ctx context.Context, commit string) ([]FileChange, error)
 			return nil, err
 		}
 		ch.Diff = string(d)
-		if ch.Diff == "" || strings.Contains(ch.Diff, "Binary files") {
-			continue
+		if !strings.Contains(ch.Diff, "\n@@ ") || strings.Contains(ch.Diff, "Binary files") {
+			continue // no text change (only the mode), or a binary one
 		}
 		chs = append(chs, ch)
 	}

@@ -11,7 +11,7 @@ import (
 )
 
 var (
-	replayAll     = flag.Bool("replay.all", false, "replay every commit of the history (make replay), not the bounded slice")
+	replayAll     = flag.Bool("replay.all", false, "replay every commit of the history (make replay), or the -replay.commits newest when given, without the bounded slice's case limit")
 	replayRepo    = flag.String("replay.repo", "", "a local git clone to replay (default: the project's own checkout)")
 	replayCommits = flag.Int("replay.commits", 6, "how many of the newest commits the bounded slice replays")
 	replayCases   = flag.Int("replay.cases", 250, "the bounded slice stops after the commit that reaches this many cases")
@@ -56,6 +56,11 @@ func TestReplay(t *testing.T) {
 	o := Options{Commits: *replayCommits, MaxCases: *replayCases, Only: *replayOnly, Runner: Runner{Dir: t.TempDir()}}
 	if *replayAll {
 		o.Commits, o.MaxCases = 0, 0
+		flag.Visit(func(f *flag.Flag) {
+			if f.Name == "replay.commits" {
+				o.Commits = *replayCommits // the newest ones, however many cases
+			}
+		})
 		o.Progress = os.Stderr
 	}
 	if *replayVariant != "" {
