@@ -71,26 +71,19 @@ func Replay(ctx context.Context, repo *Repo, o Options) (Summary, error) {
 		var groups [][]Case
 		n := 0
 		for _, ch := range chs {
-			if ch.Old == nil {
-				// A new file: only the patch formats can make it.
-				cs, err := FileCases(ch, nil)
-				if err != nil {
-					return s, err
-				}
-				groups = append(groups, cs)
-				n += len(cs)
-				s.Files++
-				continue
-			}
-			if paths == nil {
-				if paths, err = repo.Files(ctx, commit+"^"); err != nil {
-					return s, err
-				}
-			}
+			// A new file has no wrong-file variant: only the patch
+			// formats can make it.
 			var wrong *Target
-			if p := wrongTargetFor(ch.Path, paths); p != "" {
-				if b, err := repo.Show(ctx, commit+"^", p); err == nil && isReplayText(b) {
-					wrong = &Target{Path: p, Data: b}
+			if ch.Old != nil {
+				if paths == nil {
+					if paths, err = repo.Files(ctx, commit+"^"); err != nil {
+						return s, err
+					}
+				}
+				if p := wrongTargetFor(ch.Path, paths); p != "" {
+					if b, err := repo.Show(ctx, commit+"^", p); err == nil && isReplayText(b) {
+						wrong = &Target{Path: p, Data: b}
+					}
 				}
 			}
 			cs, err := FileCases(ch, wrong)
