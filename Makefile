@@ -129,6 +129,8 @@ bench-rpc:
 # history, or of REPLAY_REPO (a local clone), replayed through the real edit
 # tools; prints cases, applied, refused and wrong, and fails on any wrong
 # case. `make test` runs the newest few commits (TestReplay's slice).
+# REPLAY_FLAGS adds TestReplay's flags (-replay.commits N: the newest N only).
 REPLAY_REPO ?=
+REPLAY_FLAGS ?=
 replay:
-	cd edits/replay && $(GO) test -count=1 -timeout 60m -run '^TestReplay$$' -replay.all $(if $(REPLAY_REPO),-replay.repo $(abspath $(REPLAY_REPO)))
+	cd edits/replay && $(GO) test -count=1 -timeout 60m -run '^TestReplay$$' -replay.all $(if $(REPLAY_REPO),-replay.repo $(abspath $(REPLAY_REPO))) $(REPLAY_FLAGS)
