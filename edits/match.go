@@ -49,6 +49,10 @@ type candidate struct {
 	span
 	replace string
 	fit     *fitter
+	// other marks a place only a more tolerant tier found: it makes the
+	// tier's own places ambiguous but is never replaced (see
+	// otherPlaces).
+	other bool
 }
 
 // location is what the tiered matcher found: every candidate of the first
@@ -58,6 +62,9 @@ type location struct {
 	cands   []candidate
 	repairs []string
 	how     string
+	// others are the places a more tolerant tier finds beside cands, when
+	// cands came from a tolerant tier (see otherPlaces).
+	others []candidate
 }
 
 // variant is the search and replacement after one of the input-side
@@ -84,7 +91,8 @@ func locate(text string, search, replace string, wholeLines bool) location {
 // or -1 (a patch's context lines). Without it the lines are aligned.
 func locateKeep(text string, search, replace string, wholeLines bool, keep []int) location {
 	searchN, replaceN := strings.Count(search, "\n"), strings.Count(replace, "\n")
-	for _, v := range variants(search, replace) {
+	vs := variants(search, replace)
+	for _, v := range vs {
 		view, offsets := text, []int(nil)
 		if v.typography {
 			if nt, offs, changed := normalizeTypography(text, true); changed {
@@ -139,9 +147,115 @@ func locateKeep(text string, search, replace string, wholeLines bool, keep []int
 		for i := range loc.cands {
 			loc.cands[i].fit = f
 		}
+		if !f.exact {
+			loc.others = otherPlaces(text, vs, loc.cands, wholeLines)
+		}
 		return loc
 	}
 	return locateElided(text, search, replace)
+}
+
+// ambiguityHow says how tolerant the places of an ambiguity were, for
+// messages: the tier's phrase, and that some matched more loosely.
+func (loc location) ambiguityHow() string {
+	if len(loc.others) == 0 {
+		return loc.how
+	}
+	return loc.how + ", or more loosely,"
+}
+
+// otherPlaces returns the places, overlapping none of cands, where any
+// variant of the search matches exactly or line by line once blanks at
+// the lines' ends are ignored (the most tolerant line tier), in the
+// variant's view of the text. A tolerant tier stops at the first tier that
+// finds a place, so a place that needs a more tolerant tier (curly quotes
+// the model wrote as ASCII) would otherwise lose to a less tolerant one
+// somewhere else (the same lines at another indentation): such places make
+// the match ambiguous. A search whose lines recur all over the text is
+// not looked at again (nil).
+func otherPlaces(text string, vs []variant, cands []candidate, wholeLines bool) []candidate {
+	var out []candidate
+	overlaps := func(sp span, list []candidate) bool {
+		for _, c := range list {
+			if sp.start < c.end && c.start < sp.end || sp.start == c.start {
+				return true
+			}
+		}
+		return false
+	}
+	for _, v := range vs {
+		if strings.TrimSpace(v.search) == "" {
+			continue
+		}
+		view, offsets := text, []int(nil)
+		if v.typography {
+			if nt, offs, changed := normalizeTypography(text, true); changed {
+				view, offsets = nt, offs
+			}
+		}
+		if v.nfc {
+			if nt, offs, changed := nfcView(text); changed {
+				view, offsets = nt, offs
+			}
+		}
+		places, ok := loosePlaces(view, v.search, wholeLines)
+		if !ok {
+			return nil
+		}
+		for _, sp := range places {
+			if offsets != nil {
+				edge := func(x int) bool { return x == 0 || x == len(view) || offsets[x] != offsets[x-1] }
+				if !edge(sp.start) || !edge(sp.end) {
+					continue
+				}
+				sp = span{offsets[sp.start], offsets[sp.end]}
+			}
+			if !overlaps(sp, cands) && !overlaps(sp, out) {
+				out = append(out, candidate{span: sp, other: true})
+			}
+		}
+	}
+	return out
+}
+
+// loosePlaces returns every exact place of search in text (whole lines
+// with wholeLines) and every run of lines equal to the search's lines once
+// blanks at their ends are ignored; ok is false when that would cost more
+// than lineWork comparisons.
+func loosePlaces(text, search string, wholeLines bool) ([]span, bool) {
+	var out []span
+	for _, s := range findAll(text, search) {
+		startsLine := s.start == 0 || text[s.start-1] == '\n'
+		endsLine := s.end == len(text) || text[s.end-1] == '\n' || text[s.end] == '\n'
+		if !wholeLines || startsLine && endsLine {
+			out = append(out, s)
+		}
+	}
+	wantNL := strings.HasSuffix(search, "\n")
+	sl := strings.Split(strings.TrimSuffix(search, "\n"), "\n")
+	anchor, aj := "", -1
+	trimmed := make([]string, len(sl))
+	for j, l := range sl {
+		trimmed[j] = strings.TrimSpace(l)
+		if len(trimmed[j]) > len(anchor) {
+			anchor, aj = trimmed[j], j
+		}
+	}
+	if aj < 0 {
+		return out, true
+	}
+	work, ok := 0, true
+	eachTrimmedLine(text, anchor, func(ls, _ int) bool {
+		if work += aj + len(sl); work > lineWork {
+			ok = false
+			return false
+		}
+		if b, found := blockAround(text, ls, aj, len(sl), wantNL); found && trimEqualAll(b.lines, trimmed) {
+			out = append(out, span{b.start, b.end})
+		}
+		return true
+	})
+	return out, ok
 }
 
 func joinHow(a, b string) string {
@@ -638,8 +752,8 @@ func resolve(text string, e Edit, subject string) ([]candidate, location, error)
 	if e.All {
 		return nonOverlapping(cands), loc, nil
 	}
-	if len(cands) > 1 {
-		return nil, loc, notUnique(text, cands, loc.how, subject, nextForEdit)
+	if len(cands) > 1 || len(loc.others) > 0 {
+		return nil, loc, notUnique(text, append(append([]candidate(nil), cands...), loc.others...), loc.ambiguityHow(), subject, nextForEdit)
 	}
 	// A tolerant match must be the first occurrence of its real bytes, so
 	// that nothing can mistake one copy for another.

@@ -291,26 +291,31 @@ func (res *Applied) applyHunk(h patchHunk, hints *lineHints, trace func(placedHu
 		return nil
 	}
 	loc := locateKeep(res.Text, h.old, h.new, true, h.keep)
+	cands := append(append([]candidate(nil), loc.cands...), loc.others...)
 	var pick candidate
 	rule := ""
 	want := hints.expect(h.hint)
 	switch {
-	case len(loc.cands) == 0:
+	case len(cands) == 0:
 		return notFound(res.Text, h.old, "the hunk's old side")
-	case len(loc.cands) == 1:
-		pick = loc.cands[0]
+	case len(cands) == 1:
+		pick = cands[0]
 	default:
 		if h.hint <= 0 {
-			return notUnique(res.Text, loc.cands, loc.how, "the hunk's old side", "add context lines to the hunk until it matches one place, or give the line numbers in its @@ header to choose one")
+			return notUnique(res.Text, cands, loc.ambiguityHow(), "the hunk's old side", "add context lines to the hunk until it matches one place, or give the line numbers in its @@ header to choose one")
 		}
-		ch := chooseByHint(res.Text, loc.cands, h.hint, want, "its @@ header")
-		if !ch.ok {
-			return notUnique(res.Text, loc.cands, loc.how, "the hunk's old side", ch.reason+"; add context lines to the hunk until it matches one place, or correct the line numbers in its @@ header")
+		ch := chooseByHint(res.Text, cands, h.hint, want, "its @@ header")
+		if !ch.ok || ch.pick.other {
+			reason := ch.reason
+			if ch.ok {
+				reason = "its @@ header points at a place that matches only more loosely than another"
+			}
+			return notUnique(res.Text, cands, loc.ambiguityHow(), "the hunk's old side", reason+"; add context lines to the hunk until it matches one place, or correct the line numbers in its @@ header")
 		}
 		pick, rule = ch.pick, RepairLineHintChose
 	}
 	if trace != nil {
-		trace(placedHunk{before: res.Text, cands: loc.cands, want: want, pick: pick, rule: rule, keep: h.keep})
+		trace(placedHunk{before: res.Text, cands: cands, want: want, pick: pick, rule: rule, keep: h.keep})
 	}
 	at, added := res.replace(pick, loc.repairs, rule)
 	hints.placed(h.hint, at, added, true)

@@ -159,11 +159,11 @@ func (res *Applied) insertChunk(h patchHunk, r chunkRegion, hints *lineHints, tr
 func (res *Applied) replaceChunk(h patchHunk, r chunkRegion, hints *lineHints, trace func(placedHunk)) (int, *Error) {
 	subject := r.subject(res.Text)
 	loc := locateKeep(res.Text[r.start:], h.old, h.new, true, h.keep)
-	cands := make([]candidate, len(loc.cands))
-	for k, c := range loc.cands {
+	cands := make([]candidate, 0, len(loc.cands)+len(loc.others))
+	for _, c := range append(append([]candidate(nil), loc.cands...), loc.others...) {
 		c.start += r.start
 		c.end += r.start
-		cands[k] = c
+		cands = append(cands, c)
 	}
 	if h.eof {
 		var err *Error
@@ -172,7 +172,10 @@ func (res *Applied) replaceChunk(h patchHunk, r chunkRegion, hints *lineHints, t
 		}
 	}
 	want := hints.expect(h.hint)
-	pick, rule, err := chooseChunkPlace(res.Text, h, r, cands, loc.how, want, subject)
+	pick, rule, err := chooseChunkPlace(res.Text, h, r, cands, loc.ambiguityHow(), want, subject)
+	if err == nil && pick.other {
+		err = notUnique(res.Text, cands, loc.ambiguityHow(), subject, "the place chosen matches only more loosely than another; add context lines until the chunk matches one place")
+	}
 	if err != nil {
 		return 0, err
 	}
