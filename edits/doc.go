@@ -22,10 +22,12 @@
 //
 // What it guarantees:
 //   - A replacement lands only where the search matches exactly one place at
-//     the first tier that matches at all (or on every place with All), and a
+//     the first tier that matches at all (or on every place with All); a
 //     tolerant match must also be the first occurrence of the bytes it
-//     covers; the replacement is written over the file's real bytes, never
-//     over the model's copy of them.
+//     covers, and no more tolerant tier may find another place (the same
+//     lines at another indentation do not win over the place whose curly
+//     quotes the model wrote as ASCII); the replacement is written over the
+//     file's real bytes, never over the model's copy of them.
 //   - A patch hunk may also be placed by what its format says besides its
 //     text, and only by that: its @@ header's line number chooses among the
 //     places of that first tier when one is clearly nearest (every other
