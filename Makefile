@@ -23,10 +23,10 @@ FUZZ_TARGETS := \
 	./execboundary:FuzzParseCommandLine \
 	./changes:FuzzMerge3
 
-.PHONY: test check lint lint-go lint-lua test-short fmt-check vet race fuzz neovim vscode vscode-e2e vscode-chat-e2e vscode-package mcp-conformance hosts build build-test bench-rpc cross wine release release-check
+.PHONY: test check lint lint-go lint-lua lint-ts test-short fmt-check vet race fuzz replay neovim vscode vscode-e2e vscode-chat-e2e vscode-package mcp-conformance hosts build build-test bench-rpc cross wine release release-check
 
 # Every target, each to its end, then a table of times and results.
-TEST_TARGETS := fmt-check vet lint-go lint-lua cross wine race fuzz neovim vscode vscode-package vscode-e2e vscode-chat-e2e mcp-conformance hosts release-check
+TEST_TARGETS := fmt-check vet lint-go lint-lua lint-ts cross wine race fuzz neovim vscode vscode-package vscode-e2e vscode-chat-e2e mcp-conformance hosts release-check
 test:
 	@bash scripts/run-targets.sh $(TEST_TARGETS)
 
@@ -34,7 +34,7 @@ test:
 # Slow, real-host and race parts are behind -short; the test cache is used.
 check: fmt-check vet lint test-short
 
-lint: lint-go lint-lua
+lint: lint-go lint-lua lint-ts
 
 test-short:
 	$(GO) test -short ./...
@@ -69,6 +69,15 @@ $(STYLUA):
 
 lint-lua: $(STYLUA)
 	STYLUA=$(STYLUA) bash editors/neovim/scripts/lint.sh
+
+# The VS Code extension: typescript-eslint (strictTypeChecked,
+# no-floating-promises) and prettier --check, pinned in its package-lock.
+# npm ci only when the lock changed since the last install.
+lint-ts:
+	@if ! command -v npm >/dev/null; then \
+		if [ "$$CI" = true ]; then echo "npm is missing"; exit 1; fi; \
+		echo "npm not installed: the TypeScript lint is skipped (install Node.js 20 or later with npm)"; exit 0; fi
+	@cd editors/vscode && { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund --loglevel=error; } && npm run --silent lint
 
 build:
 	$(GO) build -o bin/whale-ls ./cmd/whale-ls
@@ -193,3 +202,13 @@ release-check:
 
 bench-rpc:
 	$(GO) run ./bench/rpc
+
+# The edit replay corpus (edits/replay): every commit of the project's own
+# history, or of REPLAY_REPO (a local clone), replayed through the real edit
+# tools; prints cases, applied, refused and wrong, and fails on any wrong
+# case. `make test` runs the newest few commits (TestReplay's slice).
+# REPLAY_FLAGS adds TestReplay's flags (-replay.commits N: the newest N only).
+REPLAY_REPO ?=
+REPLAY_FLAGS ?=
+replay:
+	cd edits/replay && $(GO) test -count=1 -timeout 60m -run '^TestReplay$$' -replay.all $(if $(REPLAY_REPO),-replay.repo $(abspath $(REPLAY_REPO))) $(REPLAY_FLAGS)

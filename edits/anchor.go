@@ -11,12 +11,27 @@ import (
 type anchorLine struct{ start, next int }
 
 // findAnchorLines returns every line starting at or after byte from that an
-// @@ anchor matches, in two tiers, the second only when the first finds
-// none: lines whose text equals the anchor once surrounding blanks are
-// ignored, then lines that start with it (git's section headings are
-// cut-off lines). The work is one pass over text[from:].
+// @@ anchor matches, in tiers, each only when the ones before it find none:
+// lines whose text equals the anchor once surrounding blanks are ignored,
+// then lines that start with it (git's section headings are cut-off
+// lines), then the same two with typographic look-alikes folded to ASCII
+// on both sides (a model's ASCII copy of a line with curly quotes). The
+// work is one pass over text[from:] a tier.
 func findAnchorLines(text string, from int, anchor string) []anchorLine {
 	anchor = strings.TrimSpace(anchor)
+	if out := anchorLinesBy(text, from, anchor, strings.TrimSpace); len(out) > 0 || !mayHaveTypography(text[from:]) && !mayHaveTypography(anchor) {
+		return out
+	}
+	fold := func(s string) string {
+		f, _, _ := normalizeTypography(strings.TrimSpace(s), false)
+		return f
+	}
+	return anchorLinesBy(text, from, fold(anchor), fold)
+}
+
+// anchorLinesBy is one pair of findAnchorLines's tiers, comparing each line
+// as norm makes it.
+func anchorLinesBy(text string, from int, anchor string, norm func(string) string) []anchorLine {
 	for _, prefix := range []bool{false, true} {
 		var out []anchorLine
 		for pos := lineStartAtOrAfter(text, from); pos < len(text); {
@@ -28,7 +43,7 @@ func findAnchorLines(text string, from int, anchor string) []anchorLine {
 				end += pos
 				next = end + 1
 			}
-			t := strings.TrimSpace(text[pos:end])
+			t := norm(text[pos:end])
 			if t == anchor || prefix && strings.HasPrefix(t, anchor) {
 				out = append(out, anchorLine{pos, next})
 			}
@@ -41,10 +56,10 @@ func findAnchorLines(text string, from int, anchor string) []anchorLine {
 	return nil
 }
 
-// anchorNotUnique is the search_not_unique error of an @@ line that matches
-// several lines of its region (at or after from); nested says from is the
-// end of the chunk's previous @@ line rather than of the previous chunk.
-func anchorNotUnique(text string, from int, anchor string, nested bool, found []anchorLine) *Error {
+// anchorNotUnique is the search_not_unique error of a chunk of only added
+// lines whose @@ line matches several lines: the chunk would go right after
+// it, and nothing else says which.
+func anchorNotUnique(text, anchor string, found []anchorLine) *Error {
 	spans := make([]candidate, len(found))
 	for k, a := range found {
 		spans[k] = candidate{span: span{a.start, a.next}}
@@ -53,8 +68,8 @@ func anchorNotUnique(text string, from int, anchor string, nested bool, found []
 	return &Error{
 		Code:  CodeSearchNotUnique,
 		Lines: lines,
-		Message: fmt.Sprintf("the @@ line %s matches %d lines of %s (lines %s), and an @@ line must name one; put an @@ line for the enclosing class or function before it, copy a line that occurs once there, or leave the @@ line bare and add context lines",
-			visible(anchor), len(found), anchorRegion(text, from, nested), formatLines(lines)),
+		Message: fmt.Sprintf("the @@ line %s matches %d lines (lines %s), and a chunk of only added lines goes right after it; add a context line (' ') from the file above or below the new lines, or put an @@ line for the enclosing class or function before it",
+			visible(anchor), len(found), formatLines(lines)),
 	}
 }
 

@@ -9,7 +9,7 @@
 //  1. the exact substring;
 //  2. whole lines equal once trailing blanks are ignored; then whole lines
 //     equal up to one uniform indentation shift (the replacement is
-//     re-indented by the same shift, with tabs where the file uses them);
+//     re-indented by the same shift, see below);
 //     then whole lines equal once leading and trailing blanks are ignored;
 //  3. the same after turning literal \n, \t, \r and \" into real characters;
 //  4. the same after removing read_file line-number prefixes ("   12\t"),
@@ -22,18 +22,31 @@
 //
 // What it guarantees:
 //   - A replacement lands only where the search matches exactly one place at
-//     the first tier that matches at all (or on every place with All), and a
+//     the first tier that matches at all (or on every place with All); a
 //     tolerant match must also be the first occurrence of the bytes it
-//     covers; the replacement is written over the file's real bytes, never
-//     over the model's copy of them.
+//     covers, and no more tolerant tier may find another place (the same
+//     lines at another indentation do not win over the place whose curly
+//     quotes the model wrote as ASCII); the replacement is written over the
+//     file's real bytes, never over the model's copy of them.
 //   - A patch hunk may also be placed by what its format says besides its
 //     text, and only by that: its @@ header's line number chooses among the
 //     places of that first tier when one is clearly nearest (every other
 //     more than twice as far; RepairLineHintChose), and a "*** Begin Patch"
-//     chunk is searched only after the previous chunk of its file and after
-//     its @@ anchor lines, each of which must match one line there
-//     (RepairAnchorScoped when that region decided). What stays ambiguous is
-//     refused with every candidate's line.
+//     chunk is searched only after the previous chunk of its file and from
+//     the first line its @@ anchors match there (RepairAnchorScoped when
+//     that region decided); an anchor matching several lines only narrows
+//     the search, and of several places after it the first is taken only
+//     when it is evidently the one under the anchor (RepairAnchorNearest,
+//     see chooseNearAnchor). What stays ambiguous is refused with every
+//     candidate's line.
+//   - After a tolerant match the replacement is fitted to the file: lines
+//     the model kept (a patch's context lines, by their place in the hunk;
+//     an edit's lines equal in search and replacement, by alignment) are
+//     the file's bytes; on changed lines only the indentation shift the
+//     match found is undone, line by line in the file's own style, and
+//     after a typography or NFC match only the characters the model changed
+//     take its form. Kept lines keep their own line ending in a file with
+//     mixed endings, also where equal lines end differently.
 //   - Tolerance is a fixed list of named normalisations, never a similarity
 //     score.
 //   - Decode followed by Encode with unchanged text gives back the input bytes

@@ -322,10 +322,22 @@ func normalizeEndings(s string) (text string, style Ending, mixed bool, endings 
 // every non-ASCII character the file does not already contain, before they
 // encode.
 func Encode(f Format, oldText, newText string) []byte {
+	return encodeOrigins(f, oldText, newText, nil)
+}
+
+// encodeApplied is Encode for a result of the matcher, which knows which
+// old line each new line is (see lineOrigins).
+func encodeApplied(f Format, oldText string, a Applied) []byte {
+	origin, _ := a.origins()
+	return encodeOrigins(f, oldText, a.Text, origin)
+}
+
+// encodeOrigins is Encode with the new text's line origins, when known.
+func encodeOrigins(f Format, oldText, newText string, origin []int) []byte {
 	var text string
 	switch {
 	case f.Mixed:
-		text = restoreMixed(f, oldText, newText)
+		text = restoreMixed(f, oldText, newText, origin)
 	case f.Style == EndCRLF || f.Style == EndCR:
 		text = strings.ReplaceAll(newText, "\n", f.Style.String())
 	default:
@@ -384,18 +396,56 @@ func splitKeep(s string) []string {
 
 // restoreMixed gives each line break of newText an ending: the old line's
 // own ending where the line is unchanged, else the most common ending among
-// the lines the change replaced, else the file's Style.
-func restoreMixed(f Format, oldText, newText string) string {
+// the lines the change replaced, else the file's Style. origin, when it has
+// one entry per line of newText, says which old line each one is;
+// otherwise the texts are aligned.
+func restoreMixed(f Format, oldText, newText string, origin []int) string {
 	endOf := func(i int) Ending {
 		if i < len(f.endings) {
 			return f.endings[i]
 		}
 		return f.Style
 	}
+	fillOf := func(a0, a1 int) Ending {
+		fill := f.Style
+		var counts [4]int
+		for i := a0; i < a1; i++ {
+			counts[endOf(i)]++
+		}
+		for e, c := range counts {
+			if c > counts[fill] {
+				fill = Ending(e)
+			}
+		}
+		return fill
+	}
 	var newEnd []Ending
-	if oldText == newText {
+	switch {
+	case oldText == newText:
 		newEnd = f.endings
-	} else {
+	case origin != nil && len(origin) == len(splitKeep(newText)):
+		newEnd = make([]Ending, len(origin))
+		prev := -1 // the old line the last kept line is
+		for i := 0; i < len(origin); {
+			if origin[i] >= 0 {
+				newEnd[i], prev = endOf(origin[i]), origin[i]
+				i++
+				continue
+			}
+			j := i
+			for j < len(origin) && origin[j] < 0 {
+				j++
+			}
+			next := len(f.endings)
+			if j < len(origin) {
+				next = origin[j]
+			}
+			fill := fillOf(prev+1, max(next, prev+1))
+			for ; i < j; i++ {
+				newEnd[i] = fill
+			}
+		}
+	default:
 		a, b := splitKeep(oldText), splitKeep(newText)
 		newEnd = make([]Ending, 0, len(b))
 		ai, bi := 0, 0
@@ -403,16 +453,7 @@ func restoreMixed(f Format, oldText, newText string) string {
 			for ; bi < h.B0; ai, bi = ai+1, bi+1 {
 				newEnd = append(newEnd, endOf(ai))
 			}
-			fill := f.Style
-			var counts [4]int
-			for i := h.A0; i < h.A1; i++ {
-				counts[endOf(i)]++
-			}
-			for e, c := range counts {
-				if c > counts[fill] {
-					fill = Ending(e)
-				}
-			}
+			fill := fillOf(h.A0, h.A1)
 			for ; bi < h.B1; bi++ {
 				newEnd = append(newEnd, fill)
 			}

@@ -18,6 +18,10 @@ const (
 	// the format searches: after the chunk's @@ anchor line and after the
 	// previous chunk of the same file.
 	RepairAnchorScoped = "anchor_scoped"
+	// RepairAnchorNearest: a "*** Begin Patch" chunk's old side matched
+	// several places after its @@ anchor and the first, clearly the
+	// nearest to the anchor, was chosen (see chooseNearAnchor).
+	RepairAnchorNearest = "anchor_nearest"
 )
 
 // The line-hint rule. A hunk whose old side matches several places names,
@@ -138,4 +142,8 @@ type placedHunk struct {
 	want   int
 	pick   candidate
 	rule   string
+	// anchors are the lines a chunk's last @@ anchor matched (nil without).
+	anchors []anchorLine
+	// keep is the hunk's own pairing of its lines (see patchHunk.keep).
+	keep []int
 }

@@ -31,6 +31,12 @@ type Applied struct {
 	// Repairs lists the tolerances the matches needed, each once, in the
 	// order they were first used.
 	Repairs []string
+
+	// origin is, for each line of Text, the line of the original text it
+	// is, or -1 (see lineOrigins); nil before the first step. originLost:
+	// a step could not say.
+	origin     []int
+	originLost bool
 }
 
 // span is a byte range [start, end) of a text.
@@ -44,6 +50,10 @@ type candidate struct {
 	span
 	replace string
 	fit     *fitter
+	// other marks a place only a more tolerant tier found: it makes the
+	// tier's own places ambiguous but is never replaced (see
+	// otherPlaces).
+	other bool
 }
 
 // location is what the tiered matcher found: every candidate of the first
@@ -53,6 +63,9 @@ type location struct {
 	cands   []candidate
 	repairs []string
 	how     string
+	// others are the places a more tolerant tier finds beside cands, when
+	// cands came from a tolerant tier (see otherPlaces).
+	others []candidate
 }
 
 // variant is the search and replacement after one of the input-side
@@ -71,7 +84,16 @@ type variant struct {
 // when it starts at the beginning of a line and ends at the end of one (a
 // patch hunk's old side is whole lines, never part of one).
 func locate(text string, search, replace string, wholeLines bool) location {
-	for _, v := range variants(search, replace) {
+	return locateKeep(text, search, replace, wholeLines, nil)
+}
+
+// locateKeep is locate for a search and replacement whose line pairing the
+// caller knows: keep[i] is the search line that replacement line i keeps,
+// or -1 (a patch's context lines). Without it the lines are aligned.
+func locateKeep(text string, search, replace string, wholeLines bool, keep []int) location {
+	searchN, replaceN := strings.Count(search, "\n"), strings.Count(replace, "\n")
+	vs := variants(search, replace)
+	for _, v := range vs {
 		view, offsets := text, []int(nil)
 		if v.typography {
 			if nt, offs, changed := normalizeTypography(text, true); changed {
@@ -111,15 +133,130 @@ func locate(text string, search, replace string, wholeLines bool) location {
 				continue
 			}
 		}
-		if v.repair != "" || loc.how != "" {
-			f := newFitter(v.search, v.replace)
-			for i := range loc.cands {
-				loc.cands[i].fit = f
-			}
+		k := keep
+		if strings.Count(v.search, "\n") != searchN || strings.Count(v.replace, "\n") != replaceN {
+			k = nil // the variant dropped or added lines
+		}
+		f := newFitter(v.search, v.replace, k)
+		f.exact = v.repair == "" && loc.how == ""
+		switch {
+		case v.typography:
+			f.view = func(s string) (string, []int, bool) { return normalizeTypography(s, true) }
+		case v.nfc:
+			f.view = nfcView
+		}
+		for i := range loc.cands {
+			loc.cands[i].fit = f
+		}
+		if !f.exact {
+			loc.others = otherPlaces(text, vs, loc.cands, wholeLines)
 		}
 		return loc
 	}
 	return locateElided(text, search, replace)
+}
+
+// ambiguityHow says how tolerant the places of an ambiguity were, for
+// messages: the tier's phrase, and that some matched more loosely.
+func (loc location) ambiguityHow() string {
+	if len(loc.others) == 0 {
+		return loc.how
+	}
+	return loc.how + ", or more loosely,"
+}
+
+// otherPlaces returns the places, overlapping none of cands, where any
+// variant of the search matches exactly or line by line once blanks at
+// the lines' ends are ignored (the most tolerant line tier), in the
+// variant's view of the text. A tolerant tier stops at the first tier that
+// finds a place, so a place that needs a more tolerant tier (curly quotes
+// the model wrote as ASCII) would otherwise lose to a less tolerant one
+// somewhere else (the same lines at another indentation): such places make
+// the match ambiguous. A search whose lines recur all over the text is
+// not looked at again (nil).
+func otherPlaces(text string, vs []variant, cands []candidate, wholeLines bool) []candidate {
+	var out []candidate
+	overlaps := func(sp span, list []candidate) bool {
+		for _, c := range list {
+			if sp.start < c.end && c.start < sp.end || sp.start == c.start {
+				return true
+			}
+		}
+		return false
+	}
+	for _, v := range vs {
+		if strings.TrimSpace(v.search) == "" {
+			continue
+		}
+		view, offsets := text, []int(nil)
+		if v.typography {
+			if nt, offs, changed := normalizeTypography(text, true); changed {
+				view, offsets = nt, offs
+			}
+		}
+		if v.nfc {
+			if nt, offs, changed := nfcView(text); changed {
+				view, offsets = nt, offs
+			}
+		}
+		places, ok := loosePlaces(view, v.search, wholeLines)
+		if !ok {
+			return nil
+		}
+		for _, sp := range places {
+			if offsets != nil {
+				edge := func(x int) bool { return x == 0 || x == len(view) || offsets[x] != offsets[x-1] }
+				if !edge(sp.start) || !edge(sp.end) {
+					continue
+				}
+				sp = span{offsets[sp.start], offsets[sp.end]}
+			}
+			if !overlaps(sp, cands) && !overlaps(sp, out) {
+				out = append(out, candidate{span: sp, other: true})
+			}
+		}
+	}
+	return out
+}
+
+// loosePlaces returns every exact place of search in text (whole lines
+// with wholeLines) and every run of lines equal to the search's lines once
+// blanks at their ends are ignored; ok is false when that would cost more
+// than lineWork comparisons.
+func loosePlaces(text, search string, wholeLines bool) ([]span, bool) {
+	var out []span
+	for _, s := range findAll(text, search) {
+		startsLine := s.start == 0 || text[s.start-1] == '\n'
+		endsLine := s.end == len(text) || text[s.end-1] == '\n' || text[s.end] == '\n'
+		if !wholeLines || startsLine && endsLine {
+			out = append(out, s)
+		}
+	}
+	wantNL := strings.HasSuffix(search, "\n")
+	sl := strings.Split(strings.TrimSuffix(search, "\n"), "\n")
+	anchor, aj := "", -1
+	trimmed := make([]string, len(sl))
+	for j, l := range sl {
+		trimmed[j] = strings.TrimSpace(l)
+		if len(trimmed[j]) > len(anchor) {
+			anchor, aj = trimmed[j], j
+		}
+	}
+	if aj < 0 {
+		return out, true
+	}
+	work, ok := 0, true
+	eachTrimmedLine(text, anchor, func(ls, _ int) bool {
+		if work += aj + len(sl); work > lineWork {
+			ok = false
+			return false
+		}
+		if b, found := blockAround(text, ls, aj, len(sl), wantNL); found && trimEqualAll(b.lines, trimmed) {
+			out = append(out, span{b.start, b.end})
+		}
+		return true
+	})
+	return out, ok
 }
 
 func joinHow(a, b string) string {
@@ -616,8 +753,8 @@ func resolve(text string, e Edit, subject string) ([]candidate, location, error)
 	if e.All {
 		return nonOverlapping(cands), loc, nil
 	}
-	if len(cands) > 1 {
-		return nil, loc, notUnique(text, cands, loc.how, subject, nextForEdit)
+	if len(cands) > 1 || len(loc.others) > 0 {
+		return nil, loc, notUnique(text, append(append([]candidate(nil), cands...), loc.others...), loc.ambiguityHow(), subject, nextForEdit)
 	}
 	// A tolerant match must be the first occurrence of its real bytes, so
 	// that nothing can mistake one copy for another.
@@ -658,6 +795,14 @@ func nonOverlappingSorted(cands []candidate) []candidate {
 
 // replaceSpans builds the new text from sorted, non-overlapping candidates.
 func replaceSpans(text string, cands []candidate) string {
+	out, _ := replaceSpansOrigins(text, cands)
+	return out
+}
+
+// replaceSpansOrigins is replaceSpans that also returns the new text's
+// line origins (see lineOrigins).
+func replaceSpansOrigins(text string, cands []candidate) (string, []int) {
+	written := make([]string, len(cands))
 	var b strings.Builder
 	n := len(text)
 	for _, c := range cands {
@@ -667,17 +812,17 @@ func replaceSpans(text string, cands []candidate) string {
 		b.Grow(n)
 	}
 	pos := 0
-	for _, c := range cands {
+	for k, c := range cands {
 		b.WriteString(text[pos:c.start])
+		written[k] = c.replace
 		if c.fit != nil {
-			b.WriteString(c.fit.fitToFile(text[c.start:c.end], c.replace))
-		} else {
-			b.WriteString(c.replace)
+			written[k] = c.fit.fitToFile(text[c.start:c.end], c.replace)
 		}
+		b.WriteString(written[k])
 		pos = c.end
 	}
 	b.WriteString(text[pos:])
-	return b.String()
+	return b.String(), lineOrigins(text, cands, written)
 }
 
 // normalizeInput turns CRLF and CR in model-supplied text into LF, the form
@@ -705,11 +850,11 @@ func Apply(text string, e Edit) (Applied, error) {
 	if err != nil {
 		return Applied{}, err
 	}
-	out := replaceSpans(text, cands)
+	out, origin := replaceSpansOrigins(text, cands)
 	if out == text {
 		return Applied{}, newError(CodeNoChange, "the replacement leaves the text exactly as it is; put the intended new text in replace")
 	}
-	return Applied{Text: out, Replacements: len(cands), Lines: linesOf(text, cands), Repairs: loc.repairs}, nil
+	return Applied{Text: out, Replacements: len(cands), Lines: linesOf(text, cands), Repairs: loc.repairs, origin: origin}, nil
 }
 
 // ApplyAll performs the steps in order, each on the result of the previous
@@ -739,6 +884,7 @@ func ApplyAll(ctx context.Context, text string, steps []Edit) (Applied, error) {
 			return Applied{}, err
 		}
 		res.Text = a.Text
+		res.track(a.origin)
 		res.Replacements += a.Replacements
 		res.Lines = append(res.Lines, a.Lines...)
 		res.Repairs = appendUnique(res.Repairs, a.Repairs...)

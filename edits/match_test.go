@@ -113,6 +113,14 @@ func FuzzEditSpan(f *testing.F) {
 	f.Add("cafe\u0301\nv\n", "café\nv", "café\nw", false)
 	f.Add("a\nb\nc\nd\n", "a\n// ...\nd\n", "A\n// ...\nD\n", false)
 	f.Add("k\nl\n", "\n\nk\n", "\n\nK\n", false)
+	// The classes of issue #29: an indentation shift over a tab file with
+	// a space-indented line, a Markdown sample with tabs, mixed C, blank
+	// lines with their own whitespace, typography on a changed line.
+	f.Add("\tq := `\n\t    SELECT a\n\t    FROM t`\n", "q := `\n    SELECT a\n    FROM t`\n", "q := `\n    SELECT a, b\n    FROM t`\n", false)
+	f.Add("   ```go\n   func f() {\n   \treturn\n   }\n", "```go\nfunc f() {\n\treturn\n}\n", "```go\nfunc f() {\n\tlog()\n\treturn\n}\n", false)
+	f.Add("\tif (a) {\n\t\tx = 1;\n        y = 2;\n\t}\n", "    if (a) {\n        x = 1;\n        y = 2;\n    }\n", "    if (a) {\n        x = 1;\n        y = 3;\n    }\n", false)
+	f.Add("x = 1\n\t\ny = 2\n    \nz = 3\n", "x = 1\n\ny = 2\n\nz = 3\n", "x = 1\n\nz = 3\n", false)
+	f.Add("It\u2019s done \u2013 ship 1.2\n", "It's done - ship 1.2\n", "It's done - ship 1.3\n", false)
 	f.Fuzz(func(t *testing.T, text, search, replace string, all bool) {
 		text = normalizeInput(text)
 		e := Edit{Search: normalizeInput(search), Replace: normalizeInput(replace), All: all}

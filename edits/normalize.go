@@ -139,6 +139,15 @@ func typographyASCII(r rune) (string, bool) {
 	return "", false
 }
 
+// ASCIITypography returns s with its typographic look-alikes (curly
+// quotes, primes, dashes, no-break and thin spaces, the ellipsis) written
+// as the ASCII the typography tier compares them as, and whether there was
+// any.
+func ASCIITypography(s string) (string, bool) {
+	out, _, changed := normalizeTypography(s, false)
+	return out, changed
+}
+
 // mayHaveTypography is a fast filter: every look-alike starts with byte
 // 0xC2 or 0xE2 in UTF-8.
 func mayHaveTypography(s string) bool {

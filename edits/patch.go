@@ -43,8 +43,11 @@ type FilePatch struct {
 // at in the old file (0 when unknown).
 type patchHunk struct {
 	old, new string
-	hint     int
-	header   string
+	// keep is, for each line of new, the line of old it is (a context
+	// line), or -1 (an added line).
+	keep   []int
+	hint   int
+	header string
 	// The fields below belong to "*** Begin Patch" chunks: the texts of
 	// their @@ lines, whether "*** End of File" closed them, and the patch
 	// line they start on.
@@ -185,6 +188,7 @@ func readHunk(h *diff.Hunk) patchHunk {
 	}
 	body := string(h.Body)
 	var oldB, newB strings.Builder
+	oldN := 0
 	for pos := 0; pos < len(body); {
 		end := strings.IndexByte(body[pos:], '\n')
 		nl := true
@@ -205,11 +209,13 @@ func readHunk(h *diff.Hunk) patchHunk {
 		switch kind {
 		case '-':
 			oldB.WriteString(line)
+			oldN++
 			if oldNL {
 				oldB.WriteByte('\n')
 			}
 		case '+':
 			newB.WriteString(line)
+			ph.keep = append(ph.keep, -1)
 			if nl {
 				newB.WriteByte('\n')
 			}
@@ -217,6 +223,8 @@ func readHunk(h *diff.Hunk) patchHunk {
 		default:
 			oldB.WriteString(line)
 			newB.WriteString(line)
+			ph.keep = append(ph.keep, oldN)
+			oldN++
 			if oldNL {
 				oldB.WriteByte('\n')
 			}
@@ -282,27 +290,32 @@ func (res *Applied) applyHunk(h patchHunk, hints *lineHints, trace func(placedHu
 		hints.placed(h.hint, 0, strings.Count(h.new, "\n"), false)
 		return nil
 	}
-	loc := locate(res.Text, h.old, h.new, true)
+	loc := locateKeep(res.Text, h.old, h.new, true, h.keep)
+	cands := append(append([]candidate(nil), loc.cands...), loc.others...)
 	var pick candidate
 	rule := ""
 	want := hints.expect(h.hint)
 	switch {
-	case len(loc.cands) == 0:
+	case len(cands) == 0:
 		return notFound(res.Text, h.old, "the hunk's old side")
-	case len(loc.cands) == 1:
-		pick = loc.cands[0]
+	case len(cands) == 1:
+		pick = cands[0]
 	default:
 		if h.hint <= 0 {
-			return notUnique(res.Text, loc.cands, loc.how, "the hunk's old side", "add context lines to the hunk until it matches one place, or give the line numbers in its @@ header to choose one")
+			return notUnique(res.Text, cands, loc.ambiguityHow(), "the hunk's old side", "add context lines to the hunk until it matches one place, or give the line numbers in its @@ header to choose one")
 		}
-		ch := chooseByHint(res.Text, loc.cands, h.hint, want, "its @@ header")
-		if !ch.ok {
-			return notUnique(res.Text, loc.cands, loc.how, "the hunk's old side", ch.reason+"; add context lines to the hunk until it matches one place, or correct the line numbers in its @@ header")
+		ch := chooseByHint(res.Text, cands, h.hint, want, "its @@ header")
+		if !ch.ok || ch.pick.other {
+			reason := ch.reason
+			if ch.ok {
+				reason = "its @@ header points at a place that matches only more loosely than another"
+			}
+			return notUnique(res.Text, cands, loc.ambiguityHow(), "the hunk's old side", reason+"; add context lines to the hunk until it matches one place, or correct the line numbers in its @@ header")
 		}
 		pick, rule = ch.pick, RepairLineHintChose
 	}
 	if trace != nil {
-		trace(placedHunk{before: res.Text, cands: loc.cands, want: want, pick: pick, rule: rule})
+		trace(placedHunk{before: res.Text, cands: cands, want: want, pick: pick, rule: rule, keep: h.keep})
 	}
 	at, added := res.replace(pick, loc.repairs, rule)
 	hints.placed(h.hint, at, added, true)
@@ -312,6 +325,7 @@ func (res *Applied) applyHunk(h patchHunk, hints *lineHints, trace func(placedHu
 // insert puts ins into res.Text at byte at and records one replacement on
 // the line that then holds byte first.
 func (res *Applied) insert(at int, ins string, first int) {
+	res.track(lineOrigins(res.Text, []candidate{{span: span{at, at}}}, []string{ins}))
 	res.Text = res.Text[:at] + ins + res.Text[at:]
 	res.Replacements++
 	res.Lines = append(res.Lines, lineOf(res.Text, first))
@@ -324,7 +338,9 @@ func (res *Applied) replace(pick candidate, repairs []string, rule string) (line
 	line = lineOf(res.Text, pick.start)
 	added = addedLines(res.Text, pick)
 	res.Lines = append(res.Lines, line)
-	res.Text = replaceSpans(res.Text, []candidate{pick})
+	text, origin := replaceSpansOrigins(res.Text, []candidate{pick})
+	res.Text = text
+	res.track(origin)
 	res.Replacements++
 	res.Repairs = appendUnique(res.Repairs, repairs...)
 	if rule != "" {

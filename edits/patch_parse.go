@@ -309,13 +309,23 @@ func (c *patchChunk) hunk(p *beginPatchParser) (patchHunk, *Error) {
 		return patchHunk{}, p.fail(c.start, "the chunk %s has no lines; follow it with the lines to change (' ' context, '-' removed, '+' added), or remove it", visible(strings.Join(c.headers, " ")))
 	}
 	var oldB, newB strings.Builder
+	var keep []int
+	oldN := 0
 	for _, l := range body {
 		kind, text := byte(' '), ""
 		if l != "" {
 			kind, text = l[0], l[1:]
 		}
+		switch kind {
+		case '+':
+			keep = append(keep, -1)
+		case '-':
+		default:
+			keep = append(keep, oldN)
+		}
 		if kind != '+' {
 			oldB.WriteString(text + "\n")
+			oldN++
 		}
 		if kind != '-' {
 			newB.WriteString(text + "\n")
@@ -325,5 +335,5 @@ func (c *patchChunk) hunk(p *beginPatchParser) (patchHunk, *Error) {
 	if header == "" {
 		header = "no @@ line"
 	}
-	return patchHunk{old: oldB.String(), new: newB.String(), hint: c.hint, header: header, anchors: c.anchors, eof: c.eof, line: p.lineNo(c.start)}, nil
+	return patchHunk{old: oldB.String(), new: newB.String(), keep: keep, hint: c.hint, header: header, anchors: c.anchors, eof: c.eof, line: p.lineNo(c.start)}, nil
 }

@@ -1,6 +1,7 @@
 package edits
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -56,6 +57,17 @@ func FuzzParsePatch(f *testing.F) {
 	f.Add("*** Begin Patch\n*** Update File: f\n@@ def g():\n-    return 1\n+    return 2\n*** End Patch\n", "def f():\n    return 1\ndef g():\n    return 1\n")
 	f.Add("*** Begin Patch\n*** Update File: f\n@@ class B\n@@ def g\n-  x\n+  y\n*** End Patch\n", "class A\ndef g\n  x\nclass B\ndef g\n  x\n")
 	f.Add("*** Begin Patch\n*** Update File: f\n@@ -3,1 +3,1 @@\n-x\n+y\n@@\n-x\n+z\n*** End Patch\n", "x\n\nx\n\nx\n")
+	// The classes of issue #29: repeated anchors whose chunk is unique or
+	// clearly nearest, blank lines paired by position, typography on a
+	// changed line, repeated lines with different endings, a file without
+	// a final line break.
+	f.Add("*** Begin Patch\n*** Update File: f\n@@ const (\n \tC = 3\n-\tD = 4\n+\tD = 5\n*** End Patch\n", "const (\n\tA = 1\n)\nconst (\n\tC = 3\n\tD = 4\n)\n")
+	f.Add("*** Begin Patch\n*** Update File: f\n@@ end:\n-\tr = 0;\n+\tr = 1;\n*** End Patch\n", "end:\n\tr = 0;\n\ta();\n\tb();\n\tc();\n\tr = 0;\n")
+	f.Add("*** Begin Patch\n*** Update File: f\n@@\n a = 1\n+\n \n b = 2\n*** End Patch\n", "a = 1\n\t\nb = 2\n")
+	f.Add("*** Begin Patch\n*** Update File: f\n@@\n-x = \"it's\" - 1\n+x = \"it's\" - 2\n*** End Patch\n", "x = \u201cit\u2019s\u201d \u2013 1\n")
+	f.Add("*** Begin Patch\n*** Update File: f\n@@\n-same\n same\n*** End Patch\n", "same\r\nsame\n")
+	f.Add("--- a/f\n+++ b/f\n@@ -1,3 +1,2 @@\n }\n-}\n }\n", "}\r\n}\n}\r\n")
+	f.Add("*** Begin Patch\n*** Update File: f\n@@\n two\n+three\n*** End of File\n*** End Patch\n", "one\ntwo")
 	f.Fuzz(func(t *testing.T, patch, text string) {
 		fps, _, err := ParsePatch(patch)
 		if err != nil {
@@ -66,8 +78,12 @@ func FuzzParsePatch(f *testing.F) {
 		}
 		for _, fp := range fps {
 			checkPlacedHunks(t, fp, normalizeInput(text))
-			if _, err := PlanPatch(fp, []byte(text), !fp.Creates()); err != nil && CodeOf(err) == "" {
+			plan, err := PlanPatch(fp, []byte(text), !fp.Creates())
+			if err != nil && CodeOf(err) == "" {
 				t.Fatalf("PlanPatch error without code: %v", err)
+			}
+			if err == nil && !fp.Creates() && !fp.Deletes() {
+				checkKeptEndings(t, []byte(text), plan)
 			}
 		}
 	})
@@ -114,7 +130,22 @@ func checkPlacedHunks(t *testing.T, fp FilePatch, text string) {
 				t.Fatalf("hunk %d: span %+v is none of the candidates %+v", k+1, c.span, p.cands)
 			}
 		}
-		if len(p.cands) > 1 {
+		if len(p.cands) > 1 && p.rule == RepairAnchorNearest {
+			// The first place after the anchor's first line, under no
+			// other line of the anchor, clearly nearer than the next.
+			sorted := nonOverlappingSorted(p.cands)
+			if len(p.anchors) == 0 || c.span != sorted[0].span {
+				t.Fatalf("hunk %d: anchor_nearest chose %+v, not the first of %+v after anchors %+v", k+1, c.span, sorted, p.anchors)
+			}
+			last := sorted[len(sorted)-1]
+			if len(p.anchors) > 1 && last.start >= p.anchors[1].start {
+				t.Fatalf("hunk %d: anchor_nearest chose among places under two anchor lines %+v", k+1, p.anchors)
+			}
+			a := lineOf(cur, p.anchors[0].start)
+			if d0, d1 := lineOf(cur, sorted[0].start)-a, lineOf(cur, sorted[1].start)-a; d1 <= 2*d0+1 {
+				t.Fatalf("hunk %d: anchor_nearest chose a place %d lines below the anchor over one %d below", k+1, d0, d1)
+			}
+		} else if len(p.cands) > 1 {
 			if p.rule != RepairLineHintChose || p.want <= 0 {
 				t.Fatalf("hunk %d: %d candidates placed by rule %q, hint %d", k+1, len(p.cands), p.rule, p.want)
 			}
@@ -132,6 +163,17 @@ func checkPlacedHunks(t *testing.T, fp FilePatch, text string) {
 		r := c.replace
 		if c.fit != nil { // a tolerant match keeps the file's bytes on unchanged lines
 			r = c.fit.fitToFile(cur[c.start:c.end], c.replace)
+			// Lines the hunk keeps (its context lines, by their place in
+			// it) are the file's lines they matched, byte for byte.
+			realLines, _ := splitFinal(cur[c.start:c.end])
+			fitted, _ := splitFinal(r)
+			if len(fitted) == len(c.fit.replaceLines) && len(realLines) == len(c.fit.searchLines) {
+				for i, j := range c.fit.same {
+					if j >= 0 && fitted[i] != realLines[j] {
+						t.Fatalf("hunk %d: kept line %d is %q, not the file's %q", k+1, i+1, fitted[i], realLines[j])
+					}
+				}
+			}
 		}
 		cur = cur[:c.start] + r + cur[c.end:]
 	}
@@ -183,4 +225,46 @@ func TestParsePatchHeredoc(t *testing.T) {
 	if _, repairs, _ := ParsePatch("apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: a\n+1\n*** End Patch\nEND\n"); len(repairs) != 0 && repairs[0] == RepairHeredocRemoved {
 		t.Errorf("a heredoc with a different closing line was removed: %v", repairs)
 	}
+}
+
+// checkKeptEndings checks that every line a change kept has the line ending
+// it had in raw, also where equal lines end differently (a patch's context
+// lines say which line stayed).
+func checkKeptEndings(t *testing.T, raw []byte, plan Change) {
+	t.Helper()
+	origin, ok := plan.Applied.origins()
+	if !ok {
+		return
+	}
+	oldEnds, newEnds := lineEndings(raw), lineEndings(plan.New)
+	if len(newEnds) != len(origin) {
+		t.Fatalf("%d line origins for %d lines of %q", len(origin), len(newEnds), plan.New)
+	}
+	for i, j := range origin {
+		if j < 0 || j >= len(oldEnds) || oldEnds[j] == "" || newEnds[i] == "" {
+			continue // a changed line, or a last line without a line break
+		}
+		if oldEnds[j] != newEnds[i] {
+			t.Fatalf("line %d of %q is line %d of %q but ends in %q, not %q", i+1, plan.New, j+1, raw, newEnds[i], oldEnds[j])
+		}
+	}
+}
+
+// lineEndings returns each line's ending ("\r\n", "\n", "\r" or "").
+func lineEndings(b []byte) []string {
+	var out []string
+	s := string(b)
+	for len(s) > 0 {
+		i := strings.IndexAny(s, "\r\n")
+		if i < 0 {
+			return append(out, "")
+		}
+		n := 1
+		if s[i] == '\r' && i+1 < len(s) && s[i+1] == '\n' {
+			n = 2
+		}
+		out = append(out, s[i:i+n])
+		s = s[i+n:]
+	}
+	return out
 }

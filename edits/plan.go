@@ -28,7 +28,7 @@ func PlanEdits(ctx context.Context, raw []byte, steps []Edit) (Change, error) {
 	if err := checkEncodable(d.Format, "", d.Text, a.Text); err != nil {
 		return Change{}, err
 	}
-	return Change{OldText: d.Text, NewText: a.Text, Format: d.Format, New: Encode(d.Format, d.Text, a.Text), Applied: a}, nil
+	return Change{OldText: d.Text, NewText: a.Text, Format: d.Format, New: encodeApplied(d.Format, d.Text, a), Applied: a}, nil
 }
 
 // PlanWrite plans replacing a file's whole content. An existing file keeps
@@ -96,5 +96,5 @@ func PlanPatch(fp FilePatch, raw []byte, exists bool) (Change, error) {
 	if err := checkEncodable(f, fp.NewPath, old, a.Text); err != nil {
 		return Change{}, err
 	}
-	return Change{OldText: old, NewText: a.Text, Format: f, New: Encode(f, old, a.Text), Applied: a}, nil
+	return Change{OldText: old, NewText: a.Text, Format: f, New: encodeApplied(f, old, a), Applied: a}, nil
 }

@@ -25,7 +25,9 @@ const (
 
 // fileNameLine matches a first line that only names a file, as models
 // write it above code: "// file: a.go", "# filepath: x/y.py", "a/b.go:".
-var fileNameLine = regexp.MustCompile(`^\s*(?:(?://|#|--|;|/\*|<!--)\s*)?(?:(?i:file(?:path|name)?|path)\s*:\s*\S+|[\w./-]+\.\w+:)\s*(?:\*/|-->)?\s*$`)
+// The name must look like a file's (an extension, or a folder): a YAML
+// line such as "path: ." is content, not a wrapper.
+var fileNameLine = regexp.MustCompile(`^\s*(?:(?://|#|--|;|/\*|<!--)\s*)?(?:(?i:file(?:path|name)?|path)\s*:\s*(?:[\w./-]*\w\.\w+|[\w.-]*/[\w./-]*\w)|[\w./-]+\.\w+:)\s*(?:\*/|-->)?\s*$`)
 
 // fenceLine matches the opening or closing line of a Markdown code fence.
 var fenceLine = regexp.MustCompile("^\\s*(?:```|~~~)[\\w+.#-]*\\s*$")
