@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/whale-ls/whale-ls/internal/testtree"
+
 	"github.com/whale-ls/whale-ls/changes"
 	"github.com/whale-ls/whale-ls/execboundary"
 	"github.com/whale-ls/whale-ls/mcphost/mcptest"
@@ -130,15 +132,7 @@ func testWorkspaceWith(t *testing.T, files map[string]string, setup func(d *test
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, content := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testtree.Write(t, root, files)
 	ws, err := workspace.NewSet([]string{root})
 	if err != nil {
 		t.Fatal(err)
@@ -187,6 +181,8 @@ type recordingNotifier struct {
 
 func (n *recordingNotifier) PlanChanged(p toolbridge.Plan) { n.record("PlanChanged", p) }
 
-func (n *recordingNotifier) TodosChanged(items []todos.Item) { n.record("TodosChanged", items) }
+func (n *recordingNotifier) TodosChanged(items []toolbridge.TodoItem) {
+	n.record("TodosChanged", items)
+}
 
 func (n *recordingNotifier) ChangesJournaled(latest string) { n.record("ChangesJournaled", latest) }

@@ -85,8 +85,6 @@ func startFailure(table *terminal.Table, err error) error {
 	return toolbridge.Fail(toolbridge.CodeNotConfigured, "the command could not be started (%v); check that the shell.program setting names a shell that accepts -c, or ask the user", err)
 }
 
-// findTask looks a task up, or fails with task_not_found naming the tasks
-// there are.
 // taskOf finds a task of the session's table, or says why it cannot.
 func taskOf(tasks *terminal.Table, id string) (*terminal.Table, *terminal.Task, error) {
 	table, err := terminals(tasks)
@@ -97,6 +95,8 @@ func taskOf(tasks *terminal.Table, id string) (*terminal.Table, *terminal.Task, 
 	return table, task, err
 }
 
+// findTask looks a task up, or fails with task_not_found naming the tasks
+// there are.
 func findTask(table *terminal.Table, id string) (*terminal.Task, error) {
 	id = strings.TrimSpace(id)
 	task, err := table.Get(id)

@@ -3,6 +3,7 @@ package changes
 import (
 	"bytes"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -109,7 +110,7 @@ func TestMyersFallsBack(t *testing.T) {
 		a.WriteString("a\n")
 		b.WriteString("b\n")
 	}
-	hs := diffLines(splitLines([]byte(a.String())), splitLines([]byte(b.String())))
+	hs := diffLines(slices.Collect(bytes.Lines([]byte(a.String()))), slices.Collect(bytes.Lines([]byte(b.String()))))
 	if len(hs) != 1 || hs[0] != (hunk{0, 3000, 0, 3000}) {
 		t.Errorf("diffLines of two texts that differ everywhere = %v, want one hunk over all", hs)
 	}

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/whale-ls/whale-ls/internal/testtree"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/whale-ls/whale-ls/workspace"
 )
@@ -18,16 +20,10 @@ import (
 // the past, as a workspace at rest has.
 func writeTree(t testing.TB, dir string, files map[string]string) {
 	t.Helper()
+	testtree.Write(t, dir, files)
 	old := time.Now().Add(-time.Minute)
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		os.Chtimes(p, old, old)
+	for name := range files {
+		os.Chtimes(filepath.Join(dir, filepath.FromSlash(name)), old, old)
 	}
 }
 

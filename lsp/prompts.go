@@ -14,7 +14,6 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
-	"github.com/whale-ls/whale-ls/todos"
 	"github.com/whale-ls/whale-ls/toolbridge"
 )
 
@@ -275,7 +274,7 @@ func (n notifier) PlanChanged(p toolbridge.Plan) {
 }
 
 // TodosChanged sends methodTodos.
-func (n notifier) TodosChanged(items []todos.Item) {
+func (n notifier) TodosChanged(items []toolbridge.TodoItem) {
 	params := todosParams{Items: make([]todoItem, 0, len(items))}
 	for _, it := range items {
 		params.Items = append(params.Items, todoItem{ID: it.ID, Content: it.Content, Status: it.Status, Priority: it.Priority, Created: it.Created, Updated: it.Updated})

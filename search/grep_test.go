@@ -11,6 +11,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/whale-ls/whale-ls/internal/testtree"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/whale-ls/whale-ls/workspace"
 )
@@ -18,21 +20,7 @@ import (
 // writeTree creates files under dir; a name ending in "/" is a folder.
 func writeTree(t testing.TB, dir string, files map[string]string) {
 	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if strings.HasSuffix(name, "/") {
-			if err := os.MkdirAll(p, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testtree.Write(t, dir, files)
 }
 
 func openRoot(t testing.TB, dir string) *os.Root {

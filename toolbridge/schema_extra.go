@@ -9,7 +9,7 @@ import (
 
 // SchemaExtra holds the JSON Schema keywords beyond whale's own subset.
 // Only the schemas of proxied MCP tools carry it, so that a client sees such
-// a schema as its server wrote it (catalog_mcp_schema.go). Whale's own
+// a schema as its server wrote it (ImportSchema, schema_import.go). Whale's own
 // checks of an input read the subset alone; these keywords are the
 // server's to enforce.
 type SchemaExtra struct {

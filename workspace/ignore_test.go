@@ -3,28 +3,15 @@ package workspace
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/whale-ls/whale-ls/internal/testtree"
 )
 
 // writeTree creates files under dir; a name ending in "/" is a folder.
-func writeTree(t *testing.T, dir string, files map[string]string) {
+func writeTree(t testing.TB, dir string, files map[string]string) {
 	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if strings.HasSuffix(name, "/") {
-			if err := os.MkdirAll(p, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testtree.Write(t, dir, files)
 }
 
 func openTestRoot(t *testing.T, dir string) *os.Root {
