@@ -40,9 +40,16 @@ type testDeps struct {
 	closers      []func()
 }
 
-func (d *testDeps) SetSettings(s settings.Settings) { d.cfg = s }
-func (d *testDeps) settings() settings.Settings     { return d.cfg }
-func (d *testDeps) OnClose(fn func())               { d.closers = append(d.closers, fn) }
+// SetSettings sets the settings as a session's Apply does: the shell
+// tasks' part on the table at once.
+func (d *testDeps) SetSettings(s settings.Settings) {
+	d.cfg = s
+	if d.Terminals != nil {
+		d.Terminals.SetSettings(s.TerminalSettings())
+	}
+}
+func (d *testDeps) settings() settings.Settings { return d.cfg }
+func (d *testDeps) OnClose(fn func())           { d.closers = append(d.closers, fn) }
 
 // Close runs the OnClose functions, the last first.
 func (d *testDeps) Close() {

@@ -95,9 +95,7 @@ func ShellRun(sh Shell) toolbridge.Tool {
 		if err != nil {
 			return toolbridge.Result{}, err
 		}
-		cfg := sh.Settings()
-		s := cfg.Shell
-		table.SetSettings(terminal.Settings{Shell: s.Program, YieldTimeMs: s.YieldTimeMs, OutputLimitBytes: s.OutputLimitBytes})
+		cfg := sh.Settings() // the table has the shell.* part already: the session applies it on each change
 		env := make([]string, 0, len(in.Env))
 		for _, kv := range in.Env {
 			if kv.Name == "" || strings.ContainsAny(kv.Name, "=\x00") {

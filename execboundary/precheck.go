@@ -61,7 +61,7 @@ func (g *Gate) precheck(cmd *exec.Cmd, task Task, reason string) error {
 		if !ok {
 			line := denialLine(prog.Path, v, by)
 			task.Note(line)
-			notify(task, Event{Kind: "denied", Program: prog.Path, Rule: v.RuleText(), Text: line})
+			notify(task, Event{Kind: EventDenied, Program: prog.Path, Rule: v.RuleText(), Text: line})
 			return errors.New(line + ", so the command was not run (checked before the start: " + reason + "). " + DeniedHint)
 		}
 	}
@@ -85,7 +85,7 @@ func (g *Gate) precheck(cmd *exec.Cmd, task Task, reason string) error {
 		hint += " Not checked in this command: " + strings.Join(parts, "; ") + "."
 	}
 	task.Note("whale: " + hint)
-	notify(task, Event{Kind: "unchecked", Text: hint})
+	notify(task, Event{Kind: EventUnchecked, Text: hint})
 	return nil
 }
 

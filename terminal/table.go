@@ -108,11 +108,19 @@ type TaskInfo struct {
 	Rows    int
 }
 
+// State is whether a task still runs.
+type State string
+
+// The states of a task.
+const (
+	StateRunning State = "running"
+	StateExited  State = "exited"
+)
+
 // Status is a snapshot of a task.
 type Status struct {
 	TaskInfo
-	// State is "running" or "exited".
-	State       string `json:"state"`
+	State       State  `json:"state"`
 	ExitCode    int    `json:"exitCode"`
 	Signal      string `json:"signal,omitempty"`
 	Canceled    bool   `json:"canceled,omitempty"`
