@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
+
+	"github.com/whale-ls/whale-ls/shellcmd"
 )
 
 // Gate starts a task's shell process in place of cmd.Start; the exec
@@ -46,6 +48,9 @@ type GateTask interface {
 	// shell runs (sandbox.Policy.Spec); empty when the task is not
 	// confined.
 	Confinement() string
+	// Parsed is Command's one parse (shellcmd.Line), for a gate that
+	// reads the command line instead of parsing it again.
+	Parsed() *shellcmd.Line
 	// Annotation is the task's slot for what the gate learns about it
 	// (Task.Annotation).
 	Annotation(key any, init func() any) any
@@ -58,9 +63,11 @@ type Task struct {
 	// lives (Annotation).
 	annotations sync.Map
 	info        TaskInfo
-	kind        CommandKind
-	cmd         *exec.Cmd
-	pid         int // also the task's session and process group id
+	// parsed is the parse of info.Command the task was classified with.
+	parsed *shellcmd.Line
+	kind   CommandKind
+	cmd    *exec.Cmd
+	pid    int // also the task's session and process group id
 	// supervised: pid is the task supervisor, not the shell.
 	supervised bool
 	// shellStatus is the read end of the pipe on which the supervisor
@@ -206,6 +213,9 @@ func shorten(s string, n int) string {
 	r := []rune(s)
 	return string(r[:n-1]) + "…"
 }
+
+// Parsed returns the parse of the task's command line.
+func (t *Task) Parsed() *shellcmd.Line { return t.parsed }
 
 // Annotation returns the value recorded about the task under key, first
 // storing init() when there is none and init is not nil; nil when there is

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/whale-ls/whale-ls/sandbox"
+	"github.com/whale-ls/whale-ls/shellcmd"
 )
 
 // starter runs process starts on one locked OS thread that lives as long as
@@ -99,7 +100,8 @@ func startTask(id string, o StartOptions, s Settings, sink Sink, supervisor []st
 // interactive command), its size and title with their defaults, and its
 // output buffer.
 func newTask(id, command string, o StartOptions, s Settings) *Task {
-	kind := Classify(command)
+	parsed := shellcmd.Of(o.Parsed, command)
+	kind := ClassifyLine(parsed)
 	usePTY := o.Mode == ModePTY || ((o.Mode == ModeAuto || o.Mode == "") && kind.Interactive)
 	cols, rows := o.Cols, o.Rows
 	if cols <= 0 {
@@ -115,6 +117,7 @@ func newTask(id, command string, o StartOptions, s Settings) *Task {
 	t := &Task{
 		info:        TaskInfo{ID: id, Title: title, Command: command, Dir: o.Dir, PTY: usePTY, Cols: cols, Rows: rows},
 		kind:        kind,
+		parsed:      parsed,
 		started:     time.Now(),
 		procDone:    make(chan struct{}),
 		exited:      make(chan struct{}),
