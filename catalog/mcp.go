@@ -226,7 +226,7 @@ func (g *mcpGroup) tool(info mcphost.ToolInfo) toolbridge.Tool {
 		desc, _ = cutText(desc, max(0, mcpMaxDescription-len(note)-len(" …")))
 		desc = strings.TrimSpace(desc) + " …"
 	}
-	spec := toolbridge.Spec{Name: name, Description: desc + note, InputSchema: toolbridge.ImportSchema(info.InputSchema), ReadOnly: info.ReadOnly, Group: toolbridge.GroupMCP}
+	spec := toolbridge.Spec{Name: name, Description: desc + note, InputSchema: mcphost.ImportSchema(info.InputSchema), ReadOnly: info.ReadOnly, Group: toolbridge.GroupMCP}
 	return toolbridge.Tool{Spec: spec, Aliases: names[1:], PrepareInput: toolbridge.ImportedInput(spec), Run: func(ctx context.Context, input json.RawMessage) (toolbridge.Result, error) {
 		res, err := g.host.Call(ctx, info.Server, info.Name, input)
 		if err != nil {
