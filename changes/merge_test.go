@@ -11,6 +11,7 @@ import (
 )
 
 func TestMerge3(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name               string
 		base, theirs, ours string
@@ -40,6 +41,7 @@ func TestMerge3(t *testing.T) {
 }
 
 func TestMerge3ConflictRegion(t *testing.T) {
+	t.Parallel()
 	_, cs := Merge3([]byte("a\nb\nc\n"), []byte("a\nX\nc\n"), []byte("new\na\nY\nc\n"))
 	if len(cs) != 1 {
 		t.Fatalf("Merge3 gave %d conflicts, want 1", len(cs))
@@ -54,6 +56,7 @@ func TestMerge3ConflictRegion(t *testing.T) {
 // are in order and separated by equal lines, and that small distances are
 // found exactly.
 func TestDiffLinesApplies(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	for n := 0; n < 500; n++ {
 		a := randomLines(r, r.IntN(30))
@@ -105,6 +108,7 @@ func mutateLines(r *rand.Rand, a [][]byte) [][]byte {
 }
 
 func TestMyersFallsBack(t *testing.T) {
+	t.Parallel()
 	var a, b strings.Builder
 	for i := 0; i < 3000; i++ {
 		a.WriteString("a\n")
@@ -139,6 +143,7 @@ func FuzzMerge3(f *testing.F) {
 // TestLineCountsMatchDiff checks that the counts Begin records are those of
 // the diff Diff renders, on random texts.
 func TestLineCountsMatchDiff(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(3, 4))
 	for n := 0; n < 500; n++ {
 		a := randomLines(r, r.IntN(30))

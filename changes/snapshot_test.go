@@ -55,6 +55,7 @@ func summarize(dir string, fcs []FileChange) []string {
 }
 
 func TestSnapshotShellTask(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{
 		".gitignore":    "ignored/\n*.log\n",
@@ -117,6 +118,7 @@ func TestSnapshotShellTask(t *testing.T) {
 }
 
 func TestSnapshotIncremental(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{"a.txt": "a\n", "d/b.txt": "b\n"})
 	root, ig := openRoot(t, dir)
@@ -154,6 +156,7 @@ func TestSnapshotIncremental(t *testing.T) {
 }
 
 func TestSnapshotLargeAndCancelled(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{"big.bin": strings.Repeat("x", 100), "small.txt": "s\n"})
 	root, ig := openRoot(t, dir)
@@ -179,6 +182,7 @@ func TestSnapshotLargeAndCancelled(t *testing.T) {
 }
 
 func TestSnapshotNewlyIgnoredIsNotDeleted(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{"out/a.txt": "a\n", "b.txt": "b\n"})
 	root, ig := openRoot(t, dir)

@@ -38,6 +38,7 @@ func applyTextEdits(t *testing.T, text string, edits []TextEdit) string {
 }
 
 func TestMinimalEdits(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name     string
 		old, new string

@@ -2,6 +2,7 @@ package mcphost
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -34,7 +35,12 @@ const (
 // matches candidate tokens it is a prefix of (at half weight), and plural
 // endings are folded, so "issue", "issues" and "iss" all find "issues". Ties keep the docs' order.
 func Rank(query string, docs []Candidate, max int) []Hit {
-	qs := dedupe(tokens(query))
+	seen := map[string]bool{}
+	qs := slices.DeleteFunc(tokens(query), func(q string) bool { // each token once, first places kept
+		dup := seen[q]
+		seen[q] = true
+		return dup
+	})
 	if len(qs) == 0 || len(docs) == 0 || max <= 0 {
 		return nil
 	}
@@ -141,16 +147,4 @@ func stem(w string) string {
 		return w[:len(w)-1]
 	}
 	return w
-}
-
-func dedupe(ss []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, s := range ss {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	return out
 }

@@ -11,6 +11,7 @@ import (
 // TestImportSchemaChecksAsTheServer: the converted schema keeps the
 // keywords, and the check schema fails only what the server would fail.
 func TestImportSchemaChecksAsTheServer(t *testing.T) {
+	t.Parallel()
 	s := mcphost.ImportSchema([]byte(`{"type":"object","properties":{"n":{"type":"integer","minimum":1},"tags":{"type":"array","items":{"type":"string","enum":["a","b"]}},"meta":{"type":"object"},"any":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["n"]}`))
 	if s.Type != "object" || s.AdditionalProperties != nil || *s.Properties["n"].Minimum != 1 || s.Properties["tags"].Items.Enum[1] != "b" ||
 		s.Properties["meta"].AdditionalProperties != nil || s.Properties["any"].Type != "" || len(s.Properties["any"].Extra.AnyOf) != 2 || s.Required[0] != "n" {

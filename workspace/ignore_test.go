@@ -25,6 +25,7 @@ func openTestRoot(t *testing.T, dir string) *os.Root {
 }
 
 func TestIgnorerRules(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{
 		".gitignore":         "# comment\n*.log\n!keep.log\nbuild/\n/top.txt\ndocs/**/*.tmp\n**/cache\nspace\\ \n\\#hash\nlit{a,b}\r\n",
@@ -81,6 +82,7 @@ func TestIgnorerRules(t *testing.T) {
 }
 
 func TestIgnorerNilRoot(t *testing.T) {
+	t.Parallel()
 	ig := NewIgnorer(nil)
 	if ig.Ignored("a/b.txt", false) {
 		t.Errorf("Ignored(a/b.txt) = true with no root, want false")
@@ -91,6 +93,7 @@ func TestIgnorerNilRoot(t *testing.T) {
 }
 
 func TestIgnorerSymlinkedIgnoreFileIsNotRead(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	outside := t.TempDir()
 	writeTree(t, outside, map[string]string{"rules": "*.go\n"})
