@@ -259,7 +259,7 @@ func QuoteAll(ss []string) []string {
 	return out
 }
 
-// closest returns up to n candidates nearest to name: substring matches and
+// Closest returns up to n candidates nearest to name: substring matches and
 // small edit distances first. The edit distance is computed only where it
 // can be small enough (it is at least the difference in length), so a huge
 // name costs a substring search per candidate, not length × length.

@@ -199,7 +199,7 @@ func Enum(desc string, values ...string) *Schema {
 	return &Schema{Type: "string", Description: desc, Enum: values}
 }
 
-// bounded is an optional count from a tool's input: def when it is not
+// Bounded is an optional count from a tool's input: def when it is not
 // given (zero or less), never more than max.
 func Bounded(n, def, max int) int {
 	if n <= 0 {
