@@ -9,12 +9,13 @@ import (
 	"go.lsp.dev/protocol"
 )
 
-// The standard LSP messages the server sends the client, typed. The field
-// lists of what were maps are in the order of their JSON names, so that a
-// message's bytes are the ones the map gave. The methods' names are
-// go.lsp.dev/protocol's constants; the payloads are whale's own small
-// types, which go through encoding/json (codec), because the generated
-// types leave out members whale always sends (cancellable: false).
+// The standard LSP messages the server sends the client, typed. The
+// methods' names are go.lsp.dev/protocol's constants; the payloads are
+// whale's own small types, which go through encoding/json (codec) and keep
+// the bytes the server sent before they were typed: the field lists of
+// what were maps are in the order of their JSON names, as encoding/json
+// wrote the maps. (The generated types would do as well on the wire, with
+// pointers for optional members; these keep the call sites plain.)
 
 // workspace/applyEdit: the edits to documents open in the editor, as
 // documentChanges pinned to the overlay's versions.
