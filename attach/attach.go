@@ -419,6 +419,10 @@ func dialDiscovery(ctx context.Context, file string) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkServer(nc, d); err != nil {
+		nc.Close()
+		return nil, err
+	}
 	c := &Client{nc: nc, Discovery: d, changed: make(chan struct{}, 1)}
 	c.conn = jsonrpc2.NewConn(jsonrpc2.NewNDJSONStream(nc))
 	c.conn.Go(context.Background(), func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
@@ -491,4 +495,29 @@ func (c *Client) Close() error {
 	err := c.nc.Close()
 	c.conn.Close() // the stream is closed already; this waits for the reader
 	return err
+}
+
+// checkServer makes sure that the process at the other end of nc is the
+// server d names: this user's, and the pid the discovery file gives, where
+// the system tells (a file or socket planted by someone else names a
+// process that is not listening there).
+func checkServer(nc net.Conn, d Discovery) error {
+	uc, ok := nc.(*net.UnixConn)
+	if !ok {
+		return errors.New("the attach socket is not a Unix socket")
+	}
+	uid, pid, err := peerCred(uc)
+	if err != nil {
+		if errors.Is(err, errNoPeerCred) {
+			return nil
+		}
+		return fmt.Errorf("check the whale-ls server at %s: %w", d.Socket, err)
+	}
+	if uid != os.Getuid() {
+		return fmt.Errorf("the process at %s belongs to uid %d, not to this user", d.Socket, uid)
+	}
+	if pid > 0 && d.PID > 0 && pid != d.PID {
+		return fmt.Errorf("the process at %s is pid %d, not the whale-ls server (pid %d) its discovery file names", d.Socket, pid, d.PID)
+	}
+	return nil
 }

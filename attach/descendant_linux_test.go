@@ -1,7 +1,11 @@
 package attach
 
 import (
+	"bufio"
+	"encoding/json"
+	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -57,5 +61,49 @@ except OSError as e:
 	c.Close()
 	if !descendantOf(os.Getpid(), 1) {
 		t.Errorf("descendantOf(self, 1) = false, want true")
+	}
+}
+
+// TestPlantedDiscoveryIsRefused: a discovery file that names a socket whose
+// process is not the pid the file gives (a fake server someone planted) is
+// not attached to.
+func TestPlantedDiscoveryIsRefused(t *testing.T) {
+	dir, root := t.TempDir(), t.TempDir()
+	sock := filepath.Join(dir, "fake.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			// It answers whale/tools as a server would.
+			go func() {
+				sc := bufio.NewScanner(c)
+				for sc.Scan() {
+					var req struct {
+						ID json.RawMessage `json:"id"`
+					}
+					if json.Unmarshal(sc.Bytes(), &req) == nil && req.ID != nil {
+						fmt.Fprintf(c, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[]}}`+"\n", req.ID)
+					}
+				}
+			}()
+		}
+	}()
+	real, _ := filepath.EvalSymlinks(root)
+	d := Discovery{PID: 1, Socket: sock, Root: real, UID: os.Getuid()}
+	b, _ := json.Marshal(d)
+	if err := os.WriteFile(filepath.Join(dir, Key(real)+".json"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Dial(ctx(t), root, dir)
+	if err == nil {
+		c.Close()
+		t.Fatal("attached to a socket whose process is not the discovery file's pid")
 	}
 }

@@ -2,7 +2,10 @@
 
 package attach
 
-import "net"
+import (
+	"errors"
+	"net"
+)
 
 // peerCred returns the user id and process id of the process at the other
 // end of c (pid 0 where the system does not say).
@@ -19,3 +22,6 @@ func peerCred(c *net.UnixConn) (uid, pid int, err error) {
 	}
 	return uid, pid, cerr
 }
+
+// errNoPeerCred is never returned here: Linux and macOS say who the peer is.
+var errNoPeerCred = errors.New("peer credentials are not available on this system")

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/whale-ls/whale-ls/execboundary"
+	"github.com/whale-ls/whale-ls/internal/userdir"
 	"github.com/whale-ls/whale-ls/sandbox"
 	"github.com/whale-ls/whale-ls/settings"
 	"github.com/whale-ls/whale-ls/terminal"
@@ -68,7 +69,11 @@ func (sh Shell) sandboxFor(cfg settings.Settings, env []string) (*sandbox.Policy
 			}
 		}
 	}
-	p, err := sandbox.Plan(sandbox.Options{Mode: cfg.Shell.Sandbox, Network: cfg.Shell.Network, Workspace: ws, Extra: cfg.Shell.WritableRoots, GitWritable: cfg.Shell.GitWritable, Env: append(os.Environ(), env...), Temp: sh.sandboxTemp})
+	var hide []string
+	if run, err := userdir.Runtime(); err == nil {
+		hide = append(hide, run) // whale's locks and sockets
+	}
+	p, err := sandbox.Plan(sandbox.Options{Mode: cfg.Shell.Sandbox, Network: cfg.Shell.Network, Workspace: ws, Extra: cfg.Shell.WritableRoots, GitWritable: cfg.Shell.GitWritable, Hide: hide, Env: append(os.Environ(), env...), Temp: sh.sandboxTemp})
 	if err != nil {
 		return nil, "", toolbridge.Fail(toolbridge.CodeNotConfigured, "%v, so the command was not run; ask the user to fix the setting", err)
 	}

@@ -2,7 +2,7 @@ package lsp
 
 // The whale-specific wire surface: every whale/* method name and the types
 // of its params and results, in one place. The editors mirror this file:
-// editors/vscode/src/requests.ts and editors/neovim/lua/whale/protocol.lua
+// editors/vscode/src/requests.ts and lua/whale/protocol.lua
 // name the same methods (protocol_test.go checks that the three lists
 // agree). The packages below lsp never see these types: lsp converts from
 // their own types (terminal.TaskInfo, toolbridge.PromptOption, …) here, so a

@@ -17,16 +17,16 @@ import (
 // the other editor may lack, each with the reason. Empty: every method is
 // in all three lists.
 var editorOnly = map[string]map[string]string{
-	"editors/vscode/src/requests.ts":        {},
-	"editors/neovim/lua/whale/protocol.lua": {},
+	"editors/vscode/src/requests.ts": {},
+	"lua/whale/protocol.lua":         {},
 }
 
 // The editors' method declarations: requests.ts constructs each method as
 // `new RequestType…<…>('whale/…')` or `new NotificationType…<…>('whale/…')`;
 // protocol.lua assigns `name = 'whale/…'`.
 var editorMethod = map[string]*regexp.Regexp{
-	"editors/vscode/src/requests.ts":        regexp.MustCompile(`new (?:Request|Notification)Type\d?<[^;]*?>\(\s*'(whale/[^']*)'\s*\)`),
-	"editors/neovim/lua/whale/protocol.lua": regexp.MustCompile(`(?m)^\s*[a-z_]+\s*=\s*'(whale/[^']*)'`),
+	"editors/vscode/src/requests.ts": regexp.MustCompile(`new (?:Request|Notification)Type\d?<[^;]*?>\(\s*'(whale/[^']*)'\s*\)`),
+	"lua/whale/protocol.lua":         regexp.MustCompile(`(?m)^\s*[a-z_]+\s*=\s*'(whale/[^']*)'`),
 }
 
 // TestProtocolMethodsMirrored checks that lsp/protocol.go, the VS Code

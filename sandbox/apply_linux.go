@@ -253,6 +253,12 @@ func confineMounts(p Policy) error {
 	}
 	defer unix.Chdir(wd)
 	if err := unix.Mount("none", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		if errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES) {
+			// A user namespace without the right to mount (AppArmor's
+			// restriction of unprivileged user namespaces, say): the
+			// task runs confined by Landlock alone, as README says.
+			return nil
+		}
 		return fmt.Errorf("make the task's mounts private: %w", err)
 	}
 	err = unix.MountSetattr(-1, "/", unix.AT_RECURSIVE, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY})
@@ -282,6 +288,12 @@ func confineMounts(p Policy) error {
 	for _, path := range p.ReadOnly {
 		if err := bind(path, unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}, unix.AT_RECURSIVE); err != nil {
 			return err
+		}
+	}
+	for _, path := range p.Hidden {
+		err := unix.Mount("tmpfs", path, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=4k,mode=0500")
+		if err != nil && !errors.Is(err, unix.ENOENT) {
+			return fmt.Errorf("hide %s from the task: %w", path, err)
 		}
 	}
 	return nil

@@ -705,3 +705,25 @@ echo x > f-`+string(mode)+` && git add f-`+string(mode)+` && git -c user.name=t 
 		}
 	}
 }
+
+// TestHiddenFolderIsNotThere: a folder the policy hides (whale's runtime
+// folder, with its locks and sockets) shows empty and read-only to the task.
+func TestHiddenFolderIsNotThere(t *testing.T) {
+	b := newBox(t, sandbox.WorkspaceWrite, sandbox.NetOn)
+	hidden := filepath.Join(b.out, "run")
+	if err := os.MkdirAll(filepath.Join(hidden, "locks"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(hidden, "locks", "0001"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	b.policy, err = sandbox.Plan(sandbox.Options{Mode: string(sandbox.WorkspaceWrite), Network: string(sandbox.NetOn), Workspace: []string{b.ws}, Temp: []string{b.tmp}, NoCaches: true, Hide: []string{hidden}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := b.run(t, terminal.ModePipe, `ls -A "$OUT/run" | wc -l; exec 9<"$OUT/run/locks/0001" && echo OPENED || echo NOT-THERE`)
+	if !strings.Contains(out, "NOT-THERE") || strings.Contains(out, "OPENED") {
+		t.Errorf("the hidden folder's lock file was reachable:\n%s", out)
+	}
+}

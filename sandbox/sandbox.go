@@ -73,6 +73,11 @@ type Policy struct {
 	// plant code the user's next git command would run outside the
 	// sandbox.
 	ReadOnly []string `json:"readOnly,omitempty"`
+	// Hidden are folders the task does not see at all (an empty read-only
+	// folder in their place): whale's runtime folder, with its lock files
+	// and sockets, so that a task can neither hold whale's locks nor reach
+	// its servers.
+	Hidden []string `json:"hidden,omitempty"`
 }
 
 // Options are what Plan builds a Policy from.
@@ -97,6 +102,8 @@ type Options struct {
 	// GitWritable lets tasks write the workspace's .git/hooks and
 	// .git/config (shell.gitWritable).
 	GitWritable bool
+	// Hide are folders to hide from the task (Policy.Hidden).
+	Hide []string
 }
 
 // gitProtected are the paths, relative to a workspace folder, that git
@@ -143,6 +150,11 @@ func Plan(o Options) (Policy, error) {
 	p := Policy{Mode: mode, Network: network, HostNet: hostNet(), HostMnt: hostMnt()}
 	if mode == Off {
 		return p, nil
+	}
+	for _, h := range o.Hide {
+		if filepath.IsAbs(h) {
+			p.Hidden = append(p.Hidden, filepath.Clean(h))
+		}
 	}
 	env := envMap(o.Env)
 	home := env["HOME"]

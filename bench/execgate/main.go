@@ -76,6 +76,11 @@ func main() {
 		cmd.Dir = dir
 		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if t.spec != "" {
+			// The namespaces a confined task starts in, as the task
+			// table makes them.
+			sandbox.SetProcAttr(cmd.SysProcAttr, policy)
+		}
 		begin := time.Now()
 		stop, err := gate.Start(cmd, t)
 		check(err)

@@ -21,7 +21,10 @@ end
 
 function H.eq(got, want, what)
   if not vim.deep_equal(got, want) then
-    error(string.format('%s: got %s, want %s', what or 'value', vim.inspect(got), vim.inspect(want)), 2)
+    error(
+      string.format('%s: got %s, want %s', what or 'value', vim.inspect(got), vim.inspect(want)),
+      2
+    )
   end
 end
 
@@ -34,7 +37,10 @@ end
 
 function H.contains(haystack, needle, what)
   if type(haystack) ~= 'string' or not haystack:find(needle, 1, true) then
-    error(string.format('%s: %s does not contain %q', what or 'text', vim.inspect(haystack), needle), 2)
+    error(
+      string.format('%s: %s does not contain %q', what or 'text', vim.inspect(haystack), needle),
+      2
+    )
   end
 end
 
@@ -79,7 +85,10 @@ function H.wait_loop(cond, msg, ms, explain)
     end
     H.sleep_loop(30)
   end
-  error('timed out waiting for ' .. (msg or 'condition') .. (explain and ('\n' .. explain()) or ''), 2)
+  error(
+    'timed out waiting for ' .. (msg or 'condition') .. (explain and ('\n' .. explain()) or ''),
+    2
+  )
 end
 
 --- A fresh workspace folder (with .git) holding files {relpath = text};
@@ -155,7 +164,16 @@ end
 
 function H.run(file, results)
   local passed, failed = 0, 0
-  local cases = dofile(file)
+  -- A file that does not load is one failure, reported, not a Neovim left
+  -- waiting until run.sh's timeout.
+  local loaded, cases = pcall(dofile, file)
+  if not loaded then
+    out(
+      'FAIL ' .. vim.fn.fnamemodify(file, ':t:r') .. ': the file does not load: ' .. tostring(cases)
+    )
+    cases = { n = 0 }
+    failed = 1
+  end
   local label = vim.fn.fnamemodify(file, ':t:r')
   local i = 0
   local function finish()

@@ -4,7 +4,9 @@
 -- keeps the runtime's own pack folder: 0.11's netrw plugin runs `packadd
 -- netrw`, which fails with E919 on an empty packpath.
 local tests = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h')
-local plugin = vim.fn.fnamemodify(tests, ':h')
+-- The plugin is the repository's root (lua/, plugin/, doc/, lsp/), two
+-- folders above editors/neovim/tests.
+local plugin = vim.fn.fnamemodify(tests, ':h:h:h')
 local rtp = { plugin, vim.env.VIMRUNTIME }
 for _, dir in ipairs(vim.opt.runtimepath:get()) do
   if dir:match('[/\\]lib[/\\]nvim$') then

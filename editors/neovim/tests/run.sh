@@ -13,8 +13,8 @@
 # test_avante.lua takes avante.nvim-*, nui.nvim-* and plenary.nvim-* from it.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-plugin=$(dirname "$here")
-repo=$(cd "$plugin/../.." && pwd)
+# The plugin (lua/, plugin/, doc/, lsp/) is the repository's root.
+repo=$(cd "$here/../../.." && pwd)
 nvim=${NVIM:-nvim}
 
 work=$(mktemp -d)
@@ -30,6 +30,13 @@ elif ! (cd "$repo" && "${GO:-go}" build -tags whaletest -o "$work/bin/whale-ls" 
 fi
 export WHALE_LS="$work/bin/whale-ls"
 export PATH="$work/bin:$PATH"
+
+# Keep Go's build cache when the sandboxed XDG_CACHE_HOME below would hide
+# it (a test builds whale-ls with go as the plugin's build step does).
+if command -v "${GO:-go}" >/dev/null; then
+  GOCACHE=$("${GO:-go}" env GOCACHE)
+  export GOCACHE
+fi
 
 for d in config data state cache run; do
   mkdir -p "$work/xdg/$d"

@@ -23,7 +23,8 @@ end
 function M.start(steps, final)
   local work = vim.fn.tempname()
   vim.fn.mkdir(work, 'p')
-  local script, log_path, port_file = work .. '/script.json', work .. '/requests.jsonl', work .. '/port'
+  local script, log_path, port_file =
+    work .. '/script.json', work .. '/requests.jsonl', work .. '/port'
   local model = {}
 
   function model.play(s, f)
@@ -42,7 +43,8 @@ function M.start(steps, final)
   end
 
   model.play(steps, final)
-  local job = vim.fn.jobstart({ 'python3', tests .. '/scripted_model.py', script, log_path, port_file })
+  local job =
+    vim.fn.jobstart({ 'python3', tests .. '/scripted_model.py', script, log_path, port_file })
   H.ok(job > 0, 'python3 scripted_model.py started')
   H.wait(function()
     return H.read(port_file)
@@ -70,7 +72,14 @@ function M.modified_todo()
   H.client_for(buf)
   vim.api.nvim_buf_set_lines(buf, 0, 0, false, { 'unsaved first line' })
   H.ok(vim.bo[buf].modified, 'the buffer is modified')
-  local step = { tool = 'whale_edit', arguments = { file_path = 'todo.txt', search = 'unsaved first line\nalpha', replace = 'unsaved first line\nALPHA' } }
+  local step = {
+    tool = 'whale_edit',
+    arguments = {
+      file_path = 'todo.txt',
+      search = 'unsaved first line\nalpha',
+      replace = 'unsaved first line\nALPHA',
+    },
+  }
   return buf, path, step
 end
 

@@ -32,7 +32,8 @@ local missing
 if vim.fn.has('nvim-0.11') == 0 then
   missing = 'Neovim 0.11 (set WHALE_NVIM_011 to its bin/nvim)'
 elseif plugins == '' then
-  missing = 'avante, nui and plenary (set WHALE_NVIM_PLUGINS to a folder of extracted avante.nvim-*, nui.nvim-* and plenary.nvim-* folders)'
+  missing =
+    'avante, nui and plenary (set WHALE_NVIM_PLUGINS to a folder of extracted avante.nvim-*, nui.nvim-* and plenary.nvim-* folders)'
 else
   for _, name in ipairs({ 'avante.nvim', 'nui.nvim', 'plenary.nvim' }) do
     if not plugin(name) then
@@ -45,9 +46,12 @@ end
 if missing then
   local msg = 'the real avante test needs ' .. missing
   if vim.env.CI == 'true' and vim.fn.has('nvim-0.11') == 1 then
-    return { { 'avante: ' .. msg, function()
-      H.fail(msg)
-    end } }
+    return { {
+      'avante: ' .. msg,
+      function()
+        H.fail(msg)
+      end,
+    } }
   end
   H.log('SKIP test_avante: ' .. msg)
   return {}
@@ -84,11 +88,16 @@ local function turn(tools, messages)
       end,
     },
   })
-  H.wait_loop(function()
-    return stopped
-  end, "avante's stream handler to stop", nil, function()
-    return vim.inspect(model.requests())
-  end)
+  H.wait_loop(
+    function()
+      return stopped
+    end,
+    "avante's stream handler to stop",
+    nil,
+    function()
+      return vim.inspect(model.requests())
+    end
+  )
   H.ok(stopped.reason ~= 'error', 'avante stopped with ' .. vim.inspect(stopped))
   local history = {}
   for _, id in ipairs(order) do
@@ -164,7 +173,9 @@ local tools
 
 return {
   {
-    'avante ' .. version .. ": get_tools and the openai provider offer whale's tools with their schemas; process_tool_use runs whale_read_file through whale-ls",
+    'avante '
+      .. version
+      .. ": get_tools and the openai provider offer whale's tools with their schemas and none of avante's own edit and shell tools; process_tool_use runs whale_read_file through whale-ls",
     function()
       H.workspace({ ['notes.txt'] = 'whale real avante\nsecond line\n' })
       H.setup()
@@ -172,18 +183,24 @@ return {
         vim.opt.runtimepath:append(plugin(name))
       end
       vim.opt.runtimepath:append(avante_dir)
-      model = scripted.start({ { tool = 'whale_read_file', arguments = { file_path = 'notes.txt' } } }, 'It says hello.')
+      model = scripted.start(
+        { { tool = 'whale_read_file', arguments = { file_path = 'notes.txt' } } },
+        'It says hello.'
+      )
       vim.env.SCRIPTED_API_KEY = 'none'
-      -- As the README says, plus a provider pointed at the scripted model.
-      require('avante').setup({
+      -- As the README says (setup_opts), with a provider pointed at the
+      -- scripted model.
+      require('avante').setup(require('whale.avante').setup_opts({
         provider = 'openai',
         providers = {
-          openai = { endpoint = model.url .. '/v1', model = 'scripted', api_key_name = 'SCRIPTED_API_KEY', timeout = 30000 },
+          openai = {
+            endpoint = model.url .. '/v1',
+            model = 'scripted',
+            api_key_name = 'SCRIPTED_API_KEY',
+            timeout = 30000,
+          },
         },
-        custom_tools = function()
-          return require('whale.avante').tools()
-        end,
-      })
+      }))
       -- The whale client starts with the first buffer of the workspace.
       vim.cmd('edit notes.txt')
       H.client_for(vim.api.nvim_get_current_buf())
@@ -200,10 +217,59 @@ return {
       H.ok(#catalog >= 10, 'catalog size ' .. #catalog)
       for _, t in ipairs(catalog) do
         local fn = offered['whale_' .. t.name]
-        H.ok(fn, 'whale_' .. t.name .. ' offered; offered: ' .. table.concat(vim.tbl_keys(offered), ' '))
+        H.ok(
+          fn,
+          'whale_' .. t.name .. ' offered; offered: ' .. table.concat(vim.tbl_keys(offered), ' ')
+        )
         H.eq(fn.description, t.description, 'description of whale_' .. t.name)
         H.eq(shape(fn.parameters), shape(t.inputSchema), 'parameter schema of whale_' .. t.name)
       end
+      -- avante's own tools that write files or run programs are not
+      -- offered; each of the ones its registry has is named in the list.
+      local avante_names = require('avante.llm_tools').get_tool_names()
+      for _, name in ipairs({
+        'bash',
+        'str_replace',
+        'write_to_file',
+        'edit_file',
+        'insert',
+        'undo_edit',
+        'run_python',
+        'git_commit',
+        'move_path',
+        'copy_path',
+        'delete_path',
+        'create_dir',
+        'write_global_file',
+      }) do
+        H.ok(vim.tbl_contains(avante_names, name), "avante's registry has " .. name)
+        H.ok(
+          vim.tbl_contains(require('whale.avante').replaced.edit_shell, name),
+          name .. ' is replaced'
+        )
+        H.ok(not offered[name], "avante's " .. name .. ' is not offered')
+      end
+      for name in pairs(offered) do
+        H.ok(
+          name:match('^whale_')
+            or not vim.tbl_contains(require('whale.avante').replaced.edit_shell, name),
+          name .. ' offered'
+        )
+      end
+      -- Tools whale has no counterpart of stay.
+      H.ok(
+        offered.think or offered.attempt_completion,
+        "avante's think/attempt_completion stay: " .. table.concat(vim.tbl_keys(offered), ' ')
+      )
+      -- :checkhealth whale tells it.
+      vim.cmd('silent checkhealth whale')
+      local report = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
+      vim.cmd('tabclose')
+      H.contains(
+        report,
+        'avante: ' .. #catalog .. " whale tools in custom_tools; avante's own str_replace",
+        'health'
+      )
 
       local use, result, err = dispatch(tools, history)
       H.eq(use.name, 'whale_read_file', 'the tool avante runs')
@@ -219,7 +285,9 @@ return {
     end,
   },
   {
-    'avante ' .. version .. ': process_tool_use runs whale_edit through whale-ls on an open, modified buffer; the buffer and the saved file hold the edit',
+    'avante '
+      .. version
+      .. ': process_tool_use runs whale_edit through whale-ls on an open, modified buffer; the buffer and the saved file hold the edit',
     function()
       local buf, path, edit = scripted.modified_todo()
       model.play({
@@ -232,7 +300,11 @@ return {
       local use, result, err = dispatch(tools, history)
       H.eq(use.name, 'whale_edit', 'the tool avante runs')
       H.eq(err, nil, 'error of whale_edit')
-      H.eq(vim.api.nvim_buf_get_lines(buf, 0, -1, false), { 'unsaved first line', 'ALPHA', 'beta', 'gamma' }, 'the buffer holds the edit and the unsaved line')
+      H.eq(
+        vim.api.nvim_buf_get_lines(buf, 0, -1, false),
+        { 'unsaved first line', 'ALPHA', 'beta', 'gamma' },
+        'the buffer holds the edit and the unsaved line'
+      )
       H.wait_loop(function()
         return not vim.bo[buf].modified
       end, 'whale to save the edited buffer')

@@ -94,7 +94,11 @@ return {
       H.ok(lnum, 'the entry line shows its id')
       local line = vim.api.nvim_buf_get_lines(list_buf, lnum - 1, lnum, true)[1]
       H.contains(line, 'edit', 'entry line')
-      H.contains(vim.api.nvim_buf_get_lines(list_buf, lnum, lnum + 1, true)[1], 'a.txt', 'the file line below it')
+      H.contains(
+        vim.api.nvim_buf_get_lines(list_buf, lnum, lnum + 1, true)[1],
+        'a.txt',
+        'the file line below it'
+      )
       H.eq(vim.api.nvim_buf_get_option(list_buf, 'modifiable'), false, 'the list is read-only')
     end,
   },
@@ -134,7 +138,11 @@ return {
       H.eq(text(abuf), 'alpha\nBETA\ngamma', 'after')
       for _, w in ipairs(wins) do
         H.eq(vim.api.nvim_win_get_option(w, 'diff'), true, 'diff is on')
-        H.eq(vim.api.nvim_buf_get_option(vim.api.nvim_win_get_buf(w), 'buftype'), 'nofile', 'scratch')
+        H.eq(
+          vim.api.nvim_buf_get_option(vim.api.nvim_win_get_buf(w), 'buftype'),
+          'nofile',
+          'scratch'
+        )
       end
       H.contains(vim.api.nvim_buf_get_name(bbuf), 'before', 'before buffer name')
       H.contains(vim.api.nvim_buf_get_name(abuf), 'after', 'after buffer name')
@@ -158,12 +166,18 @@ return {
         return H.read(ws .. '/a.txt') == 'alpha\nbeta\nGAMMA\n'
       end, 'the file on disk to be restored')
       H.wait(function()
-        return noted('Reverted') ~= nil
+        -- One line for the person (the server's message, or the plugin's
+        -- own): the file, not the model's text.
+        local n = noted('everted')
+        return n and n.msg:find('a.txt', 1, true) and not n.msg:find('takes it back', 1, true)
       end, 'the result reported by vim.notify')
       -- The revert is itself an entry, listed first.
       H.wait(function()
         local st = changes().state[list_buf]
-        return st and #st.entries >= 3 and type(st.entries[1].revertOf) == 'table' and st.entries[1].revertOf[1] == first_id
+        return st
+          and #st.entries >= 3
+          and type(st.entries[1].revertOf) == 'table'
+          and st.entries[1].revertOf[1] == first_id
       end, 'the revert listed as an entry that reverts the first edit')
     end,
   },
@@ -239,6 +253,69 @@ return {
       end, 'a message')
       H.eq(notes[1].level, vim.log.levels.ERROR, 'level')
       H.eq(#vim.api.nvim_list_wins(), 1, 'no conflicts window')
+    end,
+  },
+  {
+    ':WhaleChanges shows paths relative to the workspace with their folders, a shell entry by its command (or summary), each tool name once, and which entries a revert took back',
+    function()
+      close_others()
+      vim.fn.mkdir(ws .. '/sub/dir', 'p')
+      vim.fn.writefile({ 'deep', 'file' }, ws .. '/sub/dir/c.txt')
+      open('sub/dir/c.txt')
+      edit('sub/dir/c.txt', 'deep', 'DEEP')
+      local env = H.call(
+        'shell_run',
+        { command = 'mkdir -p build/sub && echo x > build/sub/x.o', mode = 'pipe' }
+      )
+      H.ok(env.ok, 'shell_run: ' .. tostring(env.text))
+      vim.cmd('WhaleChanges')
+      local buf = vim.api.nvim_get_current_buf()
+      local st
+      H.wait(function()
+        st = changes().state[buf]
+        return st and st.entries and st.entries[1] and st.entries[1].tool == 'shell_run' and st.rows
+      end, 'the shell entry listed')
+      local shown = text(buf)
+      H.contains(shown, '    A build/sub/x.o', 'the created file with its folders:\n' .. shown)
+      H.contains(shown, 'sub/dir/c.txt', 'the edited file with its folders')
+      local shell = vim.api.nvim_buf_get_lines(
+        buf,
+        line_of(buf, st.entries[1].id) - 1,
+        line_of(buf, st.entries[1].id),
+        true
+      )[1]
+      local _, count = shell:gsub('shell_run', '')
+      H.eq(count, 1, 'the tool named once: ' .. shell)
+      if st.entries[1].command then
+        H.contains(shell, '$ mkdir -p build/sub', 'the command')
+      end
+      -- A revert marks what it took back.
+      local edit_id
+      for _, e in ipairs(st.entries) do
+        if e.tool == 'edit' and e.files[1] and e.files[1].path == ws .. '/sub/dir/c.txt' then
+          edit_id = e.id
+        end
+      end
+      H.ok(edit_id, 'the c.txt edit listed')
+      notes = {}
+      vim.cmd('WhaleRevert ' .. edit_id)
+      -- The entry's own line starts with its id (a revert's line names it too).
+      local function entry_line()
+        for _, l in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, true)) do
+          if l:sub(1, #edit_id) == edit_id then
+            return l
+          end
+        end
+        return ''
+      end
+      local ok = pcall(H.wait, function()
+        return entry_line():find('[reverted by ', 1, true)
+      end, 'the reverted mark on the c.txt edit', 10000)
+      H.ok(
+        ok,
+        'the reverted mark on the c.txt edit; messages: ' .. vim.inspect(notes) .. '\n' .. text(buf)
+      )
+      H.log('  list: ' .. text(buf):gsub('\n', '\n        '))
     end,
   },
 }

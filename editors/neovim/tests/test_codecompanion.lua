@@ -14,7 +14,8 @@ local missing
 if vim.fn.has('nvim-0.11') == 0 then
   missing = 'Neovim 0.11 (set WHALE_NVIM_011 to its bin/nvim)'
 elseif not vim.env.WHALE_CODECOMPANION or vim.env.WHALE_CODECOMPANION == '' then
-  missing = 'CodeCompanion and plenary (set WHALE_NVIM_PLUGINS to a folder of extracted codecompanion.nvim-* and plenary.nvim-* folders)'
+  missing =
+    'CodeCompanion and plenary (set WHALE_NVIM_PLUGINS to a folder of extracted codecompanion.nvim-* and plenary.nvim-* folders)'
 elseif not vim.fn.glob((vim.env.WHALE_NVIM_PLUGINS or '') .. '/plenary.nvim-*', false, true)[1] then
   missing = 'plenary (extract plenary.nvim-* into WHALE_NVIM_PLUGINS)'
 else
@@ -39,18 +40,32 @@ local function explain(chat)
   return function()
     local reqs = model.requests()
     local last = reqs[#reqs]
-    return string.format('%d requests; last messages: %s\nchat buffer:\n%s', #reqs,
-      last and vim.inspect(last.messages) or '-', chat and chat_text(chat) or '-')
+    return string.format(
+      '%d requests; last messages: %s\nchat buffer:\n%s',
+      #reqs,
+      last and vim.inspect(last.messages) or '-',
+      chat and chat_text(chat) or '-'
+    )
   end
 end
 
 local chat
 
-local language_tools = { problems = true, symbols = true, document_symbols = true, definition = true, references = true, hover = true, rename = true }
+local language_tools = {
+  problems = true,
+  symbols = true,
+  document_symbols = true,
+  definition = true,
+  references = true,
+  hover = true,
+  rename = true,
+}
 
 return {
   {
-    'CodeCompanion ' .. version .. ': a chat turn offers whale\'s tools, runs read_file through whale-ls and returns its result to the model',
+    'CodeCompanion '
+      .. version
+      .. ": a chat turn offers whale's tools, runs read_file through whale-ls and returns its result to the model",
     function()
       local dir = H.workspace({ ['notes.txt'] = 'whale real codecompanion\nsecond line\n' })
       -- A real repository: v19 snapshots a review baseline through git.
@@ -58,7 +73,10 @@ return {
       H.setup()
       vim.opt.runtimepath:append(plenary)
       vim.opt.runtimepath:append(cc_dir)
-      model = scripted.start({ { tool = 'whale_read_file', arguments = { file_path = 'notes.txt' } } }, 'The file says hello.')
+      model = scripted.start(
+        { { tool = 'whale_read_file', arguments = { file_path = 'notes.txt' } } },
+        'The file says hello.'
+      )
       local url = model.url
       require('codecompanion').setup({
         adapters = {
@@ -66,7 +84,12 @@ return {
             scripted = function()
               return require('codecompanion.adapters').extend('openai_compatible', {
                 name = 'scripted',
-                env = { url = url, api_key = 'none', chat_url = '/v1/chat/completions', models_endpoint = '/v1/models' },
+                env = {
+                  url = url,
+                  api_key = 'none',
+                  chat_url = '/v1/chat/completions',
+                  models_endpoint = '/v1/models',
+                },
                 schema = { model = { default = 'scripted' } },
               })
             end,
@@ -89,7 +112,10 @@ return {
       local reqs = model.requests()
       H.ok(#reqs >= 2, 'at least two requests, got ' .. #reqs)
       local offered = scripted.offered(reqs[1])
-      H.ok(offered.whale_read_file, 'whale_read_file offered; tools: ' .. vim.inspect(vim.tbl_keys(offered)))
+      H.ok(
+        offered.whale_read_file,
+        'whale_read_file offered; tools: ' .. vim.inspect(vim.tbl_keys(offered))
+      )
       local catalog = assert(require('whale').tools())
       local want = 0
       for _, t in ipairs(catalog) do
@@ -104,28 +130,44 @@ return {
         end
         H.ok(fn, 'whale_' .. t.name .. ' offered')
         H.eq(fn.parameters.type, 'object', 'schema type of whale_' .. t.name)
-        H.eq(H.sorted_keys(fn.parameters.properties), H.sorted_keys(t.inputSchema.properties), 'schema properties of whale_' .. t.name)
+        H.eq(
+          H.sorted_keys(fn.parameters.properties),
+          H.sorted_keys(t.inputSchema.properties),
+          'schema properties of whale_' .. t.name
+        )
         ::continue::
       end
       H.ok(want >= 10, 'catalog size ' .. want)
       local results = scripted.tool_messages(reqs[#reqs])
       H.eq(#results, 1, 'tool results in the last request')
       H.eq(results[1].tool_call_id, 'call_1', 'tool_call_id')
-      H.contains(results[1].content, 'whale real codecompanion', 'the read_file result the model receives')
+      H.contains(
+        results[1].content,
+        'whale real codecompanion',
+        'the read_file result the model receives'
+      )
       H.contains(chat_text(chat), 'whale `read_file`', 'the chat buffer shows the tool output')
       H.ok(dir, 'workspace')
     end,
   },
   {
-    'CodeCompanion ' .. version .. ': a chat turn edits an open modified buffer and runs shell_run through whale-ls',
+    'CodeCompanion '
+      .. version
+      .. ': a chat turn edits an open modified buffer and runs shell_run through whale-ls',
     function()
       local buf, _, edit = scripted.modified_todo()
       model.play({
         edit,
-        { tool = 'whale_shell_run', arguments = { command = 'echo shell-from-$((40 + 2))', mode = 'pipe' } },
+        {
+          tool = 'whale_shell_run',
+          arguments = { command = 'echo shell-from-$((40 + 2))', mode = 'pipe' },
+        },
       }, 'Edited and ran.')
       chat = require('codecompanion').chat({})
-      chat:add_buf_message({ role = 'user', content = '@{whale} Capitalize alpha in todo.txt, then run a command.' })
+      chat:add_buf_message({
+        role = 'user',
+        content = '@{whale} Capitalize alpha in todo.txt, then run a command.',
+      })
       chat:submit()
       H.wait_loop(function()
         return chat_text(chat):find('Edited and ran.', 1, true)
@@ -137,16 +179,23 @@ return {
       end
       local results = scripted.tool_messages(reqs[#reqs])
       H.eq(#results, 2, 'tool results in the last request')
-      H.ok(not results[1].content:find('^%[') , 'the edit succeeded: ' .. results[1].content)
+      H.ok(not results[1].content:find('^%['), 'the edit succeeded: ' .. results[1].content)
       H.contains(results[2].content, 'shell-from-42', 'the shell_run output the model receives')
-      H.eq(vim.api.nvim_buf_get_lines(buf, 0, 4, false), { 'unsaved first line', 'ALPHA', 'beta', 'gamma' }, 'the buffer holds the edit and the unsaved line')
+      H.eq(
+        vim.api.nvim_buf_get_lines(buf, 0, 4, false),
+        { 'unsaved first line', 'ALPHA', 'beta', 'gamma' },
+        'the buffer holds the edit and the unsaved line'
+      )
       local text = chat_text(chat)
       H.contains(text, 'whale `edit`', 'the chat buffer shows the edit output')
+      H.contains(text, '```diff\n--- a/todo.txt', "the edit's diff is fenced in the chat buffer")
       H.contains(text, 'whale `shell_run`', 'the chat buffer shows the shell_run output')
     end,
   },
   {
-    'CodeCompanion ' .. version .. ": an rm the exec boundary asks about shows whale's approval prompt; allow once runs it, deny in the next turn refuses it, and the model is told which",
+    'CodeCompanion '
+      .. version
+      .. ": an rm the exec boundary asks about shows whale's approval prompt; allow once runs it, deny in the next turn refuses it, and the model is told which",
     function()
       -- whale's prompt UI is vim.ui.select (lua/whale/prompts.lua); this
       -- stand-in for the user picks `answer` and records what was shown.
@@ -169,9 +218,14 @@ return {
       --- rule); returns the tool result the model receives.
       local function rm_turn(name, final)
         vim.fn.mkdir(name .. '/sub', 'p')
-        model.play({ { tool = 'whale_shell_run', arguments = { command = 'rm -rf ' .. name, mode = 'pipe' } } }, final)
+        model.play({
+          { tool = 'whale_shell_run', arguments = { command = 'rm -rf ' .. name, mode = 'pipe' } },
+        }, final)
         chat = require('codecompanion').chat({})
-        chat:add_buf_message({ role = 'user', content = '@{whale} Remove the folder ' .. name .. '.' })
+        chat:add_buf_message({
+          role = 'user',
+          content = '@{whale} Remove the folder ' .. name .. '.',
+        })
         chat:submit()
         H.wait_loop(function()
           return chat_text(chat):find(final, 1, true)
@@ -187,12 +241,15 @@ return {
         local allowed = rm_turn('victim1', 'Removed it.')
         H.eq(#shown, 1, 'approval prompts shown in the first turn')
         H.eq(shown[1].kind, 'whale.approval', 'prompt kind')
-        H.eq(shown[1].ids, { 'allow_once', 'allow_session', 'deny' }, 'prompt options')
+        H.eq(shown[1].ids, { 'deny', 'allow_once', 'allow_session' }, 'prompt options, Deny first')
         H.contains(shown[1].prompt, 'rm -rf victim1', 'the prompt shows the command')
         H.contains(shown[1].prompt, 'Program: ' .. rm, 'the prompt shows the program')
         H.eq(vim.fn.isdirectory('victim1'), 0, 'victim1 removed after allow once')
         H.contains(allowed, 'exit code 0', 'the allowed rm as the model receives it')
-        H.ok(not allowed:find('denied', 1, true), 'the allowed rm is not reported as denied: ' .. allowed)
+        H.ok(
+          not allowed:find('denied', 1, true),
+          'the allowed rm is not reported as denied: ' .. allowed
+        )
 
         answer = 'deny'
         local denied = rm_turn('victim2', 'Could not remove it.')
@@ -202,12 +259,316 @@ return {
         H.contains(denied, 'whale: policy denied ' .. rm, 'the denied rm as the model receives it')
         H.contains(denied, 'the user said no', 'the denied rm as the model receives it')
         H.contains(denied, 'Operation not permitted', 'the denied rm as the model receives it')
-        H.ok(not denied:find('exit code 0', 1, true), 'the denied rm does not report success: ' .. denied)
+        H.ok(
+          not denied:find('exit code 0', 1, true),
+          'the denied rm does not report success: ' .. denied
+        )
       end)
       vim.ui.select = real_select
       if not ok then
         error(err, 0)
       end
+    end,
+  },
+  {
+    'CodeCompanion '
+      .. version
+      .. ': the @ menu lists the whale group, not each whale tool; a tool typed by name still works',
+    function()
+      -- CodeCompanion's completion source (what cmp, blink and its own
+      -- completion list after @), for a new chat buffer.
+      local completion = require('codecompanion.providers.completion')
+      local c = require('codecompanion').chat({})
+      vim.api.nvim_set_current_buf(c.bufnr)
+      local labels = {}
+      H.wait(function()
+        labels = {}
+        for _, item in ipairs(completion.tools()) do
+          table.insert(labels, item.label)
+        end
+        return #labels > 0
+      end, 'the @ menu to list something')
+      local listed = table.concat(labels, ' ')
+      H.ok(vim.tbl_contains(labels, '@whale'), 'the whale group is listed: ' .. listed)
+      for _, l in ipairs(labels) do
+        H.ok(not l:match('whale_'), 'a single whale tool is listed: ' .. l .. ' in ' .. listed)
+      end
+      H.ok(#labels < 40, #labels .. ' entries in the @ menu: ' .. listed)
+      -- Typed by name, a single tool is resolved by the chat.
+      local tools_config =
+        require('codecompanion.interactions.chat.tools.filter').filter_enabled_tools(
+          require('codecompanion.config').interactions.chat.tools,
+          { adapter = c.adapter }
+        )
+      H.ok(tools_config.whale_grep, 'whale_grep is a tool of the chat')
+      H.ok(tools_config.groups.whale, 'the whale group is a group of the chat')
+    end,
+  },
+  {
+    'CodeCompanion '
+      .. version
+      .. ": the approval of a whale edit shows what it will do (whale/preview's diff, or the arguments as text), never escaped JSON",
+    function()
+      -- Does this whale-ls answer whale/preview? (A server without it
+      -- answers -32601; the prompt then lists the arguments.)
+      local probe, why = require('whale').preview('read_file', { file_path = 'todo.txt' })
+      local has_preview = probe ~= nil
+      if not has_preview then
+        H.log('  (whale/preview: ' .. tostring(why) .. '; the fallback text is checked)')
+      end
+      require('whale.codecompanion').register(
+        vim.tbl_extend(
+          'force',
+          require('whale.codecompanion').opts or {},
+          { approval = 'mutating' }
+        )
+      )
+      local prompts = {}
+      local restore
+      if version:match('^v18') then
+        local ui = require('codecompanion.utils.ui')
+        local real = ui.confirm
+        ui.confirm = function(prompt)
+          table.insert(prompts, prompt)
+          return 2 -- Allow once
+        end
+        restore = function()
+          ui.confirm = real
+        end
+      else
+        local ap = require('codecompanion.interactions.chat.helpers.approval_prompt')
+        local real = ap.request
+        local accept = require('codecompanion.interactions.chat.tools.labels').accept
+        ap.request = function(_, opts)
+          table.insert(prompts, opts.prompt)
+          for _, c in ipairs(opts.choices) do
+            if c.label == accept then
+              vim.schedule(c.callback)
+              return function() end
+            end
+          end
+          error('no accept choice in ' .. vim.inspect(opts.choices))
+        end
+        restore = function()
+          ap.request = real
+        end
+      end
+      local ok, err = pcall(function()
+        vim.fn.writefile({ 'one', 'two', 'three' }, 'approve.txt')
+        model.play({
+          {
+            tool = 'whale_edit',
+            arguments = {
+              file_path = 'approve.txt',
+              search = 'two\nthree',
+              replace = 'two\nTHREE "quoted"',
+            },
+          },
+          { tool = 'whale_read_file', arguments = { file_path = 'approve.txt' } },
+        }, 'Approved and edited.')
+        chat = require('codecompanion').chat({})
+        chat:add_buf_message({ role = 'user', content = '@{whale} Edit approve.txt.' })
+        chat:submit()
+        H.wait_loop(function()
+          return chat_text(chat):find('Approved and edited.', 1, true)
+        end, 'the final answer in the chat buffer', nil, explain(chat))
+      end)
+      restore()
+      if not ok then
+        error(err, 0)
+      end
+      H.eq(#prompts, 1, 'one approval (the edit; read_file is read-only): ' .. vim.inspect(prompts))
+      local p = prompts[1]
+      H.ok(not p:find('\\"', 1, true) and not p:find('\\n', 1, true), 'no escaped JSON: ' .. p)
+      if has_preview then
+        H.contains(p, '```diff', 'the diff whale would apply')
+        H.contains(p, '+THREE "quoted"', 'the diff whale would apply')
+      else
+        H.contains(p, 'Run whale `edit`?', 'the fallback text')
+        H.contains(p, 'file_path: approve.txt', 'the fallback text')
+        H.contains(p, 'THREE "quoted"', 'the fallback text')
+      end
+      H.eq(
+        vim.fn.readfile('approve.txt'),
+        { 'one', 'two', 'THREE "quoted"' },
+        'the approved edit is applied'
+      )
+      require('whale.codecompanion').register(
+        vim.tbl_extend('force', require('whale.codecompanion').opts or {}, { approval = 'none' })
+      )
+    end,
+  },
+  {
+    'CodeCompanion '
+      .. version
+      .. ": with review on, whale's review is the one gate for an edit; while it waits, the chat says so (the review may be hidden), and not once it is answered",
+    function()
+      -- whale-ls again, with review on.
+      require('whale').stop()
+      H.wait(function()
+        return #require('whale.compat').get_clients({ name = 'whale_ls' }) == 0
+      end, 'whale-ls to stop')
+      H.setup({ settings = { edits = { review = 'ask' } } })
+      -- CodeCompanion's approval on: whale's review is the one gate.
+      require('whale.codecompanion').register(
+        vim.tbl_extend(
+          'force',
+          require('whale.codecompanion').opts or {},
+          { approval = 'mutating' }
+        )
+      )
+      local asked = 0
+      local restore
+      if version:match('^v18') then
+        local ui = require('codecompanion.utils.ui')
+        local real = ui.confirm
+        ui.confirm = function()
+          asked = asked + 1
+          return 2
+        end
+        restore = function()
+          ui.confirm = real
+        end
+      else
+        local ap = require('codecompanion.interactions.chat.helpers.approval_prompt')
+        local real = ap.request
+        ap.request = function(c, opts)
+          asked = asked + 1
+          return real(c, opts)
+        end
+        restore = function()
+          ap.request = real
+        end
+      end
+      vim.fn.writefile({ 'keep', 'change me' }, 'reviewed.txt')
+      model.play({
+        {
+          tool = 'whale_edit',
+          arguments = { file_path = 'reviewed.txt', search = 'change me', replace = 'changed' },
+        },
+      }, 'Reviewed and edited.')
+      chat = require('codecompanion').chat({})
+      chat:add_buf_message({ role = 'user', content = '@{whale} Edit reviewed.txt.' })
+      chat:submit()
+      local review = require('whale.review')
+      H.wait_loop(function()
+        return review.current() ~= nil
+      end, 'the review', nil, explain(chat))
+      local function waiting_lines()
+        local texts = {}
+        local ns = vim.api.nvim_create_namespace('whale_codecompanion_wait')
+        for _, m in ipairs(vim.api.nvim_buf_get_extmarks(chat.bufnr, ns, 0, -1, { details = true })) do
+          for _, vl in ipairs(m[4].virt_lines or {}) do
+            for _, chunk in ipairs(vl) do
+              table.insert(texts, chunk[1])
+            end
+          end
+        end
+        return table.concat(texts, '\n')
+      end
+      H.contains(waiting_lines(), 'whale is waiting for your review', 'the chat says whale waits')
+      H.contains(waiting_lines(), ':WhaleReview shows it', 'and how to get to the review')
+      review.finish(review.current(), { optionId = 'accept' })
+      H.wait_loop(function()
+        return chat_text(chat):find('Reviewed and edited.', 1, true)
+      end, 'the final answer in the chat buffer', nil, explain(chat))
+      H.eq(waiting_lines(), '', 'the note is gone once answered')
+      H.eq(vim.fn.readfile('reviewed.txt'), { 'keep', 'changed' }, 'the reviewed edit is applied')
+      restore()
+      H.eq(asked, 0, "CodeCompanion did not ask too: whale's review was the one gate")
+      require('whale.codecompanion').register(
+        vim.tbl_extend('force', require('whale.codecompanion').opts or {}, { approval = 'none' })
+      )
+    end,
+  },
+  {
+    'CodeCompanion '
+      .. version
+      .. ': "Always accept" of a whale edit covers that file, not every edit',
+    function()
+      -- whale-ls again, without review (CodeCompanion is the gate).
+      require('whale').stop()
+      H.wait(function()
+        return #require('whale.compat').get_clients({ name = 'whale_ls' }) == 0
+      end, 'whale-ls to stop')
+      H.setup()
+      require('whale.codecompanion').register(
+        vim.tbl_extend(
+          'force',
+          require('whale.codecompanion').opts or {},
+          { approval = 'mutating' }
+        )
+      )
+      local prompts = {}
+      local restore
+      if version:match('^v18') then
+        local ui = require('codecompanion.utils.ui')
+        local real = ui.confirm
+        ui.confirm = function(prompt)
+          table.insert(prompts, prompt)
+          return 1 -- Allow always
+        end
+        restore = function()
+          ui.confirm = real
+        end
+      else
+        local ap = require('codecompanion.interactions.chat.helpers.approval_prompt')
+        local real = ap.request
+        local always = require('codecompanion.interactions.chat.tools.labels').always_accept
+        ap.request = function(_, opts)
+          table.insert(prompts, opts.prompt)
+          for _, c in ipairs(opts.choices) do
+            if c.label == always then
+              vim.schedule(c.callback)
+              return function() end
+            end
+          end
+          error('no always-accept choice in ' .. vim.inspect(opts.choices))
+        end
+        restore = function()
+          ap.request = real
+        end
+      end
+      local ok, err = pcall(function()
+        vim.fn.writefile({ 'a1', 'a2', 'a3' }, 'always_a.txt')
+        vim.fn.writefile({ 'b1' }, 'always_b.txt')
+        model.play({
+          {
+            tool = 'whale_edit',
+            arguments = { file_path = 'always_a.txt', search = 'a1', replace = 'A1' },
+          },
+          {
+            tool = 'whale_edit',
+            arguments = { file_path = 'always_a.txt', search = 'a2', replace = 'A2' },
+          },
+          {
+            tool = 'whale_edit',
+            arguments = { file_path = 'always_b.txt', search = 'b1', replace = 'B1' },
+          },
+        }, 'Three edits.')
+        chat = require('codecompanion').chat({})
+        chat:add_buf_message({ role = 'user', content = '@{whale} Edit both files.' })
+        chat:submit()
+        H.wait_loop(function()
+          return chat_text(chat):find('Three edits.', 1, true)
+        end, 'the final answer in the chat buffer', nil, explain(chat))
+      end)
+      restore()
+      require('whale.codecompanion').register(
+        vim.tbl_extend('force', require('whale.codecompanion').opts or {}, { approval = 'none' })
+      )
+      if not ok then
+        error(tostring(err) .. '\nquestions asked: ' .. vim.inspect(prompts), 0)
+      end
+      H.eq(
+        #prompts,
+        2,
+        'asked for always_a.txt once and for always_b.txt: ' .. vim.inspect(prompts)
+      )
+      H.contains(prompts[1], 'always_a.txt', 'the first question')
+      H.contains(prompts[2], 'always_b.txt', 'the second question is about the other file')
+      H.eq(vim.fn.readfile('always_a.txt'), { 'A1', 'A2', 'a3' }, 'both edits of always_a.txt')
+      H.eq(vim.fn.readfile('always_b.txt'), { 'B1' }, 'the edit of always_b.txt')
     end,
   },
 }

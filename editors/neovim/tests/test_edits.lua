@@ -29,8 +29,13 @@ return {
       vim.api.nvim_buf_set_lines(buf, 0, 1, true, { '// unsaved comment', 'package a' })
       H.ok(vim.api.nvim_buf_get_option(buf, 'modified'), 'buffer is modified')
       local version = require('whale.edits').synced_version(client.id, vim.uri_from_bufnr(buf))
-      H.eq(version, vim.api.nvim_buf_get_changedtick(buf), 'whale-ls has the buffer at its changedtick')
-      local env = H.call('edit', { file_path = 'a.go', search = '\treturn 1', replace = '\treturn 42' })
+      H.eq(
+        version,
+        vim.api.nvim_buf_get_changedtick(buf),
+        'whale-ls has the buffer at its changedtick'
+      )
+      local env =
+        H.call('edit', { file_path = 'a.go', search = '\treturn 1', replace = '\treturn 42' })
       H.eq(env.code, 'ok', 'edit code (' .. tostring(env.text) .. ')')
       H.contains(lines(buf), '// unsaved comment\npackage a', 'the unsaved change is kept')
       H.contains(lines(buf), '\treturn 42', 'the edit is in the buffer')
@@ -65,25 +70,43 @@ return {
       local client, buf = client_and_buf('c.txt')
       local uri = vim.uri_from_bufnr(buf)
       local version = require('whale.edits').synced_version(client.id, uri)
-      local handler = client.handlers['workspace/applyEdit'] or vim.lsp.handlers['workspace/applyEdit']
+      local handler = client.handlers['workspace/applyEdit']
+        or vim.lsp.handlers['workspace/applyEdit']
       H.eq(handler, require('whale.edits').apply_edit_handler, 'the client uses the strict handler')
       local function edit_of(v, text)
         return {
           textDocument = { uri = uri, version = v },
-          edits = { { range = { start = { line = 0, character = 0 }, ['end'] = { line = 0, character = 3 } }, newText = text } },
+          edits = {
+            {
+              range = { start = { line = 0, character = 0 }, ['end'] = { line = 0, character = 3 } },
+              newText = text,
+            },
+          },
         }
       end
-      local res = handler(nil, { edit = { documentChanges = { edit_of(version - 1, 'RED') } } }, { client_id = client.id, method = 'workspace/applyEdit' })
+      local res = handler(
+        nil,
+        { edit = { documentChanges = { edit_of(version - 1, 'RED') } } },
+        { client_id = client.id, method = 'workspace/applyEdit' }
+      )
       H.eq(res.applied, false, 'applied')
       H.contains(res.failureReason, 'c.txt', 'reason')
       H.contains(res.failureReason, 'stale', 'reason')
       H.eq(lines(buf), 'red\ngreen', 'buffer untouched')
       -- Version 0 and null are checked too (Neovim's own handler skips them).
-      res = handler(nil, { edit = { documentChanges = { edit_of(vim.NIL, 'RED') } } }, { client_id = client.id })
+      res = handler(
+        nil,
+        { edit = { documentChanges = { edit_of(vim.NIL, 'RED') } } },
+        { client_id = client.id }
+      )
       H.eq(res.applied, false, 'applied for a null version')
       H.eq(lines(buf), 'red\ngreen', 'buffer untouched')
       -- The right version applies.
-      res = handler(nil, { edit = { documentChanges = { edit_of(version, 'RED') } } }, { client_id = client.id })
+      res = handler(
+        nil,
+        { edit = { documentChanges = { edit_of(version, 'RED') } } },
+        { client_id = client.id }
+      )
       H.eq(res.applied, true, 'applied at the right version')
       H.eq(lines(buf), 'RED\ngreen', 'buffer')
     end,
@@ -101,21 +124,38 @@ return {
       local function doc(uri, v)
         return {
           textDocument = { uri = uri, version = v },
-          edits = { { range = { start = { line = 0, character = 0 }, ['end'] = { line = 0, character = 0 } }, newText = 'X' } },
+          edits = {
+            {
+              range = { start = { line = 0, character = 0 }, ['end'] = { line = 0, character = 0 } },
+              newText = 'X',
+            },
+          },
         }
       end
       -- First document current, second stale: Neovim's handler would apply the first.
-      local res = edits.apply_edit_handler(nil, { edit = { documentChanges = { doc(buri, bv), doc(curi, cv + 7) } } }, { client_id = client.id })
+      local res = edits.apply_edit_handler(
+        nil,
+        { edit = { documentChanges = { doc(buri, bv), doc(curi, cv + 7) } } },
+        { client_id = client.id }
+      )
       H.eq(res.applied, false, 'applied')
       H.contains(res.failureReason, 'c.txt', 'reason names the stale buffer')
       H.eq(lines(bbuf), before_b, 'first buffer untouched')
       H.eq(lines(cbuf), before_c, 'second buffer untouched')
-      res = edits.apply_edit_handler(nil, { edit = { documentChanges = { doc(buri, bv), doc(curi, cv) } } }, { client_id = client.id })
+      res = edits.apply_edit_handler(
+        nil,
+        { edit = { documentChanges = { doc(buri, bv), doc(curi, cv) } } },
+        { client_id = client.id }
+      )
       H.eq(res.applied, true, 'both current: applied')
       H.eq(lines(bbuf):sub(1, 1), 'X', 'first buffer')
       H.eq(lines(cbuf):sub(1, 1), 'X', 'second buffer')
       -- Resource operations are refused.
-      res = edits.apply_edit_handler(nil, { edit = { documentChanges = { { kind = 'create', uri = vim.uri_from_fname(ws .. '/b.txt') } } } }, { client_id = client.id })
+      res = edits.apply_edit_handler(nil, {
+        edit = {
+          documentChanges = { { kind = 'create', uri = vim.uri_from_fname(ws .. '/b.txt') } },
+        },
+      }, { client_id = client.id })
       H.eq(res.applied, false, 'create refused')
     end,
   },
@@ -124,7 +164,11 @@ return {
     function()
       local client, buf = client_and_buf('b.txt')
       vim.api.nvim_buf_set_lines(buf, -1, -1, true, { 'four' })
-      local res = require('whale.edits').save_documents_handler(nil, { uris = { vim.uri_from_bufnr(buf), 'file:///nonexistent/x.txt' } }, { client_id = client.id })
+      local res = require('whale.edits').save_documents_handler(
+        nil,
+        { uris = { vim.uri_from_bufnr(buf), 'file:///nonexistent/x.txt' } },
+        { client_id = client.id }
+      )
       H.eq(res.saved, { vim.uri_from_bufnr(buf) }, 'saved')
       H.contains(H.read(ws .. '/b.txt'), 'four', 'disk')
       H.eq(vim.api.nvim_buf_get_option(buf, 'modified'), false, 'modified')

@@ -13,7 +13,8 @@ local H = require('harness')
 
 local gopls = vim.env.WHALE_GOPLS
 if not gopls or gopls == '' or vim.fn.executable(gopls) == 0 then
-  local why = 'gopls (go install golang.org/x/tools/gopls@v0.23.0, then set WHALE_GOPLS to its path)'
+  local why =
+    'gopls (go install golang.org/x/tools/gopls@v0.23.0, then set WHALE_GOPLS to its path)'
   if vim.env.CI == 'true' then
     return {
       {
@@ -28,9 +29,11 @@ if not gopls or gopls == '' or vim.fn.executable(gopls) == 0 then
   return {}
 end
 
-local language_tools = { 'problems', 'symbols', 'document_symbols', 'definition', 'references', 'hover', 'rename' }
+local language_tools =
+  { 'problems', 'symbols', 'document_symbols', 'definition', 'references', 'hover', 'rename' }
 
-local a_go = 'package greet\n\n// Greet says hello.\nfunc Greet(name string) string {\n\treturn "hello " + name\n}\n'
+local a_go =
+  'package greet\n\n// Greet says hello.\nfunc Greet(name string) string {\n\treturn "hello " + name\n}\n'
 local b_go = 'package greet\n\nfunc Welcome() string {\n\treturn "世界世界" + Greet("x")\n}\n'
 
 local ws, gopls_id, a_buf
@@ -104,11 +107,21 @@ return {
         return c and c.initialized and c.attached_buffers and c.attached_buffers[a_buf]
       end, 'gopls to attach to a.go', 60000)
       H.eq(gopls_client().offset_encoding, 'utf-16', "gopls's position encoding")
-      H.eq(whale.offset_encoding, vim.fn.has('nvim-0.11') == 1 and 'utf-8' or 'utf-16', "whale's position encoding")
+      H.eq(
+        whale.offset_encoding,
+        vim.fn.has('nvim-0.11') == 1 and 'utf-8' or 'utf-16',
+        "whale's position encoding"
+      )
       -- Ready once it answers a document outline with Greet in it.
       H.wait_loop(function()
         local c = gopls_client()
-        local res = require('whale.compat').request_sync(c, 'textDocument/documentSymbol', { textDocument = { uri = vim.uri_from_bufnr(a_buf) } }, 2000, a_buf)
+        local res = require('whale.compat').request_sync(
+          c,
+          'textDocument/documentSymbol',
+          { textDocument = { uri = vim.uri_from_bufnr(a_buf) } },
+          2000,
+          a_buf
+        )
         return res and type(res.result) == 'table' and vim.inspect(res.result):find('Greet') ~= nil
       end, 'gopls to answer for a.go', 60000)
       H.ok(not loaded('b.go'), 'b.go is not loaded')
@@ -128,13 +141,19 @@ return {
       local caps = require('whale').capabilities()
       caps.experimental.whale.languageFeatures = nil
       local other = H.workspace({})
-      local id = vim.lsp.start_client({ name = 'whale_plain', cmd = { vim.env.WHALE_LS }, root_dir = other, capabilities = caps })
+      local id = vim.lsp.start_client({
+        name = 'whale_plain',
+        cmd = { vim.env.WHALE_LS },
+        root_dir = other,
+        capabilities = caps,
+      })
       local client
       H.wait(function()
         client = vim.lsp.get_client_by_id(id)
         return client and client.initialized
       end, 'the second whale-ls to initialize')
-      local res = require('whale.compat').request_sync(client, 'whale/tools', vim.empty_dict(), 10000)
+      local res =
+        require('whale.compat').request_sync(client, 'whale/tools', vim.empty_dict(), 10000)
       require('whale.compat').stop(client)
       vim.cmd('cd ' .. vim.fn.fnameescape(ws))
       H.ok(res and res.result, 'whale/tools answered')
@@ -151,7 +170,10 @@ return {
   {
     'an edit that breaks a.go reports the new problem; the fix reports none',
     function()
-      local env = call('edit', { file_path = 'a.go', search = '\treturn "hello " + name', replace = '\treturn 42' })
+      local env = call(
+        'edit',
+        { file_path = 'a.go', search = '\treturn "hello " + name', replace = '\treturn 42' }
+      )
       H.eq(env.code, 'ok', 'edit code (' .. tostring(env.text) .. ')')
       H.contains(lines(a_buf), '\treturn 42\n', 'the edit is in the buffer')
       H.contains(env.text, 'The change introduced 1 problem:', 'result')
@@ -160,7 +182,10 @@ return {
       local problems = call('problems', { path = 'a.go' })
       H.eq(problems.code, 'ok', 'problems code (' .. tostring(problems.text) .. ')')
       H.contains(problems.text, 'a.go:5: error: ', 'problems lists it')
-      env = call('edit', { file_path = 'a.go', search = '\treturn 42', replace = '\treturn "hello " + name' })
+      env = call(
+        'edit',
+        { file_path = 'a.go', search = '\treturn 42', replace = '\treturn "hello " + name' }
+      )
       H.eq(env.code, 'ok', 'edit code (' .. tostring(env.text) .. ')')
       H.contains(env.text, 'No new problems in the changed files.', 'result')
       H.eq(H.read(ws .. '/a.go'), a_go, 'a.go on disk')
@@ -170,7 +195,10 @@ return {
     'an edit of a file nothing diagnoses does not wait for problems',
     function()
       local t0 = vim.loop.now()
-      local env = call('edit', { file_path = 'notes.txt', search = 'Go function', replace = 'Go function in a.go' })
+      local env = call(
+        'edit',
+        { file_path = 'notes.txt', search = 'Go function', replace = 'Go function in a.go' }
+      )
       H.eq(env.code, 'ok', 'edit code (' .. tostring(env.text) .. ')')
       H.ok(not env.text:lower():find('problem'), 'no word on problems: ' .. env.text)
       -- The problems wait of this workspace is 10 s; the edit did not sit it out.
@@ -241,7 +269,11 @@ return {
     function()
       local env = call('definition', { file_path = 'notes.txt', line = 1, symbol = 'Greet' })
       H.eq(env.ok, false, 'ok')
-      H.contains(env.text, 'no language server attached to notes.txt in Neovim offers definition', 'result')
+      H.contains(
+        env.text,
+        'no language server attached to notes.txt in Neovim offers definition',
+        'result'
+      )
     end,
   },
   {
@@ -252,7 +284,8 @@ return {
         vim.cmd('bwipeout! ' .. b)
       end
       H.ok(not loaded('b.go'), 'b.go is not loaded')
-      local env = call('rename', { file_path = 'a.go', line = 4, symbol = 'Greet', new_name = 'Hello' })
+      local env =
+        call('rename', { file_path = 'a.go', line = 4, symbol = 'Greet', new_name = 'Hello' })
       H.eq(env.code, 'ok', 'rename code (' .. tostring(env.text) .. ')')
       H.contains(env.text, 'Renamed Greet to Hello in 2 files.', 'result')
       local want_a = a_go:gsub('Greet', 'Hello')

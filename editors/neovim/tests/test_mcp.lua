@@ -26,7 +26,11 @@ return {
         jsonrpc = '2.0',
         id = 1,
         method = 'initialize',
-        params = { protocolVersion = '2025-06-18', capabilities = vim.empty_dict(), clientInfo = { name = 'test', version = '1' } },
+        params = {
+          protocolVersion = '2025-06-18',
+          capabilities = vim.empty_dict(),
+          clientInfo = { name = 'test', version = '1' },
+        },
       }) .. '\n')
       H.wait(function()
         return table.concat(out, '\n'):find('"id":1', 1, true) ~= nil

@@ -68,7 +68,11 @@ return {
     function()
       H.eq(compat.os(), 'linux', 'this test machine')
       H.eq(compat.is_windows(), false, 'is_windows')
-      each({ { 'windows', true, false, 'whale-ls.exe', '\\' }, { 'macos', false, true, 'whale-ls', '/' }, { 'linux', false, false, 'whale-ls', '/' } }, function(r)
+      each({
+        { 'windows', true, false, 'whale-ls.exe', '\\' },
+        { 'macos', false, true, 'whale-ls', '/' },
+        { 'linux', false, false, 'whale-ls', '/' },
+      }, function(r)
         H.eq(compat.os(), r[1], 'os')
         H.eq(compat.is_windows(), r[2], 'is_windows')
         H.eq(compat.is_macos(), r[3], 'is_macos')
@@ -163,12 +167,25 @@ return {
       H.eq(uri, 'file:///C:/Users/me/a.txt', 'uri_from_fname')
       H.eq(vim.uri_to_fname(uri), 'C:\\Users\\me\\a.txt', 'uri_to_fname')
       as(fake('windows'), function()
-        H.ok(compat.same_path(vim.uri_to_fname('file:///c%3A/users/ME/a.txt'), 'C:\\Users\\me\\a.txt'), 'c%3A and C: name one file')
-        H.ok(compat.same_path(vim.uri_to_fname('file:///C:/Users/me/a.txt'), 'c:/users/me/A.TXT'), 'case')
+        H.ok(
+          compat.same_path(vim.uri_to_fname('file:///c%3A/users/ME/a.txt'), 'C:\\Users\\me\\a.txt'),
+          'c%3A and C: name one file'
+        )
+        H.ok(
+          compat.same_path(vim.uri_to_fname('file:///C:/Users/me/a.txt'), 'c:/users/me/A.TXT'),
+          'case'
+        )
       end)
       as(fake('linux'), function()
-        H.ok(not compat.same_path(vim.uri_to_fname('file:///home/me/A.txt'), '/home/me/a.txt'), 'case matters on Linux')
-        H.eq(vim.uri_to_fname(vim.uri_from_fname('/home/me/a b#.txt')), '/home/me/a b#.txt', 'round trip')
+        H.ok(
+          not compat.same_path(vim.uri_to_fname('file:///home/me/A.txt'), '/home/me/a.txt'),
+          'case matters on Linux'
+        )
+        H.eq(
+          vim.uri_to_fname(vim.uri_from_fname('/home/me/a b#.txt')),
+          '/home/me/a b#.txt',
+          'round trip'
+        )
       end)
     end,
   },
@@ -177,35 +194,148 @@ return {
     function()
       local rows = {
         -- os, PATH, executable files, env, program, want
-        { 'linux', { ['whale-ls'] = '/usr/local/bin/whale-ls' }, {}, {}, 'whale-ls', '/usr/local/bin/whale-ls' },
+        {
+          'linux',
+          { ['whale-ls'] = '/usr/local/bin/whale-ls' },
+          {},
+          {},
+          'whale-ls',
+          '/usr/local/bin/whale-ls',
+        },
         { 'linux', {}, { ['/opt/w/whale-ls'] = true }, {}, '/opt/w/whale-ls', '/opt/w/whale-ls' },
-        { 'linux', {}, { ['/home/me/go/bin/whale-ls'] = true }, { HOME = '/home/me' }, 'whale-ls', '/home/me/go/bin/whale-ls' },
-        { 'linux', {}, { ['/home/me/.local/bin/whale-ls'] = true }, { HOME = '/home/me' }, 'whale-ls', '/home/me/.local/bin/whale-ls' },
-        { 'linux', {}, { ['/g/bin/whale-ls'] = true, ['/home/me/go/bin/whale-ls'] = true }, { HOME = '/home/me', GOBIN = '/g/bin' }, 'whale-ls', '/g/bin/whale-ls' },
-        { 'linux', {}, { ['/p1/bin/whale-ls'] = true }, { HOME = '/home/me', GOPATH = '/p1:/p2' }, 'whale-ls', '/p1/bin/whale-ls' },
+        {
+          'linux',
+          {},
+          { ['/home/me/go/bin/whale-ls'] = true },
+          { HOME = '/home/me' },
+          'whale-ls',
+          '/home/me/go/bin/whale-ls',
+        },
+        {
+          'linux',
+          {},
+          { ['/home/me/.local/bin/whale-ls'] = true },
+          { HOME = '/home/me' },
+          'whale-ls',
+          '/home/me/.local/bin/whale-ls',
+        },
+        {
+          'linux',
+          {},
+          { ['/g/bin/whale-ls'] = true, ['/home/me/go/bin/whale-ls'] = true },
+          { HOME = '/home/me', GOBIN = '/g/bin' },
+          'whale-ls',
+          '/g/bin/whale-ls',
+        },
+        {
+          'linux',
+          {},
+          { ['/p1/bin/whale-ls'] = true },
+          { HOME = '/home/me', GOPATH = '/p1:/p2' },
+          'whale-ls',
+          '/p1/bin/whale-ls',
+        },
         { 'linux', {}, {}, { HOME = '/home/me' }, '/opt/w/whale-ls', nil },
-        { 'linux', {}, { ['/home/me/go/bin/whale-ls'] = true }, { HOME = '/home/me' }, '/opt/w/whale-ls', nil },
-        { 'macos', {}, { ['/Users/me/go/bin/whale-ls'] = true }, { HOME = '/Users/me' }, 'whale-ls', '/Users/me/go/bin/whale-ls' },
-        { 'macos', { ['whale-ls'] = '/opt/homebrew/bin/whale-ls' }, {}, { HOME = '/Users/me' }, 'whale-ls', '/opt/homebrew/bin/whale-ls' },
-        { 'windows', { ['whale-ls.exe'] = 'C:\\bin\\whale-ls.exe' }, {}, {}, 'whale-ls', 'C:\\bin\\whale-ls.exe' },
-        { 'windows', {}, { ['C:\\Users\\me\\go\\bin\\whale-ls.exe'] = true }, { USERPROFILE = 'C:\\Users\\me' }, 'whale-ls', 'C:\\Users\\me\\go\\bin\\whale-ls.exe' },
-        { 'windows', {}, { ['D:\\go\\bin\\whale-ls.exe'] = true }, { USERPROFILE = 'C:\\Users\\me', GOPATH = 'D:\\go;E:\\other' }, 'whale-ls', 'D:\\go\\bin\\whale-ls.exe' },
-        { 'windows', {}, { ['C:\\tools\\whale-ls.exe'] = true }, {}, 'C:\\tools\\whale-ls', 'C:\\tools\\whale-ls.exe' },
-        { 'windows', {}, { ['C:\\tools\\whale-ls.exe'] = true }, {}, 'C:\\tools\\whale-ls.exe', 'C:\\tools\\whale-ls.exe' },
-        { 'windows', {}, { ['C:\\Users\\me\\.local\\bin\\whale-ls.exe'] = true }, { USERPROFILE = 'C:\\Users\\me' }, 'whale-ls', nil },
+        {
+          'linux',
+          {},
+          { ['/home/me/go/bin/whale-ls'] = true },
+          { HOME = '/home/me' },
+          '/opt/w/whale-ls',
+          nil,
+        },
+        {
+          'macos',
+          {},
+          { ['/Users/me/go/bin/whale-ls'] = true },
+          { HOME = '/Users/me' },
+          'whale-ls',
+          '/Users/me/go/bin/whale-ls',
+        },
+        {
+          'macos',
+          { ['whale-ls'] = '/opt/homebrew/bin/whale-ls' },
+          {},
+          { HOME = '/Users/me' },
+          'whale-ls',
+          '/opt/homebrew/bin/whale-ls',
+        },
+        {
+          'windows',
+          { ['whale-ls.exe'] = 'C:\\bin\\whale-ls.exe' },
+          {},
+          {},
+          'whale-ls',
+          'C:\\bin\\whale-ls.exe',
+        },
+        {
+          'windows',
+          {},
+          { ['C:\\Users\\me\\go\\bin\\whale-ls.exe'] = true },
+          { USERPROFILE = 'C:\\Users\\me' },
+          'whale-ls',
+          'C:\\Users\\me\\go\\bin\\whale-ls.exe',
+        },
+        {
+          'windows',
+          {},
+          { ['D:\\go\\bin\\whale-ls.exe'] = true },
+          { USERPROFILE = 'C:\\Users\\me', GOPATH = 'D:\\go;E:\\other' },
+          'whale-ls',
+          'D:\\go\\bin\\whale-ls.exe',
+        },
+        {
+          'windows',
+          {},
+          { ['C:\\tools\\whale-ls.exe'] = true },
+          {},
+          'C:\\tools\\whale-ls',
+          'C:\\tools\\whale-ls.exe',
+        },
+        {
+          'windows',
+          {},
+          { ['C:\\tools\\whale-ls.exe'] = true },
+          {},
+          'C:\\tools\\whale-ls.exe',
+          'C:\\tools\\whale-ls.exe',
+        },
+        {
+          'windows',
+          {},
+          { ['C:\\Users\\me\\.local\\bin\\whale-ls.exe'] = true },
+          { USERPROFILE = 'C:\\Users\\me' },
+          'whale-ls',
+          nil,
+        },
         { 'windows', {}, {}, { USERPROFILE = 'C:\\Users\\me' }, 'whale-ls', nil },
       }
       for i, r in ipairs(rows) do
         as(fake(r[1], r[2], r[3], r[4]), function()
           local got, tried = compat.find_program(r[5])
           if got ~= r[6] then
-            error(string.format('row %d (%s, %s): got %s, want %s; tried %s', i, r[1], r[5], tostring(got), tostring(r[6]), vim.inspect(tried)), 0)
+            error(
+              string.format(
+                'row %d (%s, %s): got %s, want %s; tried %s',
+                i,
+                r[1],
+                r[5],
+                tostring(got),
+                tostring(r[6]),
+                vim.inspect(tried)
+              ),
+              0
+            )
           end
         end)
       end
       -- server_cmd keeps the arguments and keeps cmd when nothing is found.
       as(fake('windows', { ['whale-ls.exe'] = 'C:\\bin\\whale-ls.exe' }), function()
-        H.eq(compat.server_cmd({ 'whale-ls', 'serve' }), { 'C:\\bin\\whale-ls.exe', 'serve' }, 'server_cmd')
+        H.eq(
+          compat.server_cmd({ 'whale-ls', 'serve' }),
+          { 'C:\\bin\\whale-ls.exe', 'serve' },
+          'server_cmd'
+        )
         H.eq(compat.server_cmd({ 'nope', 'serve' }), { 'nope', 'serve' }, 'server_cmd not found')
       end)
     end,
@@ -238,7 +368,13 @@ return {
     function()
       as(fake('windows'), function()
         local lines = require('whale.changes').render('C:\\Users\\me\\repo', {
-          { id = 'x1', time = '', tool = 'edit', summary = 's', files = { { path = 'c:\\users\\me\\repo\\src\\a.go', added = 1, removed = 0 } } },
+          {
+            id = 'x1',
+            time = '',
+            tool = 'edit',
+            summary = 's',
+            files = { { path = 'c:\\users\\me\\repo\\src\\a.go', added = 1, removed = 0 } },
+          },
         }, 0)
         H.contains(table.concat(lines, '\n'), ' src\\a.go ', 'relative name')
       end)

@@ -101,8 +101,22 @@ return {
       local win, buf = proposal_window()
       H.ok(vim.api.nvim_win_get_option(win, 'diff'), 'the proposal window is in diff mode')
       H.eq(vim.api.nvim_buf_get_option(buf, 'modifiable'), false, 'the proposal is read-only')
-      H.eq(vim.api.nvim_buf_get_lines(buf, 0, -1, true), { 'a1', 'A2', 'a3', 'a4', 'a5', 'A6', 'a7' }, 'the proposal')
-      H.contains(vim.api.nvim_win_get_option(win, 'statusline'), '0 accepted, 0 rejected, 2 undecided', 'statusline')
+      H.eq(
+        vim.api.nvim_buf_get_lines(buf, 0, -1, true),
+        { 'a1', 'A2', 'a3', 'a4', 'a5', 'A6', 'a7' },
+        'the proposal'
+      )
+      H.contains(
+        vim.api.nvim_win_get_option(win, 'statusline'),
+        '0 accepted, 0 rejected, 2 undecided',
+        'statusline'
+      )
+      -- The panes say in words which is which, first on their status lines.
+      H.eq(
+        vim.api.nvim_win_get_option(win, 'statusline'):sub(1, 8),
+        'PROPOSED',
+        'the proposal pane is labelled'
+      )
       -- The cursor starts on the first hunk; a accepts it and moves on.
       vim.api.nvim_win_set_cursor(win, { 2, 0 })
       vim.cmd('normal a')
@@ -110,7 +124,11 @@ return {
       vim.cmd('normal r')
       H.contains(marks(buf), 'accepted', 'marks')
       H.contains(marks(buf), 'rejected', 'marks')
-      H.contains(vim.api.nvim_win_get_option(win, 'statusline'), '1 accepted, 1 rejected, 0 undecided', 'statusline')
+      H.contains(
+        vim.api.nvim_win_get_option(win, 'statusline'),
+        '1 accepted, 1 rejected, 0 undecided',
+        'statusline'
+      )
       vim.cmd('normal D')
       local env = wait()
       H.eq(env.code, 'ok', 'code (' .. tostring(env.text) .. ')')
@@ -153,7 +171,8 @@ return {
   {
     'several files open one tab each; undecided hunks count as rejected; A accepts all',
     function()
-      local two = patch .. table.concat({ '--- a/c.txt', '+++ b/c.txt', '@@ -1 +1 @@', '-c', '+C', '' }, '\n')
+      local two = patch
+        .. table.concat({ '--- a/c.txt', '+++ b/c.txt', '@@ -1 +1 @@', '-c', '+C', '' }, '\n')
       -- a.txt now starts with A2: a fresh patch of it.
       two = two:gsub('\n%-a2\n%+A2\n', '\n-A2\n+a2\n')
       local wait = start_call('apply_patch', { patch = two })
@@ -161,7 +180,11 @@ return {
       -- Only the second file's hunk is accepted; a.txt's stay undecided.
       vim.cmd('tabnext')
       local _, cbuf = proposal_window()
-      H.eq(vim.api.nvim_buf_get_var(cbuf, 'whale_review').path, ws .. '/c.txt', 'the second tab is c.txt')
+      H.eq(
+        vim.api.nvim_buf_get_var(cbuf, 'whale_review').path,
+        ws .. '/c.txt',
+        'the second tab is c.txt'
+      )
       vim.cmd('normal a')
       vim.cmd('normal D')
       local env = wait()
@@ -195,7 +218,15 @@ return {
           title = 'Review ' .. id,
           timeoutMs = ms,
           options = { { id = 'accept' }, { id = 'reject' } },
-          files = { { path = ws .. '/x.txt', uri = vim.uri_from_fname(ws .. '/x.txt'), before = '', after = 'x\n', hunks = { { id = 'h1', header = '@@ create x.txt @@', diff = '+x\n' } } } },
+          files = {
+            {
+              path = ws .. '/x.txt',
+              uri = vim.uri_from_fname(ws .. '/x.txt'),
+              before = '',
+              after = 'x\n',
+              hunks = { { id = 'h1', header = '@@ create x.txt @@', diff = '+x\n' } },
+            },
+          },
         }
       end
       local prompts = require('whale.prompts')
@@ -252,6 +283,59 @@ return {
       H.eq(r.hunk_at(f, 'before', 10).id, 'h3', 'before 10')
       H.eq(r.hunk_at(f, 'after', 10).id, 'h3', 'after 10: next to the removed lines')
       H.eq(r.hunk_at(f, 'after', 12), nil, 'after 12')
+    end,
+  },
+  {
+    'a review with a deadline shows the time left; hidden, it is recalled before it ends, never dropped silently',
+    function()
+      local client = require('whale').get_client()
+      local notify = vim.notify
+      local notes = {}
+      vim.notify = function(msg)
+        table.insert(notes, tostring(msg))
+      end
+      review().remind_ms = 4000
+      require('whale.prompts').on_prompt(nil, {
+        promptId = 'p-deadline',
+        kind = 'review',
+        title = 'Review the change to y.txt',
+        timeoutMs = 6000,
+        options = { { id = 'accept' }, { id = 'reject' } },
+        files = {
+          {
+            path = ws .. '/y.txt',
+            uri = vim.uri_from_fname(ws .. '/y.txt'),
+            before = '',
+            after = 'y\n',
+            hunks = { { id = 'h1', header = '@@ create y.txt @@', diff = '+y\n' } },
+          },
+        },
+      }, { client_id = client.id })
+      local item = shown(1)
+      H.eq(item.params.promptId, 'p-deadline', 'shown')
+      local win = proposal_window()
+      H.wait(function()
+        return vim.api.nvim_win_get_option(win, 'statusline'):match('0:0[0-5] left')
+      end, 'the time left on the status line')
+      vim.cmd('normal q')
+      H.contains(
+        table.concat(notes, '\n'),
+        'the review is still waiting (0:0',
+        'hiding says how long it waits'
+      )
+      H.wait(function()
+        return table.concat(notes, '\n'):find('is waiting for your review', 1, true)
+      end, 'the reminder of the hidden review', 8000)
+      H.contains(
+        table.concat(notes, '\n'),
+        ':WhaleReview shows it',
+        'the reminder says how to show it'
+      )
+      H.wait(function()
+        return table.concat(notes, '\n'):find('timed out', 1, true)
+      end, 'the end is said too', 8000)
+      review().remind_ms = 30000
+      vim.notify = notify
     end,
   },
 }

@@ -15,9 +15,13 @@ return {
       local buf = vim.api.nvim_get_current_buf()
       H.client_for(buf)
       local env, err, done
-      require('whale').call('edit', { file_path = 's.txt', search = 'change me', replace = 'changed' }, function(e, r)
-        err, env, done = e, r, true
-      end)
+      require('whale').call(
+        'edit',
+        { file_path = 's.txt', search = 'change me', replace = 'changed' },
+        function(e, r)
+          err, env, done = e, r, true
+        end
+      )
       -- The request is on its way; the user types before the edit arrives.
       vim.api.nvim_buf_set_lines(buf, 0, 1, true, { 'typed by the user' })
       H.wait(function()
@@ -27,7 +31,11 @@ return {
       H.eq(env.code, 'write_conflict', 'code (' .. tostring(env.text) .. ')')
       H.contains(env.text, 's.txt', 'text')
       H.contains(env.text, 'not yet sent', 'the reason of the strict handler reaches the model')
-      H.eq(vim.api.nvim_buf_get_lines(buf, 0, -1, true), { 'typed by the user', 'change me' }, 'buffer')
+      H.eq(
+        vim.api.nvim_buf_get_lines(buf, 0, -1, true),
+        { 'typed by the user', 'change me' },
+        'buffer'
+      )
       H.eq(H.read(ws .. '/s.txt'), 'keep\nchange me\n', 'disk untouched')
     end,
   },

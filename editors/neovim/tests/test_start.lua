@@ -36,10 +36,18 @@ return {
     function()
       vim.cmd('WhaleTools')
       H.contains(vim.api.nvim_buf_get_name(0), 'whale://tools', 'the tools list is shown')
-      H.contains(table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n'), 'read_file', 'tools list')
+      H.contains(
+        table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n'),
+        'read_file',
+        'tools list'
+      )
       local env = H.call('read_file', { file_path = 'a.txt' })
       H.eq(env.code, 'ok', 'code (' .. tostring(env.text) .. ')')
-      H.eq(#require('whale.compat').get_clients({ name = 'whale_ls' }), 1, 'no second server was started')
+      H.eq(
+        #require('whale.compat').get_clients({ name = 'whale_ls' }),
+        1,
+        'no second server was started'
+      )
       vim.cmd('close')
     end,
   },
@@ -59,7 +67,10 @@ return {
       for _, t in ipairs(tools) do
         names[t.name] = t
       end
-      H.ok(names.read_file and names.edit and names.shell_run, 'catalog has read_file, edit, shell_run')
+      H.ok(
+        names.read_file and names.edit and names.shell_run,
+        'catalog has read_file, edit, shell_run'
+      )
       H.eq(names.read_file.readOnly, true, 'read_file readOnly')
       local async_tools
       require('whale').tools(function(err, t)
@@ -77,7 +88,15 @@ return {
       -- running server lists those because this client declares
       -- languageFeatures.
       local offline = assert(require('whale').tools())
-      local language = { problems = true, symbols = true, document_symbols = true, definition = true, references = true, hover = true, rename = true }
+      local language = {
+        problems = true,
+        symbols = true,
+        document_symbols = true,
+        definition = true,
+        references = true,
+        hover = true,
+        rename = true,
+      }
       local served = 0
       for _, t in ipairs(tools) do
         if not language[t.name] then

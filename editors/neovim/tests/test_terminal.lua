@@ -33,7 +33,8 @@ return {
       local buf = vim.api.nvim_get_current_buf()
       H.client_for(buf)
       local win = vim.api.nvim_get_current_win()
-      local env = H.call('shell_run', { command = 'echo hello-from-whale; echo second line', mode = 'pipe' })
+      local env =
+        H.call('shell_run', { command = 'echo hello-from-whale; echo second line', mode = 'pipe' })
       H.eq(env.code, 'ok', 'shell_run code (' .. tostring(env.text) .. ')')
       H.contains(env.text, 'hello-from-whale', 'result text')
       local task = task_buffer(task_id(env))
@@ -55,7 +56,10 @@ return {
   {
     'keys typed in the terminal buffer reach a read prompt',
     function()
-      local env = H.call_loop('shell_run', { command = 'read -r -p "name? " line; echo "got:$line"', mode = 'pty', background = true })
+      local env = H.call_loop(
+        'shell_run',
+        { command = 'read -r -p "name? " line; echo "got:$line"', mode = 'pty', background = true }
+      )
       H.eq(env.code, 'ok', 'shell_run code (' .. tostring(env.text) .. ')')
       local id = task_id(env)
       local task = task_buffer(id)
@@ -70,11 +74,22 @@ return {
       vim.api.nvim_input('i')
       H.sleep_loop(50)
       vim.api.nvim_input('hello<CR>')
-      H.wait_loop(function()
-        return screen(task.buf):find('got:hello', 1, true)
-      end, 'the typed line echoed by the process', nil, function()
-        return string.format('mode %s, window buffer %d (task %d), screen:\n%s', vim.api.nvim_get_mode().mode, vim.api.nvim_get_current_buf(), task.buf, screen(task.buf))
-      end)
+      H.wait_loop(
+        function()
+          return screen(task.buf):find('got:hello', 1, true)
+        end,
+        'the typed line echoed by the process',
+        nil,
+        function()
+          return string.format(
+            'mode %s, window buffer %d (task %d), screen:\n%s',
+            vim.api.nvim_get_mode().mode,
+            vim.api.nvim_get_current_buf(),
+            task.buf,
+            screen(task.buf)
+          )
+        end
+      )
       vim.api.nvim_input('<C-\\><C-n>')
       H.sleep_loop(50)
       vim.api.nvim_set_current_win(back)
@@ -88,7 +103,8 @@ return {
   {
     'resizing the terminal window resizes the PTY',
     function()
-      local env = H.call('shell_run', { command = 'read -r go; stty size', mode = 'pty', background = true })
+      local env =
+        H.call('shell_run', { command = 'read -r go; stty size', mode = 'pty', background = true })
       local id = task_id(env)
       local task = task_buffer(id)
       local win = vim.fn.bufwinid(task.buf)
@@ -98,7 +114,8 @@ return {
         return task.size and task.size.rows == 7
       end, 'whale-ls to answer the resize request')
       local cols = task.size.cols
-      local typed = H.call('write_stdin', { task_id = id, input = 'x', keys = { 'enter' }, wait_ms = 500 })
+      local typed =
+        H.call('write_stdin', { task_id = id, input = 'x', keys = { 'enter' }, wait_ms = 500 })
       H.call('shell_wait', { task_id = id, timeout_ms = 20000 })
       H.contains(typed.text, '7 ' .. cols, 'stty size seen by the model')
       H.wait(function()
@@ -129,7 +146,12 @@ return {
       local state
       H.wait(function()
         local client = require('whale').get_client()
-        local res = require('whale.compat').request_sync(client, 'whale/terminal/list', vim.empty_dict(), 5000)
+        local res = require('whale.compat').request_sync(
+          client,
+          'whale/terminal/list',
+          vim.empty_dict(),
+          5000
+        )
         for _, t in ipairs(res and res.result and res.result.tasks or {}) do
           if t.taskId == id then
             state = t.state

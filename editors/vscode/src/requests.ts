@@ -2,7 +2,7 @@
 // lsp/protocol.go, which names every whale/* method and its params and
 // results; lsp/protocol_test.go checks that this file (each `new
 // RequestType…('whale/…')` / `new NotificationType…('whale/…')`),
-// editors/neovim/lua/whale/protocol.lua and the server hold the same
+// lua/whale/protocol.lua and the server hold the same
 // methods. Every whale/* method the extension uses is named here and
 // nowhere else in src/. One file, no vscode import, so that the shapes can
 // be shared with tests and the companion test extension.

@@ -10,7 +10,15 @@
 -- avante.
 local M = { tools = {} }
 
-local field_types = { string = true, integer = true, number = true, boolean = true, object = true, array = true, table = true }
+local field_types = {
+  string = true,
+  integer = true,
+  number = true,
+  boolean = true,
+  object = true,
+  array = true,
+  table = true,
+}
 
 local function check_field(tool, f)
   assert(type(f.name) == 'string' and f.name ~= '', tool .. ': a field has no name')
@@ -30,7 +38,10 @@ function M.setup(opts)
   for _, t in ipairs(list or {}) do
     assert(type(t.name) == 'string' and t.name ~= '', 'custom tool without a name')
     assert(type(t.description) == 'string', t.name .. ': no description')
-    assert(type(t.param) == 'table' and t.param.type == 'table' and type(t.param.fields) == 'table', t.name .. ': bad param')
+    assert(
+      type(t.param) == 'table' and t.param.type == 'table' and type(t.param.fields) == 'table',
+      t.name .. ': bad param'
+    )
     for _, f in ipairs(t.param.fields) do
       check_field(t.name, f)
     end

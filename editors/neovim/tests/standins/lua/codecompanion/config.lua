@@ -6,7 +6,10 @@ local M = {
     chat = {
       tools = {
         -- CodeCompanion's own tools live here too.
-        read_file = { description = 'built-in read_file', callback = 'interactions.chat.tools.builtin.read_file' },
+        read_file = {
+          description = 'built-in read_file',
+          callback = 'interactions.chat.tools.builtin.read_file',
+        },
         groups = {},
         opts = {},
       },

@@ -76,7 +76,10 @@ function M.run_tool(name, args, api, chat, on_done)
     tool = require(tool)
   end
   assert(type(tool) == 'table' and type(tool.cmds) == 'table', 'tool ' .. name .. ' has no cmds')
-  assert(tool.schema and tool.schema['function'] and tool.schema['function'].name == name, 'tool ' .. name .. ' schema name')
+  assert(
+    tool.schema and tool.schema['function'] and tool.schema['function'].name == name,
+    'tool ' .. name .. ' schema name'
+  )
   tool = vim.deepcopy(tool)
   tool.args = args
   local tools = { chat = chat }

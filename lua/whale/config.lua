@@ -46,6 +46,12 @@ M.defaults = {
     -- window is still open.
     reuse_window = true,
   },
+  prompts = {
+    -- How whale's questions with options (approvals) are shown: 'auto'
+    -- (a floating window that takes the focus while vim.ui.select is
+    -- Neovim's own, else vim.ui.select), 'float' or 'select'.
+    ui = 'auto',
+  },
   plan = {
     -- Open the :WhalePlan window by itself when the assistant sends a plan.
     auto_open = false,

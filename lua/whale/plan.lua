@@ -43,7 +43,10 @@ function M.render()
     for i, s in ipairs(type(M.plan.steps) == 'table' and M.plan.steps or {}) do
       local status = text_of(type(s) == 'table' and s.status or '')
       local step = type(s) == 'table' and text_of(s.step or s.title or s.content) or text_of(s)
-      table.insert(lines, string.format('%s %d. %s', marks[status] or '[ ]', i, step:gsub('\n', ' ')))
+      table.insert(
+        lines,
+        string.format('%s %d. %s', marks[status] or '[ ]', i, step:gsub('\n', ' '))
+      )
     end
   end
   if M.todos then
@@ -58,7 +61,10 @@ function M.render()
         if label == '' then
           label = vim.inspect(item)
         end
-        table.insert(lines, string.format('%s %s', marks[text_of(item.status)] or '[ ]', label:gsub('\n', ' ')))
+        table.insert(
+          lines,
+          string.format('%s %s', marks[text_of(item.status)] or '[ ]', label:gsub('\n', ' '))
+        )
       else
         table.insert(lines, '[ ] ' .. text_of(item))
       end

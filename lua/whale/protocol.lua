@@ -26,7 +26,8 @@ return {
   -- client -> server request {command, cwd?} -> {readOnly, boundary = 'allow'|'ask'|'deny'|'unchecked'}
   shell_judge = 'whale/shell/judge',
   -- client -> server request {tool, input} -> {readOnly, whaleAsks, title, detail (markdown),
-  -- files? = [{path, added, removed}], error?}: what a tool call will do, before it runs
+  -- files? = [{path, added, removed}], error?}: what a tool call will do, before it runs; a
+  -- server without it answers -32601 (method not found), which the plugin reads as "no preview"
   preview = 'whale/preview',
 
   -- server -> client notification {promptId, kind, title, detail, options, placeholder?, timeoutMs?,

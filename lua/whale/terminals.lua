@@ -52,7 +52,10 @@ local function send(task, method, params, on_ok)
       -- The task may have ended between the key press and the request.
       vim.schedule(function()
         if task.running then
-          compat.notify_user(string.format('%s %s: %s', method, task.id, err.message or vim.inspect(err)), vim.log.levels.DEBUG)
+          compat.notify_user(
+            string.format('%s %s: %s', method, task.id, err.message or vim.inspect(err)),
+            vim.log.levels.DEBUG
+          )
         end
       end)
     end
@@ -79,7 +82,10 @@ function M.type(task, data)
     task.typing = false
     if err and task.running then
       vim.schedule(function()
-        compat.notify_user(string.format('input to %s not delivered: %s', task.id, err.message or vim.inspect(err)), vim.log.levels.DEBUG)
+        compat.notify_user(
+          string.format('input to %s not delivered: %s', task.id, err.message or vim.inspect(err)),
+          vim.log.levels.DEBUG
+        )
       end)
     end
     if task.typed ~= '' and task.running then
@@ -89,7 +95,8 @@ function M.type(task, data)
 end
 
 local function buf_name(task)
-  local name = string.format('whale://%s/%s', task.id, task.title ~= '' and task.title or task.command)
+  local name =
+    string.format('whale://%s/%s', task.id, task.title ~= '' and task.title or task.command)
   return (name:gsub('[\r\n]', ' '))
 end
 
@@ -352,11 +359,17 @@ function M.on_exit(_, params, ctx)
   task.running = false
   task.exit_code = params.exitCode
   task.signal = params.signal ~= vim.NIL and params.signal ~= '' and params.signal or nil
-  local how = task.signal and ('was stopped by ' .. task.signal) or ('exited with code ' .. tostring(task.exit_code))
+  local how = task.signal and ('was stopped by ' .. task.signal)
+    or ('exited with code ' .. tostring(task.exit_code))
   write(task, string.format('\r\n[whale %s %s]\r\n', task.id, how))
   if vim.api.nvim_buf_is_valid(task.buf) then
     vim.api.nvim_buf_set_var(task.buf, 'whale_exit_code', task.exit_code or -1)
-    pcall(vim.api.nvim_buf_set_name, task.buf, buf_name(task) .. (task.signal and ' [stopped]' or string.format(' [exit %s]', tostring(task.exit_code))))
+    pcall(
+      vim.api.nvim_buf_set_name,
+      task.buf,
+      buf_name(task)
+        .. (task.signal and ' [stopped]' or string.format(' [exit %s]', tostring(task.exit_code)))
+    )
   end
 end
 

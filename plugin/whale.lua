@@ -55,10 +55,7 @@ vim.api.nvim_create_user_command('WhaleReview', function()
 end, { desc = 'Show the change waiting for review (setting edits.review)' })
 
 vim.api.nvim_create_user_command('WhaleStart', function()
-  local client, err = whale().start()
-  if not client then
-    vim.notify('whale: ' .. tostring(err), vim.log.levels.ERROR)
-  end
+  whale().cmd_start()
 end, { desc = 'Start whale-ls for the current workspace' })
 
 vim.api.nvim_create_user_command('WhaleStop', function()

@@ -302,7 +302,9 @@ local function whale_encoding(ctx)
 end
 
 local function file_buffer(b)
-  return vim.api.nvim_buf_is_loaded(b) and vim.api.nvim_buf_get_option(b, 'buftype') == '' and vim.api.nvim_buf_get_name(b) ~= ''
+  return vim.api.nvim_buf_is_loaded(b)
+    and vim.api.nvim_buf_get_option(b, 'buftype') == ''
+    and vim.api.nvim_buf_get_name(b) ~= ''
 end
 
 local function diagnostic_item(d, uri, bufnr, enc)
@@ -371,7 +373,13 @@ function M.diagnostics_handler(_, params, ctx)
       end
     end
     if not any and #names > 0 then
-      return nil, request_error(string.format('no language server is attached to %s in Neovim and there are no diagnostics for it', table.concat(names, ', ')))
+      return nil,
+        request_error(
+          string.format(
+            'no language server is attached to %s in Neovim and there are no diagnostics for it',
+            table.concat(names, ', ')
+          )
+        )
     end
   end
   local items, counts = {}, {}
@@ -433,7 +441,8 @@ local function ask_all(clients, method, params_for, bufnr, timeout_ms)
       answers[i].id = id
       pending = pending + 1
     else
-      answers[i].err, answers[i].done = { message = ok and 'the request was not sent' or tostring(sent) }, true
+      answers[i].err, answers[i].done =
+        { message = ok and 'the request was not sent' or tostring(sent) }, true
     end
   end
   if pending > 0 then
@@ -459,7 +468,14 @@ local function place_key(item)
   local uri = l.uri or l.targetUri or ''
   local r = l.range or l.targetSelectionRange or {}
   local s, e = r.start or {}, r['end'] or {}
-  return table.concat({ item.name or '', uri, tostring(s.line), tostring(s.character), tostring(e.line), tostring(e.character) }, '\0')
+  return table.concat({
+    item.name or '',
+    uri,
+    tostring(s.line),
+    tostring(s.character),
+    tostring(e.line),
+    tostring(e.character),
+  }, '\0')
 end
 
 local function as_list(result)
@@ -475,18 +491,32 @@ function M.feature_handler(_, params, ctx)
   local kind = params.kind
   local method = methods[kind]
   if not method then
-    return nil, vim.lsp.rpc.rpc_response_error(vim.lsp.protocol.ErrorCodes.InvalidParams, string.format('unknown language feature kind %q; kinds are definition, references, hover, documentSymbols, workspaceSymbols and rename', tostring(kind)))
+    return nil,
+      vim.lsp.rpc.rpc_response_error(
+        vim.lsp.protocol.ErrorCodes.InvalidParams,
+        string.format(
+          'unknown language feature kind %q; kinds are definition, references, hover, documentSymbols, workspaceSymbols and rename',
+          tostring(kind)
+        )
+      )
   end
   local whale_enc = whale_encoding(ctx)
   local timeout = option('timeout_ms', 10000)
   local bufnr, loaded_now, where
   if kind ~= 'workspaceSymbols' then
     if type(params.uri) ~= 'string' then
-      return nil, vim.lsp.rpc.rpc_response_error(vim.lsp.protocol.ErrorCodes.InvalidParams, kind .. ' needs a uri')
+      return nil,
+        vim.lsp.rpc.rpc_response_error(
+          vim.lsp.protocol.ErrorCodes.InvalidParams,
+          kind .. ' needs a uri'
+        )
     end
     bufnr, loaded_now = M.load(params.uri)
     if not bufnr then
-      return nil, request_error(string.format('%s does not exist or cannot be loaded in Neovim', display(nil, params.uri)))
+      return nil,
+        request_error(
+          string.format('%s does not exist or cannot be loaded in Neovim', display(nil, params.uri))
+        )
     end
     where = display(bufnr, params.uri)
   end
@@ -503,13 +533,21 @@ function M.feature_handler(_, params, ctx)
   if #clients == 0 then
     local attached = #names > 0 and table.concat(names, ', ') or 'none'
     if where then
-      return nil, request_error(string.format('no language server attached to %s in Neovim offers %s (other clients attached: %s)', where, kind, attached))
+      return nil,
+        request_error(
+          string.format(
+            'no language server attached to %s in Neovim offers %s (other clients attached: %s)',
+            where,
+            kind,
+            attached
+          )
+        )
     end
     return nil, request_error(string.format('no language server running in Neovim offers %s', kind))
   end
   local uri = bufnr and vim.uri_from_bufnr(bufnr)
   local convs = {}
-  local function conv_for(c, from, to)
+  local function conv_for(from, to)
     local key = from .. '>' .. to
     convs[key] = convs[key] or { converter(from, to) }
     return convs[key][1]
@@ -522,7 +560,12 @@ function M.feature_handler(_, params, ctx)
     elseif kind == 'documentSymbols' then
       p = { textDocument = { uri = uri } }
     else
-      p = with_position({ textDocument = { uri = uri } }, uri, params.position, conv_for(c, whale_enc, enc))
+      p = with_position(
+        { textDocument = { uri = uri } },
+        uri,
+        params.position,
+        conv_for(whale_enc, enc)
+      )
       if kind == 'references' then
         p.context = { includeDeclaration = true }
       elseif kind == 'rename' then
@@ -534,12 +577,23 @@ function M.feature_handler(_, params, ctx)
   local out, seen, failures = nil, {}, {}
   for _, a in ipairs(answers) do
     if a.timed_out then
-      table.insert(failures, string.format('%s did not answer %s within %d ms', a.client.name, method, timeout))
+      table.insert(
+        failures,
+        string.format('%s did not answer %s within %d ms', a.client.name, method, timeout)
+      )
     elseif a.err and not is_nil(a.err) then
-      table.insert(failures, string.format('%s could not answer %s: %s', a.client.name, method, tostring(a.err.message or vim.inspect(a.err))))
+      table.insert(
+        failures,
+        string.format(
+          '%s could not answer %s: %s',
+          a.client.name,
+          method,
+          tostring(a.err.message or vim.inspect(a.err))
+        )
+      )
     elseif not is_empty(kind, a.result) then
       local enc = a.client.offset_encoding or 'utf-16'
-      local result = convert_result(kind, a.result, uri, conv_for(a.client, enc, whale_enc))
+      local result = convert_result(kind, a.result, uri, conv_for(enc, whale_enc))
       if not merged[kind] then
         return result
       end

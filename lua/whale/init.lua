@@ -147,6 +147,104 @@ local function on_exit(_, _, client_id)
   end)
 end
 
+--------------------------------------------------------------------------
+-- Finding the program, and telling the user once when it cannot run.
+
+-- The programs `whale-ls version` ran for, by path and file stamp: a
+-- binary replaced in place (a new build) is tried again.
+local probed = {}
+
+local function stamp(path)
+  local st = vim.loop.fs_stat(path)
+  return st and string.format('%s:%d:%d', path, st.size, st.mtime.sec) or path
+end
+
+--- Whether program at path runs: `whale-ls version` exits 0. Programs not
+--- named whale-ls (a wrapper in cmd) are not probed.
+local function probe(path)
+  local base = vim.fn.fnamemodify(path, ':t'):lower()
+  if not base:match('^whale%-ls') then
+    return true
+  end
+  local key = stamp(path)
+  if probed[key] ~= nil then
+    return probed[key] == true, probed[key] ~= true and probed[key] or nil
+  end
+  local ok, out = pcall(vim.fn.system, { path, 'version' })
+  local why
+  if not ok then
+    why = tostring(out)
+  elseif vim.v.shell_error ~= 0 then
+    local first = vim.trim(vim.split(tostring(out), '\n', { plain = true })[1] or '')
+    why = string.format('exit code %d%s', vim.v.shell_error, first ~= '' and (': ' .. first) or '')
+  end
+  probed[key] = why or true
+  return why == nil, why
+end
+
+--- The program setup() starts: its full path, or nil, a short message for
+--- the user that says what to do, and the details (where it was looked for)
+--- that :checkhealth whale adds.
+---@return string|nil path, string|nil problem, string|nil details
+function M.find_server()
+  local cmd = config.options.cmd or { 'whale-ls' }
+  if type(cmd) ~= 'table' or type(cmd[1]) ~= 'string' then
+    return nil, 'the option cmd is not a list of strings: set it to { "whale-ls" } or a path'
+  end
+  local found, tried = compat.find_program(cmd[1])
+  if not found then
+    local elsewhere = {}
+    for _, t in ipairs(tried) do
+      if t ~= cmd[1] and t ~= cmd[1] .. '.exe' then
+        table.insert(elsewhere, vim.fn.fnamemodify(t, ':~'))
+      end
+    end
+    local details = compat.is_absolute(cmd[1]) and 'the option cmd names it'
+      or (
+        'looked on PATH' .. (#elsewhere > 0 and (' and at ' .. table.concat(elsewhere, ', ')) or '')
+      )
+    return nil,
+      string.format(
+        'cannot find %s: :checkhealth whale says how to install it, then :WhaleStart',
+        vim.fn.fnamemodify(cmd[1], ':~')
+      ),
+      details
+  end
+  local runs, why = probe(found)
+  if not runs then
+    return nil,
+      string.format(
+        '%s does not run (`whale-ls version`: %s): :checkhealth whale says how to reinstall it, then :WhaleStart',
+        vim.fn.fnamemodify(found, ':~'),
+        why
+      )
+  end
+  return found
+end
+
+-- Problems already told to the user (each once, until whale-ls starts).
+local told = {}
+
+--- Tell the user problem (a find_server() message) once; :checkhealth
+--- whale shows the last one.
+function M.report(problem)
+  M.problem = problem
+  if told[problem] then
+    return
+  end
+  told[problem] = true
+  -- After startup, as a warning: an error while init.lua runs reads as
+  -- "Error detected while processing init.lua", which it is not.
+  vim.schedule(function()
+    compat.notify_user(problem, vim.log.levels.WARN)
+  end)
+end
+
+local function started()
+  told = {}
+  M.problem = nil
+end
+
 --- The nearest folder above path holding one of the root markers, else the
 --- current working folder.
 ---@param path? string a file or folder
@@ -239,12 +337,29 @@ function M.lsp_config(root)
     cfg.root_dir = root
     cfg.workspace_folders = { { uri = vim.uri_from_fname(root), name = root } }
   else
-    -- vim.lsp.enable (0.11+): decide per buffer.
+    -- vim.lsp.enable (0.11+): decide per buffer, and find the program when
+    -- a client starts, so that one installed after setup() (build.lua,
+    -- go install) is started without a restart. A missing or broken
+    -- program is reported once and no client is started.
     cfg.root_dir = function(bufnr, on_dir)
       local r = M.buffer_root(bufnr)
-      if r then
-        on_dir(r)
+      if not r then
+        return
       end
+      local _, problem = M.find_server()
+      if problem then
+        M.report(problem)
+        return
+      end
+      on_dir(r)
+    end
+    cfg.cmd = function(dispatchers, c)
+      local program = compat.server_cmd(vim.deepcopy(config.options.cmd))
+      return vim.lsp.rpc.start(program, dispatchers, {
+        cwd = c and c.cmd_cwd,
+        env = c and c.cmd_env,
+        detached = c and c.detached,
+      })
     end
   end
   return cfg
@@ -268,6 +383,10 @@ function M.start(root)
   if existing then
     return existing
   end
+  local _, problem = M.find_server()
+  if problem then
+    return nil, problem
+  end
   local cfg = M.lsp_config(root)
   local ok, id
   if compat.has('nvim-0.11') then
@@ -277,16 +396,29 @@ function M.start(root)
       return vim.lsp.config[M.name]
     end)
     if okc and type(base) == 'table' then
-      cfg = vim.tbl_extend('force', base, { root_dir = root, workspace_folders = cfg.workspace_folders })
+      cfg = vim.tbl_extend(
+        'force',
+        base,
+        { root_dir = root, workspace_folders = cfg.workspace_folders }
+      )
     end
     ok, id = pcall(vim.lsp.start, cfg, { attach = false })
   else
     ok, id = pcall(vim.lsp.start_client, cfg)
   end
-  if not ok or not id then
-    return nil, 'cannot start ' .. table.concat(cfg.cmd, ' ') .. ': ' .. tostring(id)
+  local client = ok and id and vim.lsp.get_client_by_id(id)
+  if not client then
+    local program = type(cfg.cmd) == 'table' and table.concat(cfg.cmd, ' ') or 'whale-ls'
+    local why = not ok and tostring(id) or 'Neovim started no client (see :LspLog)'
+    return nil,
+      string.format(
+        'cannot start %s: %s. :checkhealth whale says more; then run :WhaleStart',
+        program,
+        why
+      )
   end
-  return vim.lsp.get_client_by_id(id)
+  started()
+  return client
 end
 
 --- Call cb(client) once whale-ls for root is initialized (starting it when
@@ -339,18 +471,42 @@ function M.attach(bufnr)
   end
   local client, err = M.start(root)
   if not client then
-    compat.notify_user(err, vim.log.levels.ERROR)
+    M.report(err)
     return false
   end
   return vim.lsp.buf_attach_client(bufnr, client.id)
 end
 
-local function attach_all()
+local function attach_all(root)
   for _, b in ipairs(vim.api.nvim_list_bufs()) do
-    if M.buffer_root(b) then
+    local r = M.buffer_root(b)
+    if r and (not root or compat.same_path(r, root)) then
       M.attach(b)
     end
   end
+end
+
+--- :WhaleStart: start whale-ls for the current workspace and attach it to
+--- that workspace's buffers; the chat adapters add the tools they lack when
+--- it is ready (a program installed after Neovim started included).
+function M.cmd_start()
+  local root = M.root_for(vim.api.nvim_buf_get_name(0))
+  local running = M.get_client(root)
+  local client, err = M.start(root)
+  if not client then
+    M.problem = err
+    compat.notify_user(err, vim.log.levels.ERROR)
+    return nil, err
+  end
+  if config.did_setup and config.options.autostart then
+    attach_all(root)
+  end
+  if running then
+    compat.notify_user('whale-ls already runs for ' .. root)
+  else
+    compat.notify_user('whale-ls started for ' .. root)
+  end
+  return client
 end
 
 --- Configure the plugin. On 0.11+ (unless use_lsp_enable = false) this
@@ -361,9 +517,21 @@ function M.setup(opts)
   config.set(opts)
   local o = config.options
   augroup = vim.api.nvim_create_augroup('whale', { clear = true })
+  -- A missing or broken program: one message now (not one per buffer).
+  local _, problem = M.find_server()
+  if problem then
+    M.report(problem)
+  end
   local use_enable = compat.has('nvim-0.11') and o.use_lsp_enable ~= false and vim.lsp.config ~= nil
   if use_enable then
     local cfg = M.lsp_config()
+    -- vim.lsp.config() merges into what an earlier setup() registered: the
+    -- settings are this call's alone, so a setting left out now is gone
+    -- (other fields a user set with vim.lsp.config stay).
+    local stored = type(vim.lsp.config._configs) == 'table' and vim.lsp.config._configs[M.name]
+    if type(stored) == 'table' then
+      stored.init_options = nil
+    end
     vim.lsp.config(M.name, cfg)
     if o.autostart then
       vim.lsp.enable(M.name)
@@ -430,9 +598,9 @@ end
 
 local function catalog_from_binary()
   local cmd = vim.deepcopy(config.options.cmd)
-  local program = compat.find_program(cmd[1])
+  local program, problem = M.find_server()
   if not program then
-    return nil, cmd[1] .. ' is not executable'
+    return nil, problem
   end
   cmd[1] = program
   table.insert(cmd, 'tools')
@@ -473,7 +641,8 @@ function M.tools(callback, opts)
   end
   local client = M.get_client(opts.root)
   if client and client.initialized then
-    local res, err = compat.request_sync(client, protocol.tools, vim.empty_dict(), opts.timeout or 10000)
+    local res, err =
+      compat.request_sync(client, protocol.tools, vim.empty_dict(), opts.timeout or 10000)
     if res and res.result then
       return res.result.tools or {}
     end
@@ -483,6 +652,54 @@ function M.tools(callback, opts)
     return nil, tostring(err)
   end
   return catalog_from_binary()
+end
+
+--- What a tool call would do, from whale-ls (whale/preview): {readOnly,
+--- whaleAsks, title, detail (markdown, a ```diff fence for an edit, computed
+--- by the plan the edit would commit), files?, error?}. nil, reason when
+--- there is none: a server without whale/preview (-32601), no server
+--- running or ready within opts.timeout ms (default 5000). Waits: for a
+--- chat plugin's approval prompt, which asks synchronously.
+---@param name string tool name without prefix
+---@param input table
+---@return table|nil preview, string|nil reason
+function M.preview(name, input, opts)
+  opts = opts or {}
+  local timeout = opts.timeout or 5000
+  local client = M.get_client(opts.root)
+  if not client then
+    client = M.start(opts.root)
+  end
+  if not client then
+    return nil, 'whale-ls is not running'
+  end
+  if
+    not client.initialized
+    and not vim.wait(timeout, function()
+      return client.initialized == true
+    end, 20)
+  then
+    return nil, 'whale-ls is not ready'
+  end
+  local res, err = compat.request_sync(
+    client,
+    protocol.preview,
+    { tool = (name:gsub('^whale%.', '')), input = wrap_input(input) },
+    timeout
+  )
+  if not res then
+    return nil, tostring(err)
+  end
+  if res.err then
+    if res.err.code == -32601 then
+      return nil, 'this whale-ls has no whale/preview'
+    end
+    return nil, res.err.message or vim.inspect(res.err)
+  end
+  if type(res.result) ~= 'table' then
+    return nil, 'whale/preview answered nothing'
+  end
+  return res.result
 end
 
 --- Stop every whale client.
@@ -523,7 +740,10 @@ function M.cmd_tools()
   local lines = {}
   for _, t in ipairs(tools) do
     local first = vim.split(t.description or '', '\n', { plain = true })[1] or ''
-    table.insert(lines, string.format('%-14s %-7s %s  %s', t.name, t.group or '', t.readOnly and 'ro' or 'rw', first))
+    table.insert(
+      lines,
+      string.format('%-14s %-7s %s  %s', t.name, t.group or '', t.readOnly and 'ro' or 'rw', first)
+    )
   end
   return scratch(lines, 'whale://tools', nil)
 end
@@ -538,7 +758,10 @@ function M.cmd_call(args)
   if json and json ~= '' then
     local ok, decoded = pcall(vim.json.decode, json)
     if not ok or type(decoded) ~= 'table' then
-      compat.notify_user('the input is not a JSON object: ' .. tostring(decoded), vim.log.levels.ERROR)
+      compat.notify_user(
+        'the input is not a JSON object: ' .. tostring(decoded),
+        vim.log.levels.ERROR
+      )
       return
     end
     input = decoded
@@ -549,7 +772,14 @@ function M.cmd_call(args)
         compat.notify_user(err, vim.log.levels.ERROR)
         return
       end
-      local lines = { string.format('# whale.%s → %s%s', name, tostring(env.code), env.truncated and ' (truncated)' or '') }
+      local lines = {
+        string.format(
+          '# whale.%s → %s%s',
+          name,
+          tostring(env.code),
+          env.truncated and ' (truncated)' or ''
+        ),
+      }
       if type(env.repairs) == 'table' and #env.repairs > 0 then
         table.insert(lines, 'repairs: ' .. table.concat(env.repairs, ', '))
       end
@@ -586,7 +816,8 @@ function M.cmd_terminals()
     prompt = 'whale terminals',
     kind = 'whale.terminals',
     format_item = function(t)
-      local state = t.running and 'running' or (t.signal and ('stopped by ' .. t.signal) or ('exit ' .. tostring(t.exit_code)))
+      local state = t.running and 'running'
+        or (t.signal and ('stopped by ' .. t.signal) or ('exit ' .. tostring(t.exit_code)))
       return string.format('%s  %-14s %s', t.id, state, t.command ~= '' and t.command or t.title)
     end,
   }, function(choice)

@@ -23,7 +23,8 @@ function M.get_clients(filter)
     return vim.lsp.get_clients(filter)
   end
   local out = {}
-  local clients = filter.bufnr and vim.lsp.buf_get_clients(filter.bufnr) or vim.lsp.get_active_clients()
+  local clients = filter.bufnr and vim.lsp.buf_get_clients(filter.bufnr)
+    or vim.lsp.get_active_clients()
   for _, c in pairs(clients) do
     if (not filter.name or c.name == filter.name) and (not filter.id or c.id == filter.id) then
       table.insert(out, c)
@@ -283,10 +284,17 @@ function M.server_binary()
   return M.is_windows() and 'whale-ls.exe' or 'whale-ls'
 end
 
---- Folders `go install` and the README's build line put whale-ls in, for
---- when it is not on PATH (a macOS GUI Neovim started from the Dock, a
---- Windows PATH not refreshed): $GOBIN, $GOPATH/bin, ~/go/bin, and on Unix
---- ~/.local/bin.
+--- The plugin's folder (the one holding lua/, plugin/, doc/ and build.lua).
+---@return string
+function M.plugin_root()
+  local here = debug.getinfo(1, 'S').source:sub(2)
+  return vim.fn.fnamemodify(here, ':p:h:h:h')
+end
+
+--- Folders whale-ls is looked for in when it is not on PATH (a macOS GUI
+--- Neovim started from the Dock, a Windows PATH not refreshed): the
+--- plugin's own bin/ (where build.lua puts it), $GOBIN, $GOPATH/bin,
+--- ~/go/bin, and on Unix ~/.local/bin.
 ---@return string[]
 function M.install_dirs()
   local sys = M.sys
@@ -297,6 +305,8 @@ function M.install_dirs()
       table.insert(dirs, d)
     end
   end
+  -- Where the plugin's build step (build.lua) puts the program.
+  add(M.join(M.plugin_root(), 'bin'))
   add(sys.getenv('GOBIN'))
   local gopath = sys.getenv('GOPATH')
   if gopath and gopath ~= '' then

@@ -147,7 +147,25 @@ local labels = { accepted = 'accepted', rejected = 'rejected' }
 local signs = { accepted = 'A', rejected = 'R' }
 local groups = { accepted = 'WhaleReviewAccepted', rejected = 'WhaleReviewRejected' }
 
-local function statusline(item, index)
+--- Milliseconds until the review's deadline (nil without one).
+function M.time_left(item)
+  if not item.deadline then
+    return nil
+  end
+  return math.max(0, item.deadline - vim.loop.now())
+end
+
+--- "m:ss" for ms.
+function M.clock(ms)
+  local s = math.floor(ms / 1000 + 0.5)
+  return string.format('%d:%02d', math.floor(s / 60), s % 60)
+end
+
+-- What each pane shows, in words, first on its status line (a narrow
+-- window cuts the end, not this).
+local side_labels = { before = 'CURRENT', after = 'PROPOSED' }
+
+local function statusline(item, index, side)
   local f = item.files[index]
   local counts = { accepted = 0, rejected = 0, undecided = 0 }
   for _, h in ipairs(f.hunks) do
@@ -155,22 +173,30 @@ local function statusline(item, index)
     counts[s] = counts[s] + 1
   end
   local k = keys()
-  local text = string.format(
-    'whale review %d/%d %s: %d accepted, %d rejected, %d undecided  [%s accept, %s reject, %s accept all, %s reject all, %s done, %s help]',
-    index,
-    #item.files,
-    f.name,
+  local left = M.time_left(item)
+  local head = string.format(
+    '%s%s | %d accepted, %d rejected, %d undecided | %s (file %d/%d)',
+    side_labels[side] or '',
+    left and (' | ' .. M.clock(left) .. ' left') or '',
     counts.accepted,
     counts.rejected,
     counts.undecided,
+    f.name,
+    index,
+    #item.files
+  )
+  local tail = string.format(
+    ' | %s accept %s reject %s all %s none %s done %s hide %s keys',
     k.accept,
     k.reject,
     k.accept_all,
     k.reject_all,
     k.done,
+    k.close,
     k.help
   )
-  return (text:gsub('%%', '%%%%'))
+  -- %< : a narrow window cuts the keys, never the label and the counts.
+  return head:gsub('%%', '%%%%') .. '%<' .. tail:gsub('%%', '%%%%')
 end
 
 local function paint(item)
@@ -190,7 +216,7 @@ local function paint(item)
         })
       end
       for _, win in ipairs(vim.fn.win_findbuf(buf)) do
-        vim.api.nvim_win_set_option(win, 'statusline', statusline(item, pos.index))
+        vim.api.nvim_win_set_option(win, 'statusline', statusline(item, pos.index, pos.side))
       end
     end
   end
@@ -223,10 +249,27 @@ local function stop_timer(item)
     t:stop()
     t:close()
   end
+  t = item.ticker
+  item.ticker = nil
+  if t and not t:is_closing() then
+    t:stop()
+    t:close()
+  end
+end
+
+-- fn(event, item) for 'waiting' (a review arrived) and 'settled' (it was
+-- answered or ended): chat adapters show the wait in their chat.
+M.listeners = {}
+
+local function emit(event, item)
+  for _, fn in ipairs(M.listeners) do
+    pcall(fn, event, item)
+  end
 end
 
 local function settle(item)
   item.done = true
+  emit('settled', item)
   stop_timer(item)
   for i, q in ipairs(queue) do
     if q == item then
@@ -256,7 +299,10 @@ local function expire(item)
     return
   end
   settle(item)
-  compat.notify_user('the review timed out, so the change was not applied: ' .. str(item.params.title), vim.log.levels.WARN)
+  compat.notify_user(
+    'the review timed out, so the change was not applied: ' .. str(item.params.title),
+    vim.log.levels.WARN
+  )
 end
 
 --------------------------------------------------------------------------
@@ -282,7 +328,10 @@ function M.decide(verdict)
   local line = vim.api.nvim_win_get_cursor(0)[1]
   local h = M.hunk_at(f, pos.side, line)
   if not h then
-    compat.notify_user('no hunk under the cursor (]c and [c move between changes)', vim.log.levels.WARN)
+    compat.notify_user(
+      'no hunk under the cursor (]c and [c move between changes)',
+      vim.log.levels.WARN
+    )
     return
   end
   pos.item.state[h.id] = verdict
@@ -347,7 +396,41 @@ function M.hide()
   local pos = here()
   if pos then
     close_ui(pos.item)
-    compat.notify_user('the review is still waiting: :WhaleReview shows it again')
+    local left = M.time_left(pos.item)
+    compat.notify_user(
+      'the review is still waiting'
+        .. (left and (' (' .. M.clock(left) .. ' left)') or '')
+        .. ': :WhaleReview shows it again'
+    )
+  end
+end
+
+-- A hidden review is recalled this long before its deadline.
+M.remind_ms = 30000
+
+--- Each second: the time left on the review's status lines; once, shortly
+--- before the deadline of a hidden review, a message (never a silent end).
+local function tick(item)
+  if item.done then
+    stop_timer(item)
+    return
+  end
+  local left = M.time_left(item)
+  if not left then
+    return
+  end
+  if #item.bufs > 0 then
+    paint(item)
+  elseif left <= M.remind_ms and not item.reminded then
+    item.reminded = true
+    compat.notify_user(
+      string.format(
+        '%s is waiting for your review: %s left, then it is rejected. :WhaleReview shows it',
+        str(item.params.title),
+        M.clock(left)
+      ),
+      vim.log.levels.WARN
+    )
   end
 end
 
@@ -359,7 +442,10 @@ local function help()
     string.format('  %-6s reject the hunk under the cursor', k.reject),
     string.format('  %-6s accept the whole change (sent at once)', k.accept_all),
     string.format('  %-6s reject the whole change, with a reason (sent at once)', k.reject_all),
-    string.format('  %-6s done: apply the accepted hunks (undecided ones count as rejected)', k.done),
+    string.format(
+      '  %-6s done: apply the accepted hunks (undecided ones count as rejected)',
+      k.done
+    ),
     string.format('  %-6s hide the review (:WhaleReview shows it again)', k.close),
     '  ]c [c  next / previous change. See :help whale-review',
   }, '\n'))
@@ -405,7 +491,11 @@ local function side_buffer(item, index, side, name)
   end
   vim.api.nvim_buf_set_option(buf, 'modifiable', false)
   vim.api.nvim_buf_set_option(buf, 'modified', false)
-  vim.api.nvim_buf_set_var(buf, 'whale_review', { promptId = str(item.params.promptId), path = f.path, side = side })
+  vim.api.nvim_buf_set_var(
+    buf,
+    'whale_review',
+    { promptId = str(item.params.promptId), path = f.path, side = side }
+  )
   by_buf[buf] = { item = item, index = index, side = side }
   table.insert(item.bufs, buf)
   map_keys(buf)
@@ -421,11 +511,12 @@ local function open_ui(item)
   local prev = vim.api.nvim_get_current_tabpage()
   local first_tab, first_win
   for index, f in ipairs(item.files) do
-    local base = string.format('whale://review/%s/', str(item.params.promptId))
     vim.cmd('tabnew')
     local scratch = vim.api.nvim_get_current_buf()
-    local bbuf = side_buffer(item, index, 'before', base .. 'current/' .. f.name)
-    local abuf = side_buffer(item, index, 'after', base .. 'proposed/' .. f.name)
+    -- Named for the tab line: the file, then which side (a scheme such as
+    -- whale:// would be shortened to w//r/p/...).
+    local bbuf = side_buffer(item, index, 'before', f.name .. ' [current]')
+    local abuf = side_buffer(item, index, 'after', f.name .. ' [proposed]')
     vim.api.nvim_win_set_buf(0, bbuf)
     if scratch ~= bbuf and vim.api.nvim_buf_is_valid(scratch) then
       pcall(vim.api.nvim_buf_delete, scratch, { force = true })
@@ -435,7 +526,11 @@ local function open_ui(item)
     vim.api.nvim_win_set_buf(0, abuf)
     vim.cmd('diffthis')
     if f.hunks[1] then
-      pcall(vim.api.nvim_win_set_cursor, 0, { mark_line(f.hunks[1], 'after', vim.api.nvim_buf_line_count(abuf)), 0 })
+      pcall(
+        vim.api.nvim_win_set_cursor,
+        0,
+        { mark_line(f.hunks[1], 'after', vim.api.nvim_buf_line_count(abuf)), 0 }
+      )
     end
     local tab = vim.api.nvim_get_current_tabpage()
     table.insert(item.tabs, tab)
@@ -458,7 +553,12 @@ function M.show(item)
     return false
   end
   local tab = item.tabs[1]
-  if tab and vim.api.nvim_tabpage_is_valid(tab) and #item.bufs > 0 and vim.api.nvim_buf_is_valid(item.bufs[1]) then
+  if
+    tab
+    and vim.api.nvim_tabpage_is_valid(tab)
+    and #item.bufs > 0
+    and vim.api.nvim_buf_is_valid(item.bufs[1])
+  then
     vim.api.nvim_set_current_tabpage(tab)
     return true
   end
@@ -482,7 +582,9 @@ show_next = function()
   end
   local ok, err = pcall(M.show, current)
   if ok then
-    compat.notify_user(str(current.params.title) .. '. ' .. str(current.params.detail) .. ' (g? lists the keys)')
+    compat.notify_user(
+      str(current.params.title) .. '. ' .. str(current.params.detail) .. ' (g? lists the keys)'
+    )
   else
     local item = current
     compat.notify_user('could not show the review: ' .. tostring(err), vim.log.levels.ERROR)
@@ -495,12 +597,22 @@ function M.on_prompt(params, client_id)
   local item = item_of(params, client_id)
   local ms = tonumber(params.timeoutMs)
   if ms and ms > 0 then
+    item.deadline = vim.loop.now() + ms
     item.timer = vim.defer_fn(function()
       item.timer = nil
       expire(item)
     end, ms)
+    item.ticker = vim.loop.new_timer()
+    item.ticker:start(
+      1000,
+      1000,
+      vim.schedule_wrap(function()
+        tick(item)
+      end)
+    )
   end
   table.insert(queue, item)
+  emit('waiting', item)
   vim.schedule(show_next)
 end
 

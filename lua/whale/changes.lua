@@ -26,12 +26,6 @@ end
 
 local str = compat.str
 
-local function notify(msg, level)
-  vim.schedule(function()
-    compat.notify_user(msg, level)
-  end)
-end
-
 --- Send method to the whale client of root (started when needed) and call
 --- cb(err_string|nil, result) on the main loop.
 function M.request(root, method, params, cb)
@@ -83,7 +77,15 @@ function M.format_time(s)
     end
     offset = (tonumber(zh) * 3600 + tonumber(zm) * 60) * (sign == '-' and -1 or 1)
   end
-  local fields = { year = tonumber(y), month = tonumber(mo), day = tonumber(d), hour = tonumber(h), min = tonumber(mi), sec = tonumber(sec), isdst = false }
+  local fields = {
+    year = tonumber(y),
+    month = tonumber(mo),
+    day = tonumber(d),
+    hour = tonumber(h),
+    min = tonumber(mi),
+    sec = tonumber(sec),
+    isdst = false,
+  }
   -- os.time reads fields as local time; shift by the local zone's offset.
   local now = os.time()
   local utc_now = os.date('!*t', now)
@@ -104,17 +106,40 @@ local function file_mark(f)
   return 'M'
 end
 
+--- A file as the list shows it: its path relative to the workspace root
+--- (folders included), else its full path, else the name the server gave.
 local function file_name(f, root)
-  local name = str(f.name)
-  if name ~= '' then
-    return name
+  local rel_path = str(f.relPath)
+  if rel_path ~= '' then
+    return rel_path
   end
   local path = str(f.path)
-  local rel = root and compat.relative(path, root)
+  local rel = path ~= '' and root and compat.relative(path, root)
   if rel and rel ~= '' then
     return rel
   end
-  return path
+  if path ~= '' then
+    return path
+  end
+  return str(f.name)
+end
+M.file_name = file_name
+
+--- What an entry did, in words: the command of a shell task (the entry's
+--- command field), else the title the server writes for a person, else its
+--- summary, without the tool's name in front (the tool has a column of its
+--- own).
+local function entry_text(e)
+  local command = str(e.command)
+  if command ~= '' then
+    return '$ ' .. command:gsub('\n', ' ')
+  end
+  local summary = (str(e.title) ~= '' and str(e.title) or str(e.summary)):gsub('\n', ' ')
+  local tool = str(e.tool)
+  if tool ~= '' and summary:sub(1, #tool + 1) == tool .. ' ' then
+    summary = summary:sub(#tool + 2)
+  end
+  return summary
 end
 
 --- The lines of a list buffer, and what each line stands for:
@@ -128,7 +153,14 @@ function M.render(root, entries, dropped)
   table.insert(hl, { 1, 0, -1, 'Title' })
   table.insert(hl, { 2, 0, -1, 'Comment' })
   if type(dropped) == 'number' and dropped > 0 then
-    table.insert(lines, string.format('(%d older %s dropped: the journal is bounded by changes.maxBytes)', dropped, dropped == 1 and 'entry was' or 'entries were'))
+    table.insert(
+      lines,
+      string.format(
+        '(%d older %s dropped: the journal is bounded by changes.maxBytes)',
+        dropped,
+        dropped == 1 and 'entry was' or 'entries were'
+      )
+    )
     table.insert(hl, { #lines, 0, -1, 'WarningMsg' })
   end
   table.insert(lines, '')
@@ -136,12 +168,25 @@ function M.render(root, entries, dropped)
     table.insert(lines, 'No changes yet: whale has not changed a file in this workspace.')
     return lines, rows, hl
   end
+  -- Entries a later revert took back: id -> the revert's id.
+  local reverted_by = {}
+  for _, e in ipairs(entries) do
+    if str(e.revertedBy) ~= '' then
+      reverted_by[str(e.id)] = str(e.revertedBy)
+    end
+    for _, id in ipairs(type(e.revertOf) == 'table' and e.revertOf or {}) do
+      reverted_by[str(id)] = reverted_by[str(id)] or str(e.id)
+    end
+  end
   for _, e in ipairs(entries) do
     local id, time, tool = str(e.id), M.format_time(e.time), str(e.tool)
-    local line = string.format('%s  %s  %-12s %s', id, time, tool, (str(e.summary):gsub('\n', ' ')))
+    local line = string.format('%s  %s  %-12s %s', id, time, tool, entry_text(e))
     local reverts = type(e.revertOf) == 'table' and e.revertOf or {}
     if #reverts > 0 then
       line = line .. '  (reverts ' .. table.concat(reverts, ', ') .. ')'
+    end
+    if reverted_by[id] then
+      line = line .. '  [reverted by ' .. reverted_by[id] .. ']'
     end
     table.insert(lines, line)
     local lnum = #lines
@@ -152,7 +197,14 @@ function M.render(root, entries, dropped)
     for _, f in ipairs(type(e.files) == 'table' and e.files or {}) do
       local name = file_name(f, root)
       local where = str(f.where)
-      local fl = string.format('    %s %s  +%s -%s%s', file_mark(f), name, str(f.added), str(f.removed), where ~= '' and ('  ' .. where) or '')
+      local fl = string.format(
+        '    %s %s  +%s -%s%s',
+        file_mark(f),
+        name,
+        str(f.added),
+        str(f.removed),
+        where ~= '' and ('  ' .. where) or ''
+      )
       table.insert(lines, fl)
       rows[#lines] = { entry = e, file = f }
       table.insert(hl, { #lines, 4, 5, file_mark(f) == 'D' and 'WarningMsg' or 'Special' })
@@ -220,7 +272,8 @@ function M.refresh(buf, done)
       compat.notify_user('cannot list the changes: ' .. err, vim.log.levels.ERROR)
     else
       st.error = nil
-      st.entries = type(result) == 'table' and type(result.entries) == 'table' and result.entries or {}
+      st.entries = type(result) == 'table' and type(result.entries) == 'table' and result.entries
+        or {}
       st.dropped = type(result) == 'table' and result.dropped or 0
       cache[st.root] = st.entries
       paint(buf, st)
@@ -307,7 +360,11 @@ function M.open(root)
     buf = vim.api.nvim_create_buf(false, true)
     -- whale://changes/home/me/x, whale://changes/C:/Users/me/x
     local shown = root:gsub('\\', '/')
-    pcall(vim.api.nvim_buf_set_name, buf, 'whale://changes' .. (shown:sub(1, 1) == '/' and '' or '/') .. shown)
+    pcall(
+      vim.api.nvim_buf_set_name,
+      buf,
+      'whale://changes' .. (shown:sub(1, 1) == '/' and '' or '/') .. shown
+    )
     vim.api.nvim_buf_set_option(buf, 'bufhidden', 'hide')
     vim.api.nvim_buf_set_option(buf, 'swapfile', false)
     vim.api.nvim_buf_set_option(buf, 'filetype', 'whalechanges')
@@ -387,7 +444,12 @@ local function side_buffer(name, lines, path)
   end
   vim.api.nvim_buf_set_option(buf, 'modifiable', false)
   vim.api.nvim_buf_set_option(buf, 'modified', false)
-  vim.keymap.set('n', 'q', '<Cmd>tabclose<CR>', { buffer = buf, nowait = true, silent = true, desc = 'whale: close the diff' })
+  vim.keymap.set(
+    'n',
+    'q',
+    '<Cmd>tabclose<CR>',
+    { buffer = buf, nowait = true, silent = true, desc = 'whale: close the diff' }
+  )
   return buf
 end
 
@@ -410,8 +472,16 @@ function M.show_file_diff(id, f, name)
   local base = string.format('whale://changes/%s/', id)
   vim.cmd('tabnew')
   local scratch = vim.api.nvim_get_current_buf()
-  local bbuf = side_buffer(base .. 'before/' .. name .. (bexists and '' or ' (did not exist)'), before, f.binary ~= true and str(f.path) or nil)
-  local abuf = side_buffer(base .. 'after/' .. name .. (aexists and '' or ' (deleted)'), after, f.binary ~= true and str(f.path) or nil)
+  local bbuf = side_buffer(
+    base .. 'before/' .. name .. (bexists and '' or ' (did not exist)'),
+    before,
+    f.binary ~= true and str(f.path) or nil
+  )
+  local abuf = side_buffer(
+    base .. 'after/' .. name .. (aexists and '' or ' (deleted)'),
+    after,
+    f.binary ~= true and str(f.path) or nil
+  )
   vim.api.nvim_win_set_buf(0, bbuf)
   if scratch ~= bbuf and vim.api.nvim_buf_is_valid(scratch) then
     pcall(vim.api.nvim_buf_delete, scratch, { force = true })
@@ -431,14 +501,20 @@ function M.open_diff(root, entry, file, done)
   local id = str(entry.id)
   M.request(root, protocol.changes_diff, { id = id }, function(err, result)
     if err or type(result) ~= 'table' then
-      compat.notify_user('cannot get the diff of ' .. id .. ': ' .. tostring(err or 'no result'), vim.log.levels.ERROR)
+      compat.notify_user(
+        'cannot get the diff of ' .. id .. ': ' .. tostring(err or 'no result'),
+        vim.log.levels.ERROR
+      )
       if done then
         done(err or 'no result')
       end
       return
     end
     if result.ok == false then
-      compat.notify_user(str(result.text) ~= '' and str(result.text) or ('no entry ' .. id), vim.log.levels.ERROR)
+      compat.notify_user(
+        str(result.text) ~= '' and str(result.text) or ('no entry ' .. id),
+        vim.log.levels.ERROR
+      )
       if done then
         done(str(result.code))
       end
@@ -498,9 +574,49 @@ end
 ---@param root? string
 ---@param params table {id} | {to}
 ---@param done? fun(err: string|nil, result: table|nil)
+--- One line for the user about a revert that worked: what was reverted,
+--- and each file it wrote with its counts (the text for the model, with
+--- its journal ids and diff, is not for a message line).
+function M.revert_text(what, result, root)
+  -- The server's text for a person, when it writes one.
+  if str(result.message) ~= '' then
+    return (str(result.message):gsub('\n+$', ''))
+  end
+  local ids = {}
+  for _, id in ipairs(type(result.reverted) == 'table' and result.reverted or {}) do
+    ids[str(id)] = true
+  end
+  -- The files of the reverted entries, as last listed.
+  local names, seen = {}, {}
+  for _, e in ipairs(cache[root] or {}) do
+    if ids[str(e.id)] then
+      for _, f in ipairs(type(e.files) == 'table' and e.files or {}) do
+        local n = file_name(f, root)
+        if not seen[n] then
+          seen[n] = true
+          table.insert(names, n)
+        end
+      end
+    end
+  end
+  local count = vim.tbl_count(ids)
+  if #names == 0 then
+    -- Not listed yet: the first sentence of the server's text.
+    local first = (compat.lines(str(result.text))[1] or ''):gsub('%s*%(Journal entry.*$', '')
+    return first ~= '' and first or (what .. ' done')
+  end
+  return string.format(
+    'reverted %d %s: %s',
+    count,
+    count == 1 and 'change' or 'changes',
+    table.concat(names, ', ')
+  )
+end
+
 function M.revert(root, params, done)
   root = root or current_root()
-  local what = params.to and ('revert to before ' .. params.to) or ('revert of ' .. tostring(params.id))
+  local what = params.to and ('revert to before ' .. params.to)
+    or ('revert of ' .. tostring(params.id))
   M.request(root, protocol.changes_revert, params, function(err, result)
     if err or type(result) ~= 'table' then
       compat.notify_user(what .. ' failed: ' .. tostring(err or 'no result'), vim.log.levels.ERROR)
@@ -511,7 +627,7 @@ function M.revert(root, params, done)
         M.show_conflicts(what, result)
       end
     else
-      compat.notify_user(str(result.text) ~= '' and str(result.text) or (what .. ' done'))
+      compat.notify_user(M.revert_text(what, result, root))
     end
     local buf = M.list_buffer(root)
     if buf then

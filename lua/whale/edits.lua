@@ -77,7 +77,8 @@ local function record(client_id, method, params)
     bufnr = vim.uri_to_bufnr(td.uri)
   end
   if method == 'textDocument/didOpen' then
-    docs[td.uri] = { bufnr = bufnr, version = td.version, mark = vim.api.nvim_buf_get_changedtick(bufnr) }
+    docs[td.uri] =
+      { bufnr = bufnr, version = td.version, mark = vim.api.nvim_buf_get_changedtick(bufnr) }
     watch_lines(bufnr)
   elseif method == 'textDocument/didChange' then
     -- Neovim sends the changedtick of the last change as the version.
@@ -161,7 +162,10 @@ function M.loaded_buffer(uri)
   for _, b in ipairs(vim.api.nvim_list_bufs()) do
     if vim.api.nvim_buf_is_loaded(b) then
       local name = vim.api.nvim_buf_get_name(b)
-      if name ~= '' and (vim.uri_from_bufnr(b) == uri or compat.same_path(compat.realpath(name), fname)) then
+      if
+        name ~= ''
+        and (vim.uri_from_bufnr(b) == uri or compat.same_path(compat.realpath(name), fname))
+      then
         return b
       end
     end
@@ -201,7 +205,8 @@ local function plan(client, edit)
   end
   local changes = edit.documentChanges
   if (changes == nil or changes == vim.NIL) and edit.changes ~= nil and edit.changes ~= vim.NIL then
-    return nil, 'the edit has no document versions (WorkspaceEdit.changes); whale edits must be versioned documentChanges'
+    return nil,
+      'the edit has no document versions (WorkspaceEdit.changes); whale edits must be versioned documentChanges'
   end
   if type(changes) ~= 'table' then
     return nil, 'the workspace edit has no documentChanges'
@@ -209,7 +214,11 @@ local function plan(client, edit)
   local steps, seen = {}, {}
   for _, change in ipairs(changes) do
     if change.kind ~= nil then
-      return nil, string.format('resource operation %q is not applied by the whale client; whale-ls writes files that are not open itself', tostring(change.kind))
+      return nil,
+        string.format(
+          'resource operation %q is not applied by the whale client; whale-ls writes files that are not open itself',
+          tostring(change.kind)
+        )
     end
     local td = change.textDocument
     if type(td) ~= 'table' or type(td.uri) ~= 'string' then
@@ -222,17 +231,35 @@ local function plan(client, edit)
     end
     local name = display(bufnr, uri)
     if td.version == nil or td.version == vim.NIL then
-      return nil, string.format('the edit of %s has no version; refusing an unversioned edit (nothing was changed)', name)
+      return nil,
+        string.format(
+          'the edit of %s has no version; refusing an unversioned edit (nothing was changed)',
+          name
+        )
     end
     local version, pending = M.synced_version(client.id, uri)
     if version == nil then
-      return nil, string.format('%s was never synced with whale-ls by this client (nothing was changed)', name)
+      return nil,
+        string.format(
+          '%s was never synced with whale-ls by this client (nothing was changed)',
+          name
+        )
     end
     if version ~= td.version then
-      return nil, string.format('%s is stale: the buffer is at version %d, the edit was computed for version %d (nothing was changed)', name, version, td.version)
+      return nil,
+        string.format(
+          '%s is stale: the buffer is at version %d, the edit was computed for version %d (nothing was changed)',
+          name,
+          version,
+          td.version
+        )
     end
     if pending then
-      return nil, string.format('%s is stale: it has changes that were not yet sent to whale-ls (nothing was changed)', name)
+      return nil,
+        string.format(
+          '%s is stale: it has changes that were not yet sent to whale-ls (nothing was changed)',
+          name
+        )
     end
     if seen[bufnr] then
       return nil, string.format('%s appears twice in one edit (nothing was changed)', name)
@@ -249,7 +276,13 @@ local function plan(client, edit)
       -- One past the last line is the end of the buffer; anything further
       -- means the edit was computed for other text.
       if r.start.line > line_count or r['end'].line > line_count then
-        return nil, string.format('an edit of %s reaches line %d but the buffer has %d lines (nothing was changed)', name, r['end'].line + 1, line_count)
+        return nil,
+          string.format(
+            'an edit of %s reaches line %d but the buffer has %d lines (nothing was changed)',
+            name,
+            r['end'].line + 1,
+            line_count
+          )
       end
     end
     seen[bufnr] = true
@@ -285,7 +318,13 @@ function M.apply_edit_handler(_, params, ctx)
           pcall(vim.api.nvim_buf_set_option, d.bufnr, 'modified', false)
         end
       end
-      return refuse(string.format('applying the edit to %s failed: %s (no buffer was left changed)', step.name, tostring(err)))
+      return refuse(
+        string.format(
+          'applying the edit to %s failed: %s (no buffer was left changed)',
+          step.name,
+          tostring(err)
+        )
+      )
     end
   end
   return { applied = true }
@@ -330,7 +369,10 @@ function M.save_documents_handler(_, params, ctx)
         table.insert(saved, uri)
       elseif why then
         vim.schedule(function()
-          compat.notify_user(string.format('could not save %s: %s', display(bufnr, uri), why), vim.log.levels.WARN)
+          compat.notify_user(
+            string.format('could not save %s: %s', display(bufnr, uri), why),
+            vim.log.levels.WARN
+          )
         end)
       end
     end
