@@ -38,15 +38,6 @@ import (
 	"github.com/whale-ls/whale-ls/toolbridge"
 )
 
-// Methods of the attach protocol (JSON-RPC 2.0, newline-delimited JSON).
-const (
-	MethodTools        = "whale/tools"        // → {tools: [Spec]}
-	MethodCall         = "whale/call"         // {name, input} → Envelope
-	MethodStatus       = "whale/status"       // → Status
-	MethodToolsChanged = "whale/toolsChanged" // server → client notification
-	MethodCancel       = "$/cancelRequest"    // client → server notification {id}
-)
-
 // Discovery is the content of a discovery file.
 type Discovery struct {
 	PID     int    `json:"pid"`
@@ -172,7 +163,7 @@ func (l *Listener) accept() {
 		uid, pid, err := peerCred(uc)
 		if err != nil || uid != l.allowUID {
 			l.log.Warn("attach connection refused: the peer is another user", "uid", uid, "err", err)
-			c.Write([]byte(`{"jsonrpc":"2.0","method":"whale/refused","params":{"reason":"this whale-ls session belongs to another user"}}` + "\n"))
+			c.Write(refusal("this whale-ls session belongs to another user"))
 			c.Close()
 			continue
 		}
@@ -181,7 +172,7 @@ func (l *Listener) accept() {
 			// server's own reach — its network, its writable folders —
 			// instead of the task's confinement.
 			l.log.Warn("attach connection refused: the peer runs inside one of this server's tasks", "pid", pid)
-			c.Write([]byte(`{"jsonrpc":"2.0","method":"whale/refused","params":{"reason":"a process inside one of this whale-ls session's shell tasks cannot attach to it; it runs standalone, under the task's confinement"}}` + "\n"))
+			c.Write(refusal("a process inside one of this whale-ls session's shell tasks cannot attach to it; it runs standalone, under the task's confinement"))
 			c.Close()
 			continue
 		}
@@ -225,7 +216,7 @@ func (l *Listener) serve(c net.Conn) {
 				Input json.RawMessage `json:"input"`
 			}
 			if err := json.Unmarshal(req.Params(), &p); err != nil {
-				return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "whale/call needs {name, input}")
+				return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, MethodCall+" needs {name, input}")
 			}
 			// The request's own context is pooled and must not be used
 			// past the read loop: the call runs on one derived from work,

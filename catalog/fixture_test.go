@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/whale-ls/whale-ls/internal/testtree"
+
 	"github.com/whale-ls/whale-ls/changes"
 	"github.com/whale-ls/whale-ls/execboundary"
 	"github.com/whale-ls/whale-ls/mcphost/mcptest"
@@ -38,9 +40,16 @@ type testDeps struct {
 	closers      []func()
 }
 
-func (d *testDeps) SetSettings(s settings.Settings) { d.cfg = s }
-func (d *testDeps) settings() settings.Settings     { return d.cfg }
-func (d *testDeps) OnClose(fn func())               { d.closers = append(d.closers, fn) }
+// SetSettings sets the settings as a session's Apply does: the shell
+// tasks' part on the table at once.
+func (d *testDeps) SetSettings(s settings.Settings) {
+	d.cfg = s
+	if d.Terminals != nil {
+		d.Terminals.SetSettings(s.TerminalSettings())
+	}
+}
+func (d *testDeps) settings() settings.Settings { return d.cfg }
+func (d *testDeps) OnClose(fn func())           { d.closers = append(d.closers, fn) }
 
 // Close runs the OnClose functions, the last first.
 func (d *testDeps) Close() {
@@ -130,15 +139,7 @@ func testWorkspaceWith(t *testing.T, files map[string]string, setup func(d *test
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, content := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testtree.Write(t, root, files)
 	ws, err := workspace.NewSet([]string{root})
 	if err != nil {
 		t.Fatal(err)
@@ -187,6 +188,8 @@ type recordingNotifier struct {
 
 func (n *recordingNotifier) PlanChanged(p toolbridge.Plan) { n.record("PlanChanged", p) }
 
-func (n *recordingNotifier) TodosChanged(items []todos.Item) { n.record("TodosChanged", items) }
+func (n *recordingNotifier) TodosChanged(items []toolbridge.TodoItem) {
+	n.record("TodosChanged", items)
+}
 
 func (n *recordingNotifier) ChangesJournaled(latest string) { n.record("ChangesJournaled", latest) }

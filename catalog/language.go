@@ -209,5 +209,4 @@ type positionInput struct {
 	Line       int    `json:"line"`
 	Symbol     string `json:"symbol"`
 	Occurrence int    `json:"occurrence"`
-	NewName    string `json:"new_name"`
 }

@@ -226,7 +226,7 @@ func (g *mcpGroup) tool(info mcphost.ToolInfo) toolbridge.Tool {
 		desc, _ = cutText(desc, max(0, mcpMaxDescription-len(note)-len(" …")))
 		desc = strings.TrimSpace(desc) + " …"
 	}
-	spec := toolbridge.Spec{Name: name, Description: desc + note, InputSchema: toolbridge.ImportSchema(info.InputSchema), ReadOnly: info.ReadOnly, Group: toolbridge.GroupMCP, Title: info.Title}
+	spec := toolbridge.Spec{Name: name, Description: desc + note, InputSchema: mcphost.ImportSchema(info.InputSchema), ReadOnly: info.ReadOnly, Group: toolbridge.GroupMCP, Title: info.Title}
 	if info.Destructive != nil || info.Idempotent || info.OpenWorld != nil {
 		spec.Hints = &toolbridge.Hints{Destructive: info.Destructive, Idempotent: info.Idempotent, OpenWorld: info.OpenWorld}
 	}

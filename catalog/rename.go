@@ -14,12 +14,18 @@ import (
 //go:embed rename.md
 var renameDoc string
 
+// renameInput is rename's input: a position and the new name.
+type renameInput struct {
+	positionInput
+	NewName string `json:"new_name"`
+}
+
 // Rename is rename: the editor's rename provider computes the edits, and c
 // applies them like any change (versioned, journaled, reviewable).
 func Rename(l Lang, c *Committer) toolbridge.Tool {
 	spec := toolbridge.Spec{Name: "rename", Description: renameDoc, Group: toolbridge.GroupEdit,
 		InputSchema: positionSchema(map[string]*toolbridge.Schema{"new_name": toolbridge.Str("The new name.")})}
-	return toolbridge.Define(spec, func(ctx context.Context, in positionInput) (toolbridge.Result, error) {
+	return toolbridge.Define(spec, func(ctx context.Context, in renameInput) (toolbridge.Result, error) {
 		if strings.TrimSpace(in.NewName) == "" {
 			return toolbridge.Result{}, toolbridge.Fail(toolbridge.CodeInvalidInput, "new_name is empty; give the name the symbol should have")
 		}

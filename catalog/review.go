@@ -138,7 +138,7 @@ func reviewFileOf(ch *fileChange) *reviewedFile {
 		f.hunks = []reviewHunk{{whole: true}}
 		return f
 	}
-	f.old, f.new = splitKeep(ch.plan.OldText), splitKeep(ch.plan.NewText)
+	f.old, f.new = slices.Collect(strings.Lines(ch.plan.OldText)), slices.Collect(strings.Lines(ch.plan.NewText))
 	edits.LineDiff(f.old, f.new, func(a0, a1, b0, b1 int) {
 		f.hunks = append(f.hunks, reviewHunk{a0: a0, a1: a1, b0: b0, b1: b1})
 	})
@@ -146,15 +146,6 @@ func reviewFileOf(ch *fileChange) *reviewedFile {
 		f.hunks = []reviewHunk{{whole: true}}
 	}
 	return f
-}
-
-// splitKeep splits text into lines that keep their "\n".
-func splitKeep(text string) []string {
-	lines := strings.SplitAfter(text, "\n")
-	if len(lines) > 0 && lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
-	}
-	return lines
 }
 
 // wire is the file as the editor is shown it.

@@ -286,7 +286,9 @@ func walkSchema(s map[string]any, at string, visit func(s map[string]any, where 
 // catalogSpecs is the real catalog as `whale-ls tools` lists it: every
 // built-in tool, the shell tools included, and tool_search (a deferred MCP
 // server is configured; it is never started).
-func catalogSpecs(t *testing.T) []toolbridge.Spec {
+// catalogDeps is a catalog's dependencies with a deferred MCP server
+// configured, so that every tool is built.
+func catalogDeps(t *testing.T) *testDeps {
 	t.Helper()
 	ws, err := workspace.NewSet([]string{t.TempDir()})
 	if err != nil {
@@ -300,6 +302,14 @@ func catalogSpecs(t *testing.T) []toolbridge.Spec {
 	d := &testDeps{Workspace: ws, Reads: &ReadLedger{}, Terminals: terminal.NewTable(terminal.Options{}), language: &fakeLanguage{}}
 	d.SetSettings(s)
 	t.Cleanup(d.Close)
+	return d
+}
+
+// catalogSpecs is the spec of every tool of the catalog, as a registry
+// lists them.
+func catalogSpecs(t *testing.T) []toolbridge.Spec {
+	t.Helper()
+	d := catalogDeps(t)
 	r := toolbridge.NewRegistry(nil)
 	if err := r.Register(d.all()...); err != nil {
 		t.Fatal(err)

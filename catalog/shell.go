@@ -85,8 +85,6 @@ func startFailure(table *terminal.Table, err error) error {
 	return toolbridge.Fail(toolbridge.CodeNotConfigured, "the command could not be started (%v); check that the shell.program setting names a shell that accepts -c, or ask the user", err)
 }
 
-// findTask looks a task up, or fails with task_not_found naming the tasks
-// there are.
 // taskOf finds a task of the session's table, or says why it cannot.
 func taskOf(tasks *terminal.Table, id string) (*terminal.Table, *terminal.Task, error) {
 	table, err := terminals(tasks)
@@ -97,6 +95,8 @@ func taskOf(tasks *terminal.Table, id string) (*terminal.Table, *terminal.Task, 
 	return table, task, err
 }
 
+// findTask looks a task up, or fails with task_not_found naming the tasks
+// there are.
 func findTask(table *terminal.Table, id string) (*terminal.Task, error) {
 	id = strings.TrimSpace(id)
 	task, err := table.Get(id)
@@ -105,7 +105,7 @@ func findTask(table *terminal.Table, id string) (*terminal.Task, error) {
 	}
 	var running, finished []string
 	for _, st := range table.List() {
-		if st.State == "running" {
+		if st.State == terminal.StateRunning {
 			running = append(running, fmt.Sprintf("%s (%s)", st.ID, st.Title))
 		} else {
 			finished = append(finished, st.ID)
@@ -132,7 +132,7 @@ func shellResult(table *terminal.Table, task *terminal.Task, readOnly *bool, hea
 	diag := task.Diagnose()
 	out := task.ReadOutput()
 	head, diag = taskReport(task, out, head, diag)
-	data := shellData{TaskID: st.ID, Status: st.State, Signal: st.Signal, Canceled: st.Canceled, PTY: st.PTY, ElapsedMs: st.ElapsedMs, Diagnosis: &diag, ReadOnly: readOnly}
+	data := shellData{TaskID: st.ID, Status: string(st.State), Signal: st.Signal, Canceled: st.Canceled, PTY: st.PTY, ElapsedMs: st.ElapsedMs, Diagnosis: &diag, ReadOnly: readOnly}
 	transport := "pipe"
 	if st.PTY {
 		transport = "pty"
@@ -151,7 +151,7 @@ func shellResult(table *terminal.Table, task *terminal.Task, readOnly *bool, hea
 	} else {
 		b.WriteString("(no new output)\n")
 	}
-	if st.State == "exited" {
+	if st.State == terminal.StateExited {
 		code := st.ExitCode
 		data.ExitCode = &code
 		how := fmt.Sprintf("exit code %d", code)

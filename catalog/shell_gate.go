@@ -2,10 +2,8 @@ package catalog
 
 import (
 	"os/exec"
-	"runtime"
 	"strings"
 	"sync"
-	"weak"
 
 	"github.com/whale-ls/whale-ls/execboundary"
 	"github.com/whale-ls/whale-ls/sandbox"
@@ -25,11 +23,7 @@ func shellGate(g *execboundary.Gate) terminal.Gate {
 type gateAdapter struct{ g *execboundary.Gate }
 
 func (a gateAdapter) Start(cmd *exec.Cmd, t terminal.GateTask) (func(), error) {
-	et := &eventTask{GateTask: t}
-	if task, ok := t.(*terminal.Task); ok {
-		et.events = eventsFor(task)
-	}
-	return a.g.Start(cmd, et)
+	return a.g.Start(cmd, &eventTask{GateTask: t, events: eventsFor(t)})
 }
 
 type eventTask struct {
@@ -37,11 +31,7 @@ type eventTask struct {
 	events *gateEvents
 }
 
-func (e *eventTask) ExecEvent(ev execboundary.Event) {
-	if e.events != nil {
-		e.events.add(ev)
-	}
-}
+func (e *eventTask) ExecEvent(ev execboundary.Event) { e.events.add(ev) }
 
 // gateEvents are the exec boundary's reports about one task.
 type gateEvents struct {
@@ -61,28 +51,23 @@ func (g *gateEvents) add(ev execboundary.Event) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	switch ev.Kind {
-	case "denied":
+	case execboundary.EventDenied:
 		if len(g.denied) < 20 {
 			g.denied = append(g.denied, ev.Text)
 		}
-	case "killed":
+	case execboundary.EventKilled:
 		g.killed = ev.Text
-	case "unchecked":
+	case execboundary.EventUnchecked:
 		g.unchecked = ev.Text
 	}
 }
 
-// taskEvents maps live tasks to their events; entries go when the task is
-// garbage.
-var taskEvents sync.Map // weak.Pointer[terminal.Task] → *gateEvents
+// gateEventsKey is the key of a task's gateEvents among its annotations.
+type gateEventsKey struct{}
 
-func eventsFor(task *terminal.Task) *gateEvents {
-	key := weak.Make(task)
-	ev, loaded := taskEvents.LoadOrStore(key, &gateEvents{})
-	if !loaded {
-		runtime.AddCleanup(task, func(k weak.Pointer[terminal.Task]) { taskEvents.Delete(k) }, key)
-	}
-	return ev.(*gateEvents)
+// eventsFor returns the task's gateEvents, made on first use.
+func eventsFor(task terminal.GateTask) *gateEvents {
+	return task.Annotation(gateEventsKey{}, func() any { return &gateEvents{} }).(*gateEvents)
 }
 
 // ReasonPolicyDenied is the diagnosis of a task whose exec the policy
@@ -123,11 +108,8 @@ func (ev *gateEvents) gateNotes(diag terminal.Diagnosis) ([]string, terminal.Dia
 
 // loadEvents returns task's events; nil when nothing was reported.
 func loadEvents(task *terminal.Task) *gateEvents {
-	v, ok := taskEvents.Load(weak.Make(task))
-	if !ok {
-		return nil
-	}
-	return v.(*gateEvents)
+	ev, _ := task.Annotation(gateEventsKey{}, nil).(*gateEvents)
+	return ev
 }
 
 // withNotes puts notes, one a line, before head.

@@ -9,9 +9,5 @@ import (
 // Check lets a ConPTY task ask the gate before it starts its own process
 // (terminal's consoleGate on Windows).
 func (a gateAdapter) Check(cmd *exec.Cmd, t terminal.GateTask) error {
-	et := &eventTask{GateTask: t}
-	if task, ok := t.(*terminal.Task); ok {
-		et.events = eventsFor(task)
-	}
-	return a.g.Check(cmd, et)
+	return a.g.Check(cmd, &eventTask{GateTask: t, events: eventsFor(t)})
 }

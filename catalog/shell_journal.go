@@ -3,11 +3,8 @@ package catalog
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"strings"
-	"sync"
 	"time"
-	"weak"
 
 	"github.com/whale-ls/whale-ls/changes"
 	"github.com/whale-ls/whale-ls/terminal"
@@ -30,7 +27,8 @@ type taskJournal struct {
 	note string        // the line the task's results carry
 }
 
-var taskJournals sync.Map // weak.Pointer[terminal.Task] → *taskJournal
+// taskJournalKey is the key of a task's taskJournal among its annotations.
+type taskJournalKey struct{}
 
 // checkpoint snapshots the workspace folders before a task; nil when there
 // is no journal. A folder that cannot be snapshot is left out and named in
@@ -64,9 +62,7 @@ func (sh Shell) journalTask(task *terminal.Task, snaps []*changes.Snapshot, call
 		return
 	}
 	tj := &taskJournal{done: make(chan struct{})}
-	key := weak.Make(task)
-	taskJournals.Store(key, tj)
-	runtime.AddCleanup(task, func(k weak.Pointer[terminal.Task]) { taskJournals.Delete(k) }, key)
+	task.Annotation(taskJournalKey{}, func() any { return tj })
 	go func() {
 		<-task.Done()
 		tj.note = sh.recordTask(snaps, callID, task.Command(), failedNote)
@@ -118,11 +114,10 @@ func (sh Shell) recordTask(snaps []*changes.Snapshot, callID, command, failedNot
 // journalNote is the journal's line for an exited task's result ("" when
 // it changed nothing), waiting briefly for the recording to end.
 func journalNote(task *terminal.Task) string {
-	v, ok := taskJournals.Load(weak.Make(task))
+	tj, ok := task.Annotation(taskJournalKey{}, nil).(*taskJournal)
 	if !ok || task.Running() {
 		return ""
 	}
-	tj := v.(*taskJournal)
 	select {
 	case <-tj.done:
 		return tj.note

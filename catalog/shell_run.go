@@ -13,6 +13,7 @@ import (
 	"github.com/whale-ls/whale-ls/excerpt"
 	"github.com/whale-ls/whale-ls/execboundary"
 	"github.com/whale-ls/whale-ls/settings"
+	"github.com/whale-ls/whale-ls/shellcmd"
 	"github.com/whale-ls/whale-ls/terminal"
 	"github.com/whale-ls/whale-ls/toolbridge"
 	"github.com/whale-ls/whale-ls/workspace"
@@ -95,9 +96,7 @@ func ShellRun(sh Shell) toolbridge.Tool {
 		if err != nil {
 			return toolbridge.Result{}, err
 		}
-		cfg := sh.Settings()
-		s := cfg.Shell
-		table.SetSettings(terminal.Settings{Shell: s.Program, YieldTimeMs: s.YieldTimeMs, OutputLimitBytes: s.OutputLimitBytes})
+		cfg := sh.Settings() // the table has the shell.* part already: the session applies it on each change
 		env := make([]string, 0, len(in.Env))
 		for _, kv := range in.Env {
 			if kv.Name == "" || strings.ContainsAny(kv.Name, "=\x00") {
@@ -116,7 +115,8 @@ func ShellRun(sh Shell) toolbridge.Tool {
 		if mode == "" {
 			mode = terminal.ModeAuto
 		}
-		readOnly := terminal.IsReadOnlyCommand(command)
+		parsed := shellcmd.ParseLine(command) // the one parse: the classifiers and the gate read it
+		readOnly := terminal.IsReadOnly(parsed)
 		var snaps []*changes.Snapshot
 		var snapNote string
 		if !readOnly {
@@ -125,7 +125,7 @@ func ShellRun(sh Shell) toolbridge.Tool {
 		if ctx.Err() != nil {
 			return toolbridge.Result{}, toolbridge.Fail(toolbridge.CodeCanceled, "the call was canceled before the command started; nothing ran")
 		}
-		task, err := table.Start(terminal.StartOptions{Command: command, Dir: dir, Mode: mode, Env: env, Cols: in.Cols, Rows: in.Rows, Gate: shellGate(sh.Gate), Sandbox: box})
+		task, err := table.Start(terminal.StartOptions{Command: command, Parsed: parsed, Dir: dir, Mode: mode, Env: env, Cols: in.Cols, Rows: in.Rows, Gate: shellGate(sh.Gate), Sandbox: box})
 		if err != nil {
 			return toolbridge.Result{}, startFailure(table, err)
 		}

@@ -14,7 +14,7 @@ import (
 // todoResult renders the list after an operation and tells the editor.
 func todoResult(n toolbridge.Notifier, f todos.List, headline, warning string, changed bool) toolbridge.Result {
 	if changed && n != nil {
-		n.TodosChanged(itemsOrEmpty(f.Items))
+		n.TodosChanged(todoItems(f.Items))
 	}
 	var b strings.Builder
 	if warning != "" {
@@ -25,6 +25,15 @@ func todoResult(n toolbridge.Notifier, f todos.List, headline, warning string, c
 	}
 	b.WriteString(renderTodos(f.Items))
 	return toolbridge.Result{Text: b.String(), Data: map[string]any{"items": itemsOrEmpty(f.Items)}}
+}
+
+// todoItems converts the store's items to the contract's, for the Notifier.
+func todoItems(items []todos.Item) []toolbridge.TodoItem {
+	out := make([]toolbridge.TodoItem, 0, len(items))
+	for _, it := range items {
+		out = append(out, toolbridge.TodoItem(it))
+	}
+	return out
 }
 
 func itemsOrEmpty(items []todos.Item) []todos.Item {

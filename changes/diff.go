@@ -3,6 +3,7 @@ package changes
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/whale-ls/whale-ls/edits"
@@ -99,7 +100,7 @@ func lineCounts(before, after []byte) (added, removed int) {
 		s--
 	}
 	bt, at = bt[:len(bt)-s], at[:len(at)-s]
-	edits.LineDiff(splitText(bt), splitText(at), func(a0, a1, b0, b1 int) {
+	edits.LineDiff(slices.Collect(strings.Lines(bt)), slices.Collect(strings.Lines(at)), func(a0, a1, b0, b1 int) {
 		removed += a1 - a0
 		added += b1 - b0
 	})

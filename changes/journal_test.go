@@ -98,6 +98,7 @@ func compactNow(t *testing.T, j *Journal) {
 }
 
 func TestBeginCommitAbort(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name        string
 		commit      bool
@@ -164,6 +165,7 @@ func TestBeginCommitAbort(t *testing.T) {
 }
 
 func TestBeginRefuses(t *testing.T) {
+	t.Parallel()
 	j := openTest(t, t.TempDir(), Options{})
 	for _, files := range [][]FileChange{
 		nil,
@@ -177,6 +179,7 @@ func TestBeginRefuses(t *testing.T) {
 }
 
 func TestList(t *testing.T) {
+	t.Parallel()
 	j := openTest(t, t.TempDir(), Options{})
 	var ids []string
 	for i := range 5 {
@@ -214,6 +217,7 @@ func TestList(t *testing.T) {
 }
 
 func TestIDsIncreaseWhenClockGoesBack(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 12, 2, 0, 40, 12, 0, time.UTC)
 	j := openTest(t, t.TempDir(), Options{Now: func() time.Time { now = now.Add(-time.Second); return now }})
 	a := commitChange(t, j, "edit", "/w/f", "a\n", "b\n")
@@ -224,6 +228,7 @@ func TestIDsIncreaseWhenClockGoesBack(t *testing.T) {
 }
 
 func TestMaxBytesDropsOldest(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	j := openTest(t, dir, Options{MaxBytes: 20 << 10})
 	var ids []string
@@ -254,6 +259,7 @@ func TestMaxBytesDropsOldest(t *testing.T) {
 }
 
 func TestPendingOfDeadProcessSettled(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name      string
 		onDisk    string
@@ -294,6 +300,7 @@ func TestPendingOfDeadProcessSettled(t *testing.T) {
 }
 
 func TestModes(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "journal")
 	j := openTest(t, dir, Options{})
 	commitChange(t, j, "edit", "/w/f", "a\n", "b\n")
@@ -315,6 +322,7 @@ const helperEnv = "CHANGES_TEST_JOURNAL"
 // TestHelperProcess commits entries from a separate process when run by
 // TestJournalsInterleave; otherwise it does nothing.
 func TestHelperProcess(t *testing.T) {
+	t.Parallel()
 	dir := os.Getenv(helperEnv)
 	if dir == "" {
 		t.Skip("helper process only")
@@ -326,6 +334,7 @@ func TestHelperProcess(t *testing.T) {
 }
 
 func TestJournalsInterleave(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	const goroutines, each, procs = 4, 20, 2
 	var wg sync.WaitGroup
@@ -379,6 +388,7 @@ func TestJournalsInterleave(t *testing.T) {
 }
 
 func TestDiff(t *testing.T) {
+	t.Parallel()
 	j := openTest(t, t.TempDir(), Options{Root: "/w"})
 	p, err := j.Begin(Meta{Tool: "apply_patch"}, []FileChange{
 		{Path: "/w/a.txt", Before: []byte("one\r\ntwo\r\n"), After: []byte("one\r\n2\r\n"), BeforeExists: true, AfterExists: true},
@@ -406,6 +416,7 @@ const killedEnv = "CHANGES_TEST_KILLED"
 // would, says so and waits to be killed (-9) before its commit record:
 // run by TestKilledMidCommitSettledAtOnce.
 func TestHelperKilledMidCommit(t *testing.T) {
+	t.Parallel()
 	spec := os.Getenv(killedEnv)
 	if spec == "" {
 		t.Skip("helper process only")
@@ -429,6 +440,7 @@ func TestHelperKilledMidCommit(t *testing.T) {
 // the journal's commit record: the next Open — not an hour later — lists
 // the change when the file holds it, and drops the entry when it does not.
 func TestKilledMidCommitSettledAtOnce(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		write bool

@@ -11,6 +11,7 @@ import (
 )
 
 func TestTornTailIgnored(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	j := openTest(t, dir, Options{})
 	first := commitChange(t, j, "edit", "/w/a", "a\n", "b\n")
@@ -43,6 +44,7 @@ func TestTornTailIgnored(t *testing.T) {
 }
 
 func TestDamagedRecordSkipped(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	j := openTest(t, dir, Options{})
 	a := commitChange(t, j, "edit", "/w/a", "a\n", "b\n")
@@ -60,6 +62,7 @@ func TestDamagedRecordSkipped(t *testing.T) {
 }
 
 func TestReaderSeesOtherProcesses(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	j := openTest(t, dir, Options{})
 	commitChange(t, j, "edit", "/w/mine", "a\n", "b\n")
@@ -82,6 +85,7 @@ func TestReaderSeesOtherProcesses(t *testing.T) {
 }
 
 func TestCompactionKeepsLiveDropsDead(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	j := openTest(t, dir, Options{})
 	other := openTest(t, dir, Options{}) // reads the log before and after the compaction
@@ -134,6 +138,7 @@ func TestCompactionKeepsLiveDropsDead(t *testing.T) {
 }
 
 func TestDeltaChainRoundTrips(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	j := openTest(t, dir, Options{MaxBytes: 24 << 10})
 	var text strings.Builder
@@ -169,6 +174,7 @@ const beginEnv = "CHANGES_TEST_BEGIN"
 // process killed between Begin and Commit, when run by
 // TestCrashBetweenBeginAndCommit.
 func TestHelperBegin(t *testing.T) {
+	t.Parallel()
 	dir, path, ok := strings.Cut(os.Getenv(beginEnv), "|")
 	if !ok {
 		t.Skip("helper process only")
@@ -184,6 +190,7 @@ func TestHelperBegin(t *testing.T) {
 }
 
 func TestCrashBetweenBeginAndCommit(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name      string
 		onDisk    string

@@ -2,7 +2,7 @@ package changes
 
 import (
 	"bytes"
-	"strings"
+	"slices"
 
 	"github.com/whale-ls/whale-ls/edits"
 )
@@ -33,7 +33,7 @@ type Conflict struct {
 // thousands of lines differing) are aligned coarsely, which can report a
 // conflict a finer alignment would not, never a wrong merge.
 func Merge3(base, theirs, ours []byte) (merged []byte, conflicts []Conflict) {
-	b, t, o := splitLines(base), splitLines(theirs), splitLines(ours)
+	b, t, o := slices.Collect(bytes.Lines(base)), slices.Collect(bytes.Lines(theirs)), slices.Collect(bytes.Lines(ours))
 	ht, ho := diffLines(b, t), diffLines(b, o)
 	var out bytes.Buffer
 	out.Grow(max(len(ours), len(theirs)))
@@ -138,38 +138,4 @@ func writeLines(w *bytes.Buffer, lines [][]byte) {
 	for _, l := range lines {
 		w.Write(l)
 	}
-}
-
-// splitLines splits b after every "\n"; a last line without one is kept as
-// it is, so joining the lines gives b back.
-func splitLines(b []byte) [][]byte {
-	if len(b) == 0 {
-		return nil
-	}
-	lines := make([][]byte, 0, bytes.Count(b, []byte{'\n'})+1)
-	for len(b) > 0 {
-		i := bytes.IndexByte(b, '\n')
-		if i < 0 {
-			lines = append(lines, b)
-			break
-		}
-		lines = append(lines, b[:i+1])
-		b = b[i+1:]
-	}
-	return lines
-}
-
-// splitText is splitLines for a string (no copy of the lines).
-func splitText(s string) []string {
-	lines := make([]string, 0, strings.Count(s, "\n")+1)
-	for len(s) > 0 {
-		i := strings.IndexByte(s, '\n')
-		if i < 0 {
-			lines = append(lines, s)
-			break
-		}
-		lines = append(lines, s[:i+1])
-		s = s[i+1:]
-	}
-	return lines
 }

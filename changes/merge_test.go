@@ -3,6 +3,7 @@ package changes
 import (
 	"bytes"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 )
 
 func TestMerge3(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name               string
 		base, theirs, ours string
@@ -39,6 +41,7 @@ func TestMerge3(t *testing.T) {
 }
 
 func TestMerge3ConflictRegion(t *testing.T) {
+	t.Parallel()
 	_, cs := Merge3([]byte("a\nb\nc\n"), []byte("a\nX\nc\n"), []byte("new\na\nY\nc\n"))
 	if len(cs) != 1 {
 		t.Fatalf("Merge3 gave %d conflicts, want 1", len(cs))
@@ -53,6 +56,7 @@ func TestMerge3ConflictRegion(t *testing.T) {
 // are in order and separated by equal lines, and that small distances are
 // found exactly.
 func TestDiffLinesApplies(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	for n := 0; n < 500; n++ {
 		a := randomLines(r, r.IntN(30))
@@ -104,12 +108,13 @@ func mutateLines(r *rand.Rand, a [][]byte) [][]byte {
 }
 
 func TestMyersFallsBack(t *testing.T) {
+	t.Parallel()
 	var a, b strings.Builder
 	for i := 0; i < 3000; i++ {
 		a.WriteString("a\n")
 		b.WriteString("b\n")
 	}
-	hs := diffLines(splitLines([]byte(a.String())), splitLines([]byte(b.String())))
+	hs := diffLines(slices.Collect(bytes.Lines([]byte(a.String()))), slices.Collect(bytes.Lines([]byte(b.String()))))
 	if len(hs) != 1 || hs[0] != (hunk{0, 3000, 0, 3000}) {
 		t.Errorf("diffLines of two texts that differ everywhere = %v, want one hunk over all", hs)
 	}
@@ -138,6 +143,7 @@ func FuzzMerge3(f *testing.F) {
 // TestLineCountsMatchDiff checks that the counts Begin records are those of
 // the diff Diff renders, on random texts.
 func TestLineCountsMatchDiff(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(3, 4))
 	for n := 0; n < 500; n++ {
 		a := randomLines(r, r.IntN(30))

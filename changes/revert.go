@@ -190,7 +190,7 @@ func renderConflict(c Conflict) string {
 	side := func(marker string, text []byte) {
 		b.WriteString(marker)
 		b.WriteByte('\n')
-		lines := splitLines(text)
+		lines := slices.Collect(bytes.Lines(text))
 		for i, l := range lines {
 			if i == maxHunkLines {
 				fmt.Fprintf(&b, "… %d more lines\n", len(lines)-i)

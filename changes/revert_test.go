@@ -74,6 +74,7 @@ func toolWrite(t *testing.T, j *Journal, path, content string, exists bool) Entr
 }
 
 func TestPlanRevert(t *testing.T) {
+	t.Parallel()
 	const original = "one\ntwo\nthree\nfour\nfive\nsix\nseven\n"
 	for _, tc := range []struct {
 		name string
@@ -145,6 +146,7 @@ func TestPlanRevert(t *testing.T) {
 }
 
 func TestConflictHunks(t *testing.T) {
+	t.Parallel()
 	j := openTest(t, t.TempDir(), Options{})
 	path := filepath.Join(t.TempDir(), "f.txt")
 	os.WriteFile(path, []byte("a\nb\nc\n"), 0o644)
@@ -161,6 +163,7 @@ func TestConflictHunks(t *testing.T) {
 }
 
 func TestRevertOfRevert(t *testing.T) {
+	t.Parallel()
 	j := openTest(t, t.TempDir(), Options{})
 	path := filepath.Join(t.TempDir(), "f.txt")
 	os.WriteFile(path, []byte("a\nb\nc\n"), 0o644)
@@ -184,6 +187,7 @@ func TestRevertOfRevert(t *testing.T) {
 }
 
 func TestRevertTo(t *testing.T) {
+	t.Parallel()
 	j := openTest(t, t.TempDir(), Options{})
 	dir := t.TempDir()
 	f, g := filepath.Join(dir, "f.txt"), filepath.Join(dir, "g.txt")

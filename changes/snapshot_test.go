@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/whale-ls/whale-ls/internal/testtree"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/whale-ls/whale-ls/workspace"
 )
@@ -18,16 +20,10 @@ import (
 // the past, as a workspace at rest has.
 func writeTree(t testing.TB, dir string, files map[string]string) {
 	t.Helper()
+	testtree.Write(t, dir, files)
 	old := time.Now().Add(-time.Minute)
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		os.Chtimes(p, old, old)
+	for name := range files {
+		os.Chtimes(filepath.Join(dir, filepath.FromSlash(name)), old, old)
 	}
 }
 
@@ -59,6 +55,7 @@ func summarize(dir string, fcs []FileChange) []string {
 }
 
 func TestSnapshotShellTask(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{
 		".gitignore":    "ignored/\n*.log\n",
@@ -121,6 +118,7 @@ func TestSnapshotShellTask(t *testing.T) {
 }
 
 func TestSnapshotIncremental(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{"a.txt": "a\n", "d/b.txt": "b\n"})
 	root, ig := openRoot(t, dir)
@@ -158,6 +156,7 @@ func TestSnapshotIncremental(t *testing.T) {
 }
 
 func TestSnapshotLargeAndCancelled(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{"big.bin": strings.Repeat("x", 100), "small.txt": "s\n"})
 	root, ig := openRoot(t, dir)
@@ -183,6 +182,7 @@ func TestSnapshotLargeAndCancelled(t *testing.T) {
 }
 
 func TestSnapshotNewlyIgnoredIsNotDeleted(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{"out/a.txt": "a\n", "b.txt": "b\n"})
 	root, ig := openRoot(t, dir)

@@ -9,6 +9,7 @@ import (
 // a revert as such, and no tool name or id; the model's summary keeps the
 // tool's name and the same paths.
 func TestTitleAndSummary(t *testing.T) {
+	t.Parallel()
 	j := &Journal{o: Options{Root: "/w"}}
 	created := func(p string, n int) FileRecord { return FileRecord{Path: p, After: "b", Added: n} }
 	deleted := func(p string, n int) FileRecord { return FileRecord{Path: p, Before: "a", Removed: n} }

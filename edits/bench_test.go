@@ -129,6 +129,7 @@ func BenchmarkDecode100k(b *testing.B) {
 }
 
 func TestBenchFixtureOutcomes(t *testing.T) {
+	t.Parallel()
 	f := newBenchFixture(2000)
 	for name, e := range map[string]Edit{"exact": f.exact, "tier2": f.tier2, "tier2 trailing": f.tier2Trailing} {
 		a, err := Apply(f.source, e)

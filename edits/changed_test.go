@@ -3,6 +3,7 @@ package edits
 import "testing"
 
 func TestChangedLines(t *testing.T) {
+	t.Parallel()
 	old := "a\nb\nc\nd\ne\n"
 	for _, tc := range []struct {
 		name, new   string

@@ -64,6 +64,7 @@ func openRoot(t *testing.T) (*os.Root, string) {
 }
 
 func TestCommitWritesAndKeepsMode(t *testing.T) {
+	t.Parallel()
 	root, dir := openRoot(t)
 	p := filepath.Join(dir, "run.sh")
 	if err := os.WriteFile(p, []byte("echo a\n"), 0o751); err != nil {
@@ -98,6 +99,7 @@ func tempFiles(t *testing.T, dir string) []string {
 }
 
 func TestCommitCreatesFolders(t *testing.T) {
+	t.Parallel()
 	root, dir := openRoot(t)
 	if err := commitPlans(root, []FilePlan{{Path: "a/b/c.txt", New: []byte("x\n")}}); err != nil {
 		t.Fatal(err)
@@ -108,6 +110,7 @@ func TestCommitCreatesFolders(t *testing.T) {
 }
 
 func TestCommitConflicts(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		setup  func(dir string)
@@ -139,6 +142,7 @@ func TestCommitConflicts(t *testing.T) {
 }
 
 func TestCommitAllOrNoneOnConflict(t *testing.T) {
+	t.Parallel()
 	root, dir := openRoot(t)
 	os.WriteFile(filepath.Join(dir, "a"), []byte("a\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "b"), []byte("b changed\n"), 0o644)
@@ -155,6 +159,7 @@ func TestCommitAllOrNoneOnConflict(t *testing.T) {
 }
 
 func TestCommitRollsBackFailedRename(t *testing.T) {
+	t.Parallel()
 	root, dir := openRoot(t)
 	os.WriteFile(filepath.Join(dir, "a"), []byte("a\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "gone"), []byte("g\n"), 0o644)
@@ -185,6 +190,7 @@ func TestCommitRollsBackFailedRename(t *testing.T) {
 // conflict in the second root writes nothing in the first, and a failed
 // rename in the second puts the first root's files back.
 func TestCommitAllAcrossRoots(t *testing.T) {
+	t.Parallel()
 	rootA, dirA := openRoot(t)
 	rootB, dirB := openRoot(t)
 	reset := func() {
@@ -243,6 +249,7 @@ func TestCommitAllAcrossRoots(t *testing.T) {
 }
 
 func TestCommitThroughSymlink(t *testing.T) {
+	t.Parallel()
 	root, dir := openRoot(t)
 	os.WriteFile(filepath.Join(dir, "real.txt"), []byte("x\n"), 0o644)
 	if err := os.Symlink("real.txt", filepath.Join(dir, "link.txt")); err != nil {
@@ -261,6 +268,7 @@ func TestCommitThroughSymlink(t *testing.T) {
 }
 
 func TestCommitRejectsEscapingPaths(t *testing.T) {
+	t.Parallel()
 	root, _ := openRoot(t)
 	for _, p := range []string{"../x", "/etc/passwd", ""} {
 		if err := commitPlans(root, []FilePlan{{Path: p, New: []byte("x")}}); CodeOf(err) != CodeInvalidInput {
@@ -272,6 +280,7 @@ func TestCommitRejectsEscapingPaths(t *testing.T) {
 // TestCommitNoLostUpdates runs many read-modify-commit loops on one file at
 // once; with the stripe locks and the re-read, every append survives.
 func TestCommitNoLostUpdates(t *testing.T) {
+	t.Parallel()
 	root, dir := openRoot(t)
 	os.WriteFile(filepath.Join(dir, "log.txt"), nil, 0o644)
 	const workers = 8
@@ -309,6 +318,7 @@ func TestCommitNoLostUpdates(t *testing.T) {
 // its staged content and renaming it leaves the staging file; the next
 // commit of that file, which holds its locks, replaces it.
 func TestCommitReplacesStaleStagingFile(t *testing.T) {
+	t.Parallel()
 	root, dir := openRoot(t)
 	os.WriteFile(filepath.Join(dir, "f"), []byte("old\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, ".f.whale-tmp"), []byte("left by a killed process"), 0o600)
@@ -327,6 +337,7 @@ func TestCommitReplacesStaleStagingFile(t *testing.T) {
 // (as another whale process holds it) keeps a Txn of the same file waiting
 // until it is released, and the wait ends with its context.
 func TestLocksExcludeOtherHolders(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	locks := NewLocks(LockOptions{Dir: dir})
 	target := filepath.Join(t.TempDir(), "f.txt")
@@ -356,6 +367,7 @@ func TestLocksExcludeOtherHolders(t *testing.T) {
 // file and keeps it (a task can open the file) makes Begin fail after
 // LockOptions.Wait with a *filelock.HeldError, instead of waiting for ever.
 func TestLockWaitIsBounded(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	target := filepath.Join(t.TempDir(), "f.txt")
 	locks := NewLocks(LockOptions{Dir: dir, Wait: 200 * time.Millisecond})

@@ -3,6 +3,7 @@ package edits
 import (
 	"bytes"
 	"path"
+	"slices"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -375,25 +376,6 @@ func encodeOrigins(f Format, oldText, newText string, origin []int) []byte {
 	return []byte(text)
 }
 
-// splitKeep splits LF text into lines that keep their "\n"; the last line
-// has none when the text does not end in a line break.
-func splitKeep(s string) []string {
-	if s == "" {
-		return nil
-	}
-	lines := make([]string, 0, strings.Count(s, "\n")+1)
-	for len(s) > 0 {
-		i := strings.IndexByte(s, '\n')
-		if i < 0 {
-			lines = append(lines, s)
-			break
-		}
-		lines = append(lines, s[:i+1])
-		s = s[i+1:]
-	}
-	return lines
-}
-
 // restoreMixed gives each line break of newText an ending: the old line's
 // own ending where the line is unchanged, else the most common ending among
 // the lines the change replaced, else the file's Style. origin, when it has
@@ -423,7 +405,7 @@ func restoreMixed(f Format, oldText, newText string, origin []int) string {
 	switch {
 	case oldText == newText:
 		newEnd = f.endings
-	case origin != nil && len(origin) == len(splitKeep(newText)):
+	case origin != nil && len(origin) == len(slices.Collect(strings.Lines(newText))):
 		newEnd = make([]Ending, len(origin))
 		prev := -1 // the old line the last kept line is
 		for i := 0; i < len(origin); {
@@ -446,7 +428,7 @@ func restoreMixed(f Format, oldText, newText string, origin []int) string {
 			}
 		}
 	default:
-		a, b := splitKeep(oldText), splitKeep(newText)
+		a, b := slices.Collect(strings.Lines(oldText)), slices.Collect(strings.Lines(newText))
 		newEnd = make([]Ending, 0, len(b))
 		ai, bi := 0, 0
 		for _, h := range append(diffLines(a, b), hunk{len(a), len(a), len(b), len(b)}) {

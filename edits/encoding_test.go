@@ -33,6 +33,7 @@ func gb(s string) []byte {
 }
 
 func TestDecodeRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name     string
 		raw      []byte
@@ -75,6 +76,7 @@ func TestDecodeRoundTrip(t *testing.T) {
 }
 
 func TestDecodeRefusesBinary(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		raw  []byte
@@ -100,6 +102,7 @@ func TestDecodeRefusesBinary(t *testing.T) {
 }
 
 func TestEncodeEndings(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		raw     string
@@ -125,6 +128,7 @@ func TestEncodeEndings(t *testing.T) {
 }
 
 func TestNewFileFormat(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		want Ending

@@ -34,6 +34,7 @@ var update = flag.Bool("update", false, "rewrite the expected sections of testda
 //
 // With -update, the sections after input.json are rewritten from the result.
 func TestGolden(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("testdata/*.txtar")
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 // TestChooseByHint: the hint chooses only a candidate clearly nearest to
 // it; a tie, a near tie or no hint chooses none and says why.
 func TestChooseByHint(t *testing.T) {
+	t.Parallel()
 	// "x" starts lines 2, 5, 12 and 13.
 	text := "a\nx\nb\nc\nx\nd\ne\nf\ng\nh\ni\nx\nx\n"
 	var cands []candidate
@@ -48,6 +49,7 @@ func TestChooseByHint(t *testing.T) {
 // hint of the next by the same offset, plus the lines it added; a pure
 // insertion and a hunk without a line number add only their lines.
 func TestLineHintsCarryTheOffset(t *testing.T) {
+	t.Parallel()
 	var lh lineHints
 	if got := lh.expect(10); got != 10 {
 		t.Fatalf("expect(10) at first = %d, want 10", got)
@@ -72,6 +74,7 @@ func TestLineHintsCarryTheOffset(t *testing.T) {
 // TestAnchorLinesAreTiered: equal lines first, lines starting with the
 // anchor only when none is equal; every one in the region is returned.
 func TestAnchorLinesAreTiered(t *testing.T) {
+	t.Parallel()
 	text := "def run(self):\n  pass\ndef run_all(self):\n  def run(self):\n"
 	if got := findAnchorLines(text, 0, "def run(self):"); len(got) != 2 || got[0].start != 0 || got[1].start != strings.LastIndex(text, "  def") {
 		t.Errorf("findAnchorLines(equal) = %+v, want lines 1 and 4", got)

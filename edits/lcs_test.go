@@ -48,6 +48,7 @@ func checkHunks(t *testing.T, a, b []string, hs []hunk) int {
 }
 
 func TestDiffLinesMinimal(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	alphabet := []string{"a", "b", "c", "d", "}"}
 	gen := func(n int) []string {
@@ -67,6 +68,7 @@ func TestDiffLinesMinimal(t *testing.T) {
 }
 
 func TestDiffLinesLarge(t *testing.T) {
+	t.Parallel()
 	// Above the anchor threshold: the alignment must stay valid and keep
 	// nearly every line of a file with a few scattered changes.
 	var a []string
@@ -96,6 +98,7 @@ func itoa(i int) string {
 }
 
 func TestDiffLinesLargeRepetitive(t *testing.T) {
+	t.Parallel()
 	// Many repeated lines make resync points ambiguous; the alignment must
 	// still be valid and close to minimal.
 	rng := rand.New(rand.NewPCG(3, 4))

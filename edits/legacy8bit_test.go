@@ -9,6 +9,7 @@ import (
 )
 
 func TestCheckEncodable(t *testing.T) {
+	t.Parallel()
 	latin1 := Format{Encoding: Latin1, Style: EndLF}
 	cp1252 := Format{Encoding: Windows1252, Style: EndLF}
 	for _, tc := range []struct {
@@ -46,6 +47,7 @@ func TestCheckEncodable(t *testing.T) {
 // TestLegacyGoldenFormats checks that the legacy8bit_* golden cases really
 // exercise the encoding their name says, not GB18030, which Decode tries first.
 func TestLegacyGoldenFormats(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("testdata/legacy8bit_*.txtar")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no legacy8bit golden cases (%v)", err)

@@ -12,6 +12,7 @@ import (
 // places, replacements and repairs as the anchor-based one, on random texts
 // of few distinct lines (where both apply).
 func TestLocateManyLinesAgrees(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	pieces := []string{"a", " a", "a ", "\ta", "b", "  b  ", "", "c"}
 	gen := func(n int) string {
@@ -53,6 +54,7 @@ func TestLocateManyLinesAgrees(t *testing.T) {
 // against a file of the same repeated lines finish (before this, each took
 // minutes: every anchor hit compared the whole search).
 func TestRepetitiveSearchesAreBounded(t *testing.T) {
+	t.Parallel()
 	text := strings.Repeat("a\n", 500_000)
 	for _, e := range []Edit{
 		{Search: strings.Repeat("a\n", 100_000) + "b\n", Replace: "x"},

@@ -793,14 +793,8 @@ func nonOverlappingSorted(cands []candidate) []candidate {
 	return c
 }
 
-// replaceSpans builds the new text from sorted, non-overlapping candidates.
-func replaceSpans(text string, cands []candidate) string {
-	out, _ := replaceSpansOrigins(text, cands)
-	return out
-}
-
-// replaceSpansOrigins is replaceSpans that also returns the new text's
-// line origins (see lineOrigins).
+// replaceSpansOrigins builds the new text from sorted, non-overlapping
+// candidates, and returns its line origins (see lineOrigins).
 func replaceSpansOrigins(text string, cands []candidate) (string, []int) {
 	written := make([]string, len(cands))
 	var b strings.Builder

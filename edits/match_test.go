@@ -10,6 +10,7 @@ import (
 )
 
 func TestApplyTable(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		text    string
@@ -63,6 +64,7 @@ func TestApplyTable(t *testing.T) {
 }
 
 func TestNotUniqueListsLines(t *testing.T) {
+	t.Parallel()
 	_, err := Apply("x\ny\nx\nz\nx\n", Edit{Search: "x", Replace: "w"})
 	e, ok := errors.AsType[*Error](err)
 	if !ok || e.Code != CodeSearchNotUnique {
@@ -77,6 +79,7 @@ func TestNotUniqueListsLines(t *testing.T) {
 }
 
 func TestNotFoundMakesWhitespaceVisible(t *testing.T) {
+	t.Parallel()
 	text := "func f() {\n\treturn 1\u00a0\n}\n"
 	_, err := Apply(text, Edit{Search: "func f() {\n\treturn 2\n}\n", Replace: "x"})
 	if CodeOf(err) != CodeSearchNotFound {
@@ -92,6 +95,7 @@ func TestNotFoundMakesWhitespaceVisible(t *testing.T) {
 }
 
 func TestApplyAllStepIndex(t *testing.T) {
+	t.Parallel()
 	_, err := ApplyAll(context.Background(), "a b c", []Edit{{Search: "a", Replace: "x"}, {Search: "b", Replace: "y"}, {Search: "q", Replace: "z"}})
 	e, ok := errors.AsType[*Error](err)
 	if !ok || e.Step != 3 || e.Code != CodeSearchNotFound {
@@ -178,6 +182,7 @@ func FuzzEditSpan(f *testing.F) {
 // after a normalisation (a literal `\n`, a bare line-number prefix) must not
 // match blank lines.
 func TestBlankAfterNormalisingNeverMatches(t *testing.T) {
+	t.Parallel()
 	for _, search := range []string{`\n`, `\n\n`, `\t`, "     3\t"} {
 		for _, all := range []bool{false, true} {
 			if got, err := Apply("a\n\n\tb\n", Edit{Search: search, Replace: "0", All: all}); err == nil {
@@ -190,6 +195,7 @@ func TestBlankAfterNormalisingNeverMatches(t *testing.T) {
 // TestApplyAllBoundsItsSteps: more steps than MaxSteps are refused up
 // front, naming the limit, and a canceled context stops the steps.
 func TestApplyAllBoundsItsSteps(t *testing.T) {
+	t.Parallel()
 	steps := make([]Edit, MaxSteps+1)
 	for i := range steps {
 		steps[i] = Edit{Search: "a", Replace: "b"}

@@ -1,6 +1,7 @@
 package edits
 
 import (
+	"slices"
 	"sort"
 	"strings"
 )
@@ -67,7 +68,7 @@ func lineOrigins(text string, cands []candidate, written []string) []int {
 			pos = cands[i].end
 		}
 		nb.WriteString(text[pos:regionEnd])
-		oldLines, newLines := splitKeep(text[regionStart:regionEnd]), splitKeep(nb.String())
+		oldLines, newLines := slices.Collect(strings.Lines(text[regionStart:regionEnd])), slices.Collect(strings.Lines(nb.String()))
 		if k2 == k+1 && c.fit != nil && c.start == regionStart && c.end == regionEnd && len(c.fit.same) == len(newLines) && len(c.fit.searchLines) == len(oldLines) {
 			for _, j := range c.fit.same {
 				if j >= 0 {

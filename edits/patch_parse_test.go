@@ -9,6 +9,7 @@ import (
 )
 
 func TestParseBeginPatchRefusals(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, patch string
 		line        string // "patch line N:" the message must name; "" for none
@@ -51,6 +52,7 @@ func TestParseBeginPatchRefusals(t *testing.T) {
 }
 
 func TestParseBeginPatch(t *testing.T) {
+	t.Parallel()
 	type chunk struct {
 		Old, New string
 		Anchors  []string
@@ -146,6 +148,7 @@ func TestParseBeginPatch(t *testing.T) {
 }
 
 func TestApplyChunks(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, text, patch string
 		want              string
@@ -286,6 +289,7 @@ func TestApplyChunks(t *testing.T) {
 // TestPlanBeginPatchFiles covers the file-level refusals and the delete
 // that needs no hunks, for both formats where they share a path.
 func TestPlanBeginPatchFiles(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, patch string
 		raw         string

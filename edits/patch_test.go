@@ -6,6 +6,7 @@ import (
 )
 
 func TestParsePatchRefusals(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, patch string
 	}{
@@ -23,6 +24,7 @@ func TestParsePatchRefusals(t *testing.T) {
 }
 
 func TestPatchHunksApplyInOrder(t *testing.T) {
+	t.Parallel()
 	text := "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\n"
 	patch := "--- a/f\n+++ b/f\n@@ -1,3 +1,4 @@\n a\n+a2\n b\n c\n@@ -8,3 +9,3 @@\n h\n-i\n+I\n j\n"
 	fps, _, err := ParsePatch(patch)
@@ -193,6 +195,7 @@ func checkPlacedHunks(t *testing.T, fp FilePatch, text string) {
 // exact match that starts inside a line is no candidate; a line that only
 // ends the same way is never rewritten.
 func TestPatchHunkMatchesWholeLines(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, text, patch, want, code string
 	}{
@@ -218,6 +221,7 @@ func TestPatchHunkMatchesWholeLines(t *testing.T) {
 // TestParsePatchHeredoc: a unified diff in a heredoc loses the wrapper; a
 // heredoc whose closing delimiter differs is left alone (and then refused).
 func TestParsePatchHeredoc(t *testing.T) {
+	t.Parallel()
 	fps, repairs, err := ParsePatch("<<EOF\n--- a/x.go\n+++ b/x.go\n@@ -1 +1 @@\n-a\n+b\nEOF\n")
 	if err != nil || len(fps) != 1 || fps[0].NewPath != "x.go" || len(repairs) != 1 || repairs[0] != RepairHeredocRemoved {
 		t.Errorf("ParsePatch(heredoc) = %+v, %v, %v; want x.go with heredoc_removed", fps, repairs, err)

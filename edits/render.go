@@ -1,6 +1,7 @@
 package edits
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/sourcegraph/go-diff/diff"
@@ -20,7 +21,7 @@ type Stat struct {
 // marks a created file and an empty newPath a deleted one (/dev/null). It
 // returns "" when the texts are equal.
 func UnifiedDiff(oldPath, newPath, oldText, newText string) (string, Stat) {
-	a, b := splitKeep(oldText), splitKeep(newText)
+	a, b := slices.Collect(strings.Lines(oldText)), slices.Collect(strings.Lines(newText))
 	hs := diffLines(a, b)
 	if len(hs) == 0 && (oldPath == "" && newPath == "" || oldText == newText && oldPath != "" && newPath != "") {
 		return "", Stat{}

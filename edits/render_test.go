@@ -7,6 +7,7 @@ import (
 )
 
 func TestUnifiedDiff(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name             string
 		oldPath, newPath string
@@ -59,6 +60,7 @@ func TestUnifiedDiff(t *testing.T) {
 }
 
 func TestUnifiedDiffAppliesAsPatch(t *testing.T) {
+	t.Parallel()
 	old := "package a\n\nfunc f() {\n\treturn\n}\n\nfunc g() {}\n\n// end\n"
 	new := "package a\n\nimport \"os\"\n\nfunc f() {\n\tos.Exit(1)\n}\n\nfunc g() {}\n\n// the end"
 	d, _ := UnifiedDiff("a.go", "a.go", old, new)

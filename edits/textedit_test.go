@@ -38,19 +38,20 @@ func applyTextEdits(t *testing.T, text string, edits []TextEdit) string {
 }
 
 func TestMinimalEdits(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name     string
 		old, new string
 		want     []TextEdit
 	}{
-		{"one word", "hello world\n", "hello there\n", []TextEdit{{Pos{0, 6}, Pos{0, 11}, "there"}}},
-		{"insert line", "a\nc\n", "a\nb\nc\n", []TextEdit{{Pos{1, 0}, Pos{1, 0}, "b\n"}}},
-		{"delete line", "a\nb\nc\n", "a\nc\n", []TextEdit{{Pos{1, 0}, Pos{2, 0}, ""}}},
-		{"crlf kept whole", "a\r\nb\r\n", "a\r\nx\r\nb\r\n", []TextEdit{{Pos{1, 0}, Pos{1, 0}, "x\r\n"}}},
-		{"crlf to lf", "a\r\nb\r\n", "a\nb\r\n", []TextEdit{{Pos{0, 1}, Pos{1, 0}, "\n"}}},
-		{"multibyte boundary", "x é y\n", "x è y\n", []TextEdit{{Pos{0, 2}, Pos{0, 4}, "è"}}},
-		{"two lines changed separately", "a1\nb\nc1\n", "a2\nb\nc2\n", []TextEdit{{Pos{0, 1}, Pos{0, 2}, "2"}, {Pos{2, 1}, Pos{2, 2}, "2"}}},
-		{"append at end without newline", "a", "ab", []TextEdit{{Pos{0, 1}, Pos{0, 1}, "b"}}},
+		{"one word", "hello world\n", "hello there\n", []TextEdit{{Start: Pos{Line: 0, Col: 6}, End: Pos{Line: 0, Col: 11}, NewText: "there"}}},
+		{"insert line", "a\nc\n", "a\nb\nc\n", []TextEdit{{Start: Pos{Line: 1, Col: 0}, End: Pos{Line: 1, Col: 0}, NewText: "b\n"}}},
+		{"delete line", "a\nb\nc\n", "a\nc\n", []TextEdit{{Start: Pos{Line: 1, Col: 0}, End: Pos{Line: 2, Col: 0}, NewText: ""}}},
+		{"crlf kept whole", "a\r\nb\r\n", "a\r\nx\r\nb\r\n", []TextEdit{{Start: Pos{Line: 1, Col: 0}, End: Pos{Line: 1, Col: 0}, NewText: "x\r\n"}}},
+		{"crlf to lf", "a\r\nb\r\n", "a\nb\r\n", []TextEdit{{Start: Pos{Line: 0, Col: 1}, End: Pos{Line: 1, Col: 0}, NewText: "\n"}}},
+		{"multibyte boundary", "x é y\n", "x è y\n", []TextEdit{{Start: Pos{Line: 0, Col: 2}, End: Pos{Line: 0, Col: 4}, NewText: "è"}}},
+		{"two lines changed separately", "a1\nb\nc1\n", "a2\nb\nc2\n", []TextEdit{{Start: Pos{Line: 0, Col: 1}, End: Pos{Line: 0, Col: 2}, NewText: "2"}, {Start: Pos{Line: 2, Col: 1}, End: Pos{Line: 2, Col: 2}, NewText: "2"}}},
+		{"append at end without newline", "a", "ab", []TextEdit{{Start: Pos{Line: 0, Col: 1}, End: Pos{Line: 0, Col: 1}, NewText: "b"}}},
 		{"equal", "same", "same", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

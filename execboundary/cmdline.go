@@ -57,12 +57,20 @@ const maxNesting = 8
 // interpreter starts, a program whose name is computed at run time (those
 // are in Unjudged), or PATH changes the line itself makes.
 func ParseCommandLine(command string) CommandLine {
+	return ParseLine(shellcmd.ParseLine(command))
+}
+
+// ParseLine is ParseCommandLine of a command line already parsed (the
+// command lines it finds inside, such as sh -c's, are parsed here).
+func ParseLine(line *shellcmd.Line) CommandLine {
 	var cl CommandLine
 	w := &cmdWalker{out: &cl, funcs: map[string]bool{}}
-	if err := w.parse(command, "", 0); err != nil {
-		cl.ParseError = err.Error()
-		cl.Programs = append(cl.Programs, splitGuess(command)...)
+	if line.Err != nil {
+		cl.ParseError = line.Err.Error()
+		cl.Programs = append(cl.Programs, splitGuess(line.Text)...)
+		return cl
 	}
+	w.walk(line.Script, "", 0)
 	return cl
 }
 
@@ -80,6 +88,12 @@ func (w *cmdWalker) parse(src, via string, depth int) error {
 	if err != nil {
 		return err
 	}
+	w.walk(script, via, depth)
+	return nil
+}
+
+// walk judges the programs of a parsed script found at depth (see parse).
+func (w *cmdWalker) walk(script *shellcmd.Script, via string, depth int) {
 	// Functions first, so that a call before its definition in the text is
 	// still known as one.
 	for _, name := range script.Funcs {
@@ -96,7 +110,6 @@ func (w *cmdWalker) parse(src, via string, depth int) error {
 		}
 		w.argv(argv, lit, via, depth)
 	}
-	return nil
 }
 
 // argv judges one argument vector: a builtin, a wrapper, a shell with -c,

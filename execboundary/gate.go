@@ -110,12 +110,22 @@ func confinementOf(task Task) string {
 	return ""
 }
 
+// EventKind says what an Event reports.
+type EventKind string
+
+// The kinds of Event.
+const (
+	// EventDenied: an exec was refused.
+	EventDenied EventKind = "denied"
+	// EventKilled: the image check failed and the task was killed.
+	EventKilled EventKind = "killed"
+	// EventUnchecked: best-effort mode ran the task without the gate.
+	EventUnchecked EventKind = "unchecked"
+)
+
 // Event is something the gate reports about a task besides its output line.
 type Event struct {
-	// Kind is "denied" (an exec was refused), "killed" (the image check
-	// failed and the task was killed) or "unchecked" (best-effort mode ran
-	// the task without the gate).
-	Kind    string
+	Kind    EventKind
 	Program string
 	Rule    string
 	// Text is the sentence for the model.

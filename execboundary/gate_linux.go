@@ -60,7 +60,7 @@ func (g *Gate) Start(cmd *exec.Cmd, task Task) (stop func(), err error) {
 		if mode == ModeBestEffort {
 			hint := UncheckedHint(reason)
 			task.Note("whale: " + hint)
-			notify(task, Event{Kind: "unchecked", Text: hint})
+			notify(task, Event{Kind: EventUnchecked, Text: hint})
 			return nil, nil
 		}
 		return nil, errors.New(refusal(reason))
@@ -569,7 +569,7 @@ func (tg *taskGate) deny(id uint64, ex *execRequest, v Verdict, by string) {
 	// reacts to the failure.
 	line := denialLine(prog, v, by)
 	tg.task.Note(line)
-	notify(tg.task, Event{Kind: "denied", Program: prog, Rule: v.RuleText(), Text: line})
+	notify(tg.task, Event{Kind: EventDenied, Program: prog, Rule: v.RuleText(), Text: line})
 	tg.respond(id, unix.EPERM)
 }
 
@@ -657,7 +657,7 @@ func (tg *taskGate) kill(ex *execRequest, tgid int) {
 	killSession(tg.session)
 	line := fmt.Sprintf("whale: the exec of %s loaded %s instead (the path was changed while it was checked); the task was killed", ex.prog.Path, orUnknown(exe))
 	tg.task.Note(line)
-	notify(tg.task, Event{Kind: "killed", Program: ex.prog.Path, Text: line})
+	notify(tg.task, Event{Kind: EventKilled, Program: ex.prog.Path, Text: line})
 	tg.g.audit.Write(AuditEntry{Task: tg.task.ID(), Program: orUnknown(exe), Argv: ex.argv, Cwd: ex.cwd, Decision: "kill", Rule: "image check after exec", DecidedBy: ByVerify})
 }
 

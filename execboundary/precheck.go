@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/whale-ls/whale-ls/shellcmd"
 )
 
 // CommandTask is a Task that knows its command line as the model gave it;
@@ -17,6 +19,13 @@ import (
 type CommandTask interface {
 	Task
 	Command() string
+}
+
+// ParsedTask is a CommandTask that also has its command line's parse, which
+// the pre-start check then reads instead of parsing the line again.
+type ParsedTask interface {
+	CommandTask
+	Parsed() *shellcmd.Line
 }
 
 // NotCheckedHint is what every result of a task started after the
@@ -30,10 +39,14 @@ func NotCheckedHint(reason string) string {
 // command must not run) when one is denied.
 func (g *Gate) precheck(cmd *exec.Cmd, task Task, reason string) error {
 	command := commandOf(cmd.Args)
+	var parsed *shellcmd.Line
 	if ct, ok := task.(CommandTask); ok && ct.Command() != "" {
 		command = ct.Command()
 	}
-	cl := ParseCommandLine(command)
+	if pt, ok := task.(ParsedTask); ok {
+		parsed = pt.Parsed()
+	}
+	cl := ParseLine(shellcmd.Of(parsed, command))
 	pol := g.Policy()
 	dir := cmd.Dir
 	if dir == "" {
@@ -61,7 +74,7 @@ func (g *Gate) precheck(cmd *exec.Cmd, task Task, reason string) error {
 		if !ok {
 			line := denialLine(prog.Path, v, by)
 			task.Note(line)
-			notify(task, Event{Kind: "denied", Program: prog.Path, Rule: v.RuleText(), Text: line})
+			notify(task, Event{Kind: EventDenied, Program: prog.Path, Rule: v.RuleText(), Text: line})
 			return errors.New(line + ", so the command was not run (checked before the start: " + reason + "). " + DeniedHint)
 		}
 	}
@@ -85,7 +98,7 @@ func (g *Gate) precheck(cmd *exec.Cmd, task Task, reason string) error {
 		hint += " Not checked in this command: " + strings.Join(parts, "; ") + "."
 	}
 	task.Note("whale: " + hint)
-	notify(task, Event{Kind: "unchecked", Text: hint})
+	notify(task, Event{Kind: EventUnchecked, Text: hint})
 	return nil
 }
 

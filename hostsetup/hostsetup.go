@@ -746,7 +746,7 @@ func List(w io.Writer) {
 	}
 }
 
-// mcpArgs returns the command's program and arguments.
+// program and args return the command's program and its arguments.
 func (o Options) program() string { return o.Command[0] }
 func (o Options) args() []string  { return append([]string{}, o.Command[1:]...) }
 

@@ -262,7 +262,7 @@ func (n *jnode) lookup(path []string) *jnode {
 	return n
 }
 
-// decode returns the Go value of n's text (comments stripped).
+// decodeNode returns the Go value of n's text (comments stripped).
 func decodeNode(src []byte, n *jnode) (any, error) {
 	var v any
 	err := json.Unmarshal(stripJSONC(src[n.start:n.end]), &v)

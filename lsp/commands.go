@@ -76,7 +76,7 @@ type callProgress struct {
 	done        chan struct{} // closed when the timer's function has decided
 
 	mu      sync.Mutex
-	token   any
+	work    *workDone // set when the progress began
 	began   bool
 	message string // the latest report, sent with begin when it comes first
 }
@@ -100,26 +100,14 @@ func (s *Server) progress(ctx context.Context, clientToken json.RawMessage, titl
 // progress, with the latest report as its message.
 func (p *callProgress) begin() {
 	defer close(p.done)
-	var token any
-	if len(p.clientToken) > 0 && string(p.clientToken) != "null" {
-		token = p.clientToken
-	} else {
-		t := fmt.Sprintf("whale-%d", progressSeq.Add(1))
-		cctx, cancel := context.WithTimeout(p.ctx, 5*time.Second)
-		defer cancel()
-		if _, err := p.s.conn.Call(cctx, "window/workDoneProgress/create", map[string]any{"token": t}, nil); err != nil {
-			return
-		}
-		token = t
+	work, err := p.s.newWorkDone(p.ctx, p.clientToken, "whale")
+	if err != nil {
+		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	value := map[string]any{"kind": "begin", "title": p.title, "cancellable": false}
-	if p.message != "" {
-		value["message"] = p.message
-	}
-	p.token = token
-	p.began = p.s.conn.Notify(p.ctx, "$/progress", map[string]any{"token": token, "value": value}) == nil
+	p.work = work
+	p.began = work.begin(p.title, p.message) == nil
 }
 
 // report shows message ("waiting for your review") as the call's progress,
@@ -130,10 +118,10 @@ func (p *callProgress) report(message string) {
 	}
 	p.mu.Lock()
 	p.message = message
-	began, token := p.began, p.token
+	began, work := p.began, p.work
 	p.mu.Unlock()
 	if began {
-		_ = p.s.conn.Notify(p.ctx, "$/progress", map[string]any{"token": token, "value": map[string]any{"kind": "report", "message": message}})
+		_ = work.report(message)
 		return
 	}
 	if p.timer.Stop() {
@@ -154,7 +142,7 @@ func (p *callProgress) stop(code string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.began {
-		_ = p.s.conn.Notify(p.ctx, "$/progress", map[string]any{"token": p.token, "value": map[string]any{"kind": "end", "message": code}})
+		_ = p.work.end(code)
 	}
 }
 

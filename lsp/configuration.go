@@ -26,11 +26,11 @@ func (s *Server) didChangeConfiguration(ctx context.Context, params json.RawMess
 func (s *Server) applySettings(ctx context.Context, raw json.RawMessage) {
 	cfg, unknown, err := settings.Parse(raw)
 	if err != nil {
-		s.logToClient(ctx, 2, "whale-ls: settings not applied: "+err.Error())
+		s.logToClient(ctx, messageWarning, "whale-ls: settings not applied: "+err.Error())
 		return
 	}
 	if len(unknown) > 0 {
-		s.logToClient(ctx, 2, "whale-ls: unknown settings ignored: "+strings.Join(unknown, ", "))
+		s.logToClient(ctx, messageWarning, "whale-ls: unknown settings ignored: "+strings.Join(unknown, ", "))
 	}
 	s.mu.Lock()
 	sess := s.session
@@ -39,6 +39,6 @@ func (s *Server) applySettings(ctx context.Context, raw json.RawMessage) {
 		return
 	}
 	if missing := sess.Apply(cfg); len(missing) > 0 {
-		s.logToClient(ctx, 2, "whale-ls: these read.approvedPaths or skills.paths do not exist: "+strings.Join(missing, ", "))
+		s.logToClient(ctx, messageWarning, "whale-ls: these read.approvedPaths or skills.paths do not exist: "+strings.Join(missing, ", "))
 	}
 }

@@ -9,4 +9,9 @@
 // malformed, oversized or invalid message is answered with a JSON-RPC error
 // or logged, and the server keeps running; a panic in a request handler
 // becomes an error response, never a crash.
+//
+// Every message has a type: protocol.go declares each whale/* method and
+// its payload (attach's own methods are in attach/protocol.go, checked
+// beside them by protocol_test.go); client.go the standard messages the
+// server sends the client, with one work-done progress helper.
 package lsp

@@ -8,6 +8,7 @@ import (
 
 	"github.com/whale-ls/whale-ls/edits"
 	"github.com/whale-ls/whale-ls/toolbridge"
+	"go.lsp.dev/protocol"
 )
 
 // applyGrace is how long the server waits for the didChange notifications
@@ -33,27 +34,6 @@ func (e *editorBridge) Documents() []toolbridge.Document {
 		out[i] = d.toolDocument()
 	}
 	return out
-}
-
-// wire types of workspace/applyEdit
-type textEdit struct {
-	Range   Range  `json:"range"`
-	NewText string `json:"newText"`
-}
-
-type versionedID struct {
-	URI     string `json:"uri"`
-	Version int32  `json:"version"`
-}
-
-type textDocumentEdit struct {
-	TextDocument versionedID `json:"textDocument"`
-	Edits        []textEdit  `json:"edits"`
-}
-
-type applyResult struct {
-	Applied       bool   `json:"applied"`
-	FailureReason string `json:"failureReason,omitempty"`
 }
 
 // ApplyEdits sends one workspace/applyEdit with a TextDocumentEdit per
@@ -84,10 +64,7 @@ func (e *editorBridge) ApplyEdits(ctx context.Context, changes []toolbridge.Docu
 	}
 	var res applyResult
 	label := "whale: edit " + strings.Join(names, ", ")
-	if _, err := s.conn.Call(ctx, "workspace/applyEdit", map[string]any{
-		"label": label,
-		"edit":  map[string]any{"documentChanges": docEdits},
-	}, &res); err != nil {
+	if _, err := s.conn.Call(ctx, protocol.MethodWorkspaceApplyEdit, applyEditParams{Edit: workspaceEdit{DocumentChanges: docEdits}, Label: label}, &res); err != nil {
 		if ctx.Err() != nil {
 			return toolbridge.Fail(toolbridge.CodeCanceled, "the edit was canceled while the editor was applying it; read %s again to see whether it changed", strings.Join(names, ", "))
 		}

@@ -2,9 +2,7 @@ package lsp
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
-	"time"
 
 	"github.com/whale-ls/whale-ls/attach"
 	"github.com/whale-ls/whale-ls/search"
@@ -32,19 +30,15 @@ func (s *Server) showIndexProgress() {
 
 func (s *Server) indexProgress(x *search.Index) {
 	ctx := context.Background()
-	token := fmt.Sprintf("whale-index-%d", progressSeq.Add(1))
-	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	_, err := s.conn.Call(cctx, "window/workDoneProgress/create", map[string]any{"token": token}, nil)
-	cancel()
+	work, err := s.newWorkDone(ctx, nil, "whale-index")
 	if err != nil {
 		return
 	}
-	title := "whale: indexing " + filepath.Base(x.Status().Folder)
-	if s.conn.Notify(ctx, "$/progress", map[string]any{"token": token, "value": map[string]any{"kind": "begin", "title": title, "cancellable": false}}) != nil {
+	if work.begin("whale: indexing "+filepath.Base(x.Status().Folder), "") != nil {
 		return
 	}
 	st := x.Wait(ctx) // returns when the index is ready, off or closed
-	_ = s.conn.Notify(ctx, "$/progress", map[string]any{"token": token, "value": map[string]any{"kind": "end", "message": st.String()}})
+	_ = work.end(st.String())
 }
 
 // attachStatus answers whale/status on the attach socket (what `whale-ls

@@ -13,8 +13,8 @@ import (
 	"unicode/utf8"
 
 	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
 
-	"github.com/whale-ls/whale-ls/todos"
 	"github.com/whale-ls/whale-ls/toolbridge"
 )
 
@@ -224,9 +224,9 @@ func (s *Server) answerPrompt(raw json.RawMessage) (any, error) {
 // promptWithMessageRequest asks through window/showMessageRequest, the
 // standard fallback. A null result means the user dismissed it.
 func (s *Server) promptWithMessageRequest(ctx context.Context, q toolbridge.Prompt) (toolbridge.PromptAnswer, error) {
-	actions := make([]map[string]string, len(q.Options))
+	actions := make([]messageActionItem, len(q.Options))
 	for i, o := range q.Options {
-		actions[i] = map[string]string{"title": o.Label}
+		actions[i] = messageActionItem{Title: o.Label}
 	}
 	msg := q.Title
 	if q.Detail != "" {
@@ -236,15 +236,13 @@ func (s *Server) promptWithMessageRequest(ctx context.Context, q toolbridge.Prom
 		// No per-hunk choice in a plain message: accept or reject the whole change.
 		msg = q.Title + "\n\nAccept or reject the whole change." + reviewSummary(q.Files)
 	}
-	typ := 3 // info
+	typ := messageInfo
 	if q.Kind == toolbridge.PromptApproval {
-		typ = 2 // warning
+		typ = messageWarning
 	}
 	reportProgress(ctx, waitingFor(q.Kind))
-	var res *struct {
-		Title string `json:"title"`
-	}
-	_, err := s.conn.Call(ctx, "window/showMessageRequest", map[string]any{"type": typ, "message": msg, "actions": actions}, &res)
+	var res *messageActionItem
+	_, err := s.conn.Call(ctx, protocol.MethodWindowShowMessageRequest, showMessageRequestParams{Actions: actions, Message: msg, Type: typ}, &res)
 	if err != nil {
 		if ctx.Err() != nil {
 			return toolbridge.PromptAnswer{}, timedOut(ctx)
@@ -275,7 +273,7 @@ func (n notifier) PlanChanged(p toolbridge.Plan) {
 }
 
 // TodosChanged sends methodTodos.
-func (n notifier) TodosChanged(items []todos.Item) {
+func (n notifier) TodosChanged(items []toolbridge.TodoItem) {
 	params := todosParams{Items: make([]todoItem, 0, len(items))}
 	for _, it := range items {
 		params.Items = append(params.Items, todoItem{ID: it.ID, Content: it.Content, Status: it.Status, Priority: it.Priority, Created: it.Created, Updated: it.Updated})

@@ -282,7 +282,7 @@ func terminalListResultOf(list []terminal.Status) terminalListResult {
 	for i, st := range list {
 		tasks[i] = terminalTask{
 			terminalOpenParams: terminalOpenParamsOf(st.TaskInfo),
-			State:              st.State,
+			State:              string(st.State),
 			ExitCode:           st.ExitCode,
 			Signal:             st.Signal,
 			Canceled:           st.Canceled,

@@ -69,13 +69,56 @@ func TestProtocolMethodsMirrored(t *testing.T) {
 // TestWhaleMethodsOnlyInProtocol checks that no other file of the package
 // spells a whale/* method: they use protocol.go's constants.
 func TestWhaleMethodsOnlyInProtocol(t *testing.T) {
-	files, err := filepath.Glob("*.go")
+	checkWhaleMethodsOnlyIn(t, ".", "protocol.go")
+}
+
+// attachOnly lists the methods of the attach socket (attach/protocol.go)
+// that the editors' protocol does not have, each with the reason. Every
+// other method of the socket must be one of lsp/protocol.go's.
+var attachOnly = map[string]string{
+	"whale/call":    "a terminal agent's tool call; the editor calls workspace/executeCommand",
+	"whale/status":  "what `whale-ls settings` prints about the running server",
+	"whale/refused": "the refusal a peer of another user, or inside a task, reads before the socket closes",
+}
+
+// TestAttachMethodsChecked checks the attach socket's methods as the
+// editors' are: all in attach/protocol.go, no other file of attach spelling
+// one, and each either lsp/protocol.go's method of the same name or listed
+// in attachOnly.
+func TestAttachMethodsChecked(t *testing.T) {
+	dir := filepath.Join("..", "attach")
+	consts := whaleConstants(t, filepath.Join(dir, "protocol.go"))
+	ours := protocolConstants(t)
+	for _, m := range consts {
+		if !slices.Contains(ours, m) && attachOnly[m] == "" {
+			t.Errorf("attach/protocol.go names %s, which lsp/protocol.go does not: add it there, or to attachOnly with a reason", m)
+		}
+	}
+	for m := range attachOnly {
+		if !slices.Contains(consts, m) {
+			t.Errorf("attachOnly lists %s, which attach/protocol.go does not name", m)
+		}
+	}
+	if dup := duplicates(consts); len(dup) > 0 {
+		t.Errorf("attach/protocol.go names %v more than once", dup)
+	}
+	checkWhaleMethodsOnlyIn(t, dir, "protocol.go")
+}
+
+// checkWhaleMethodsOnlyIn checks that no non-test Go file of dir but
+// protocol spells a whale/* method.
+func checkWhaleMethodsOnlyIn(t *testing.T, dir, protocol string) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(files) == 0 {
+		t.Fatalf("no Go files in %s", dir)
+	}
 	fset := token.NewFileSet()
 	for _, file := range files {
-		if file == "protocol.go" || strings.HasSuffix(file, "_test.go") {
+		if filepath.Base(file) == protocol || strings.HasSuffix(file, "_test.go") {
 			continue
 		}
 		f, err := parser.ParseFile(fset, file, nil, 0)
@@ -97,7 +140,14 @@ func TestWhaleMethodsOnlyInProtocol(t *testing.T) {
 // that name a whale/* method.
 func protocolConstants(t *testing.T) []string {
 	t.Helper()
-	f, err := parser.ParseFile(token.NewFileSet(), "protocol.go", nil, 0)
+	return whaleConstants(t, "protocol.go")
+}
+
+// whaleConstants returns the values of file's string constants that name
+// a whale/* method.
+func whaleConstants(t *testing.T, file string) []string {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), file, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +168,7 @@ func protocolConstants(t *testing.T) []string {
 		}
 	}
 	if len(out) == 0 {
-		t.Fatal("protocol.go declares no whale/* constant")
+		t.Fatalf("%s declares no whale/* constant", file)
 	}
 	return out
 }

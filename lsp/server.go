@@ -303,11 +303,11 @@ func (s *Server) notification(ctx context.Context, method string, params json.Ra
 	}
 }
 
-// logToClient logs msg to stderr and as window/logMessage (type 1 error,
-// 2 warning, 3 info).
+// logToClient logs msg to stderr and as window/logMessage of type typ
+// (messageWarning, messageInfo).
 func (s *Server) logToClient(ctx context.Context, typ int, msg string) {
 	s.log.Warn(msg)
 	if s.conn != nil {
-		_ = s.conn.Notify(ctx, "window/logMessage", map[string]any{"type": typ, "message": msg})
+		_ = s.conn.Notify(ctx, protocol.MethodWindowLogMessage, logMessageParams{Message: msg, Type: typ})
 	}
 }

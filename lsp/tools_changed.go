@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/whale-ls/whale-ls/toolbridge"
+	"go.lsp.dev/protocol"
 )
 
 // registrationTimeout bounds the wait for the client's answer to
@@ -57,12 +58,12 @@ func (s *Server) watchTools(registry *toolbridge.Registry, initParams json.RawMe
 		go func() {
 			ctx, cancel := context.WithTimeout(ctx, registrationTimeout)
 			defer cancel()
-			params := map[string]any{"registrations": []map[string]any{{
-				"id":              fmt.Sprintf("whale-tools-%d", registrationSeq.Add(1)),
-				"method":          "workspace/executeCommand",
-				"registerOptions": map[string]any{"commands": commands},
+			params := registrationParams{Registrations: []registration{{
+				ID:              fmt.Sprintf("whale-tools-%d", registrationSeq.Add(1)),
+				Method:          protocol.MethodWorkspaceExecuteCommand,
+				RegisterOptions: executeCommandRegistrationOptions{Commands: commands},
 			}}}
-			if _, err := s.conn.Call(ctx, "client/registerCapability", params, nil); err != nil {
+			if _, err := s.conn.Call(ctx, protocol.MethodClientRegisterCapability, params, nil); err != nil {
 				s.log.Warn("client/registerCapability for new tools failed; the commands still run", "commands", commands, "err", err)
 			}
 		}()

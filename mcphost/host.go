@@ -1,5 +1,6 @@
 // Package mcphost starts MCP servers (stdio, with the official Go SDK) and
-// calls their tools on behalf of the tool catalog.
+// calls their tools on behalf of the tool catalog, and converts a server's
+// input schemas into the tool contract's (ImportSchema, schema_import.go).
 //
 // Guarantees: a server is started when its tools are first needed and at
 // most once at a time; its stderr goes to the log line by line; a server

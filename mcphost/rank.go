@@ -2,6 +2,7 @@ package mcphost
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -39,12 +40,12 @@ const (
 // the words that remain, so that a request no tool serves ("send an email
 // to my boss") finds nothing rather than whatever shares one word with it.
 func Rank(query string, docs []Candidate, max int) []Hit {
-	var qs []string
-	for _, q := range dedupe(tokens(query)) {
-		if !stopWords[q] {
-			qs = append(qs, q)
-		}
-	}
+	seen := map[string]bool{}
+	qs := slices.DeleteFunc(tokens(query), func(q string) bool { // each word once, first places kept; no filler words
+		dup := seen[q]
+		seen[q] = true
+		return dup || stopWords[q]
+	})
 	need := (len(qs) + 1) / 2
 	if len(qs) == 0 || len(docs) == 0 || max <= 0 {
 		return nil
@@ -167,16 +168,4 @@ func stem(w string) string {
 		return w[:len(w)-1]
 	}
 	return w
-}
-
-func dedupe(ss []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, s := range ss {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	return out
 }

@@ -61,6 +61,7 @@ func listedFor(t *testing.T, x *Index, pat string, icase bool) []string {
 // read the files, grep reads only those that may match, and binary files
 // none at all; and that the status counts them.
 func TestContentFilterReadsOnlyCandidates(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	files := map[string]string{"bin.dat": "\x00needle\n", "hit.go": "x := needle\n"}
 	for i := range 200 {
@@ -90,6 +91,7 @@ func TestContentFilterReadsOnlyCandidates(t *testing.T) {
 // a binary file that becomes text too, and that an open buffer is searched
 // whatever the filter says of the file on disk.
 func TestContentFilterFollowsChanges(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{"a.go": "hay\n", "b.bin": "\x00hay\n", "c.go": "hay needle\n", "sub/d.go": "hay\n"})
 	root, x := startIndex(t, dir, IndexOptions{})
@@ -122,6 +124,7 @@ func TestContentFilterFollowsChanges(t *testing.T) {
 // TestContentFilterSharesBlobs checks that files with the same bytes share
 // one filter, which lives as long as one of them does.
 func TestContentFilterSharesBlobs(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	same := "package same // needle\n"
 	writeTree(t, dir, map[string]string{"a.go": same, "b/a.go": same, "c/a.go": same, "other.go": "hay\n"})
@@ -157,6 +160,7 @@ func TestContentFilterSharesBlobs(t *testing.T) {
 // must see the new bytes either way, and c.go, which still holds what they
 // held, must keep a filter of those bytes (not of what a.go or b.go became).
 func TestContentFilterChangeWhileReading(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{"a.go": "hay\n", "b.go": "hay\n", "c.go": "hay\n"})
 	root := openRoot(t, dir)
@@ -206,6 +210,7 @@ func TestContentFilterChangeWhileReading(t *testing.T) {
 // TestContentFilterBudget checks that files over the filter's memory
 // budget are read by every grep, and counted as such.
 func TestContentFilterBudget(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	files := map[string]string{}
 	for i := range 20 {
@@ -241,6 +246,7 @@ func longText(seed int) string {
 // or the long s, which fold to them, while the filter still leaves out the
 // files that cannot match.
 func TestContentFilterFoldedLetters(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{"a.txt": "SE\u017f\u017fION\n", "b.txt": "Session\n", "c.txt": "nothing\n", "d.txt": "\u212aind\n"})
 	root, x := startIndex(t, dir, IndexOptions{})
@@ -258,6 +264,7 @@ func TestContentFilterFoldedLetters(t *testing.T) {
 
 // TestBitsPerGram checks how the filters shrink as the budget runs short.
 func TestBitsPerGram(t *testing.T) {
+	t.Parallel()
 	tab := newContentTable()
 	tab.budget = 1 << 20
 	for _, tc := range []struct {

@@ -11,6 +11,7 @@ import (
 )
 
 func TestParseGlobs(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in   string
 		want []string
@@ -43,6 +44,7 @@ func TestParseGlobs(t *testing.T) {
 }
 
 func TestComparePathsIsFolderOrder(t *testing.T) {
+	t.Parallel()
 	paths := []string{"a-b/x", "a/z", "a/b/c", "a.go", "a", "B", "a/b"}
 	slices.SortFunc(paths, comparePaths)
 	want := []string{"B", "a", "a/b", "a/b/c", "a/z", "a-b/x", "a.go"}
@@ -52,6 +54,7 @@ func TestComparePathsIsFolderOrder(t *testing.T) {
 }
 
 func TestGlobLimits(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		globs string
 		ok    bool
@@ -78,6 +81,7 @@ func TestGlobLimits(t *testing.T) {
 // for doublestar on simple globs (a literal with "*" around it, "**/" before
 // a base-name glob) against doublestar itself.
 func TestGlobShortcutsAgreeWithDoublestar(t *testing.T) {
+	t.Parallel()
 	paths := []string{"main.go", "a/main.go", "a/b/main_test.go", ".hidden_test.go", "a/.git_x/y.go", "x_test.go/z",
 		"README", "docs/README.md", "a/b/c/READMEX", "test", "a/test", "a/b/atestb", "*.go", "a/?.go", "gó/ñ.go"}
 	globs := []string{"*.go", "*_test.go", "a*.go", "ma*n.go", "**/x_*.go", "RE*ME", "a*a", "**/*_test.go", "main.go", "**/main.go", "README*", "**/README*", "*test*",

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/whale-ls/whale-ls/internal/testtree"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/whale-ls/whale-ls/workspace"
 )
@@ -18,21 +20,7 @@ import (
 // writeTree creates files under dir; a name ending in "/" is a folder.
 func writeTree(t testing.TB, dir string, files map[string]string) {
 	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if strings.HasSuffix(name, "/") {
-			if err := os.MkdirAll(p, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testtree.Write(t, dir, files)
 }
 
 func openRoot(t testing.TB, dir string) *os.Root {
@@ -76,6 +64,7 @@ func grepText(t *testing.T, root *os.Root, req Request) string {
 }
 
 func TestGrepRespectsIgnoreFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{
 		".gitignore":        "*.gen.go\nout/\n",
@@ -101,6 +90,7 @@ func TestGrepRespectsIgnoreFiles(t *testing.T) {
 }
 
 func TestGrepSkipsBinaryFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	late := strings.Repeat("x\n", 5000) + "\x00needle\n" // NUL after the first 8 KiB
 	writeTree(t, dir, map[string]string{
@@ -118,6 +108,7 @@ func TestGrepSkipsBinaryFiles(t *testing.T) {
 }
 
 func TestGrepSymlinks(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	outside := t.TempDir()
 	writeTree(t, dir, map[string]string{"d/in.txt": "needle\n"})
@@ -151,6 +142,7 @@ func TestGrepSymlinks(t *testing.T) {
 }
 
 func TestGrepContextAtFileEdges(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{
 		"a.txt":    "m1\nx2\nx3\nx4\nx5\nx6\nm7\nx8\nm9\nx10",
@@ -186,6 +178,7 @@ func TestGrepContextAtFileEdges(t *testing.T) {
 }
 
 func TestGrepCapsAndMoreLine(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	files := map[string]string{}
 	for i := range 5 {
@@ -226,6 +219,7 @@ func TestGrepCapsAndMoreLine(t *testing.T) {
 }
 
 func TestGrepCRLF(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{"w.txt": "one end\r\ntwo\r\nthree end\r\n"})
 	got := grepText(t, openRoot(t, dir), Request{Pattern: `end$`, Context: 1})
@@ -236,6 +230,7 @@ func TestGrepCRLF(t *testing.T) {
 }
 
 func TestGrepInvalidUTF8(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{"latin1.txt": "caf\xe9 needle \xff\xfe\nok\n"})
 	got := grepText(t, openRoot(t, dir), Request{Pattern: `needle`})
@@ -249,6 +244,7 @@ func TestGrepInvalidUTF8(t *testing.T) {
 }
 
 func TestGrepLongLinesAreCutAroundTheMatch(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	long := strings.Repeat("a", 3000) + "NEEDLE" + strings.Repeat("é", 2000)
 	writeTree(t, dir, map[string]string{"min.js": long + "\n"})
@@ -259,6 +255,7 @@ func TestGrepLongLinesAreCutAroundTheMatch(t *testing.T) {
 }
 
 func TestGrepOverlay(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{
 		"open.go":    "package a\n// old text\n",
@@ -294,6 +291,7 @@ func TestGrepOverlay(t *testing.T) {
 }
 
 func TestGrepCancel(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	files := map[string]string{}
 	for i := range 400 {
@@ -329,6 +327,7 @@ func TestGrepCancel(t *testing.T) {
 }
 
 func TestGrepInvalidPattern(t *testing.T) {
+	t.Parallel()
 	root := openRoot(t, t.TempDir())
 	for _, tc := range []struct {
 		pattern string
@@ -366,6 +365,7 @@ func TestGrepInvalidPattern(t *testing.T) {
 }
 
 func TestGrepIncludeAndOptions(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{
 		"a.go":          "Hello\n",
@@ -398,6 +398,7 @@ func TestGrepIncludeAndOptions(t *testing.T) {
 }
 
 func TestFilesGlobs(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{
 		"main.go":               "",
@@ -437,6 +438,7 @@ func TestFilesGlobs(t *testing.T) {
 }
 
 func TestGrepSkipsTooLargeFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{
 		"small.log": "needle\n",
@@ -454,6 +456,7 @@ func TestGrepSkipsTooLargeFiles(t *testing.T) {
 }
 
 func TestGrepDeepWideTreesConcurrently(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	files := map[string]string{}
 	deep := ""

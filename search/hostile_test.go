@@ -42,6 +42,7 @@ var hostilePatterns = []struct {
 // *WorkLimitError; the exponential one must give up. Durations are logged,
 // not asserted.
 func TestHostilePatternsAreBounded(t *testing.T) {
+	t.Parallel()
 	for _, tc := range hostilePatterns {
 		line := hostileLine("ab ab")
 		if tc.name == "exponential" {
@@ -77,6 +78,7 @@ func TestHostilePatternsAreBounded(t *testing.T) {
 // TestScanStopsWithinALongLine: a cancelled context stops the automaton in
 // the middle of a long line.
 func TestScanStopsWithinALongLine(t *testing.T) {
+	t.Parallel()
 	m, err := compilePattern(`[ab]*a[ab]{500}c`, false, false)
 	if err != nil {
 		t.Fatal(err)
@@ -89,6 +91,7 @@ func TestScanStopsWithinALongLine(t *testing.T) {
 }
 
 func TestGrepRefusesHugePatterns(t *testing.T) {
+	t.Parallel()
 	root := openRoot(t, t.TempDir())
 	for _, tc := range []struct {
 		pattern string
@@ -113,6 +116,7 @@ func TestGrepRefusesHugePatterns(t *testing.T) {
 // TestGrepReportsWorkLimitWithThePath: the automaton's limit stops the
 // whole search and names the file.
 func TestGrepReportsWorkLimitWithThePath(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{"a.txt": "small\n", "big/line.txt": string(hostileLine("ab"))})
 	_, err := Grep(context.Background(), openRoot(t, dir), nil, Request{Pattern: `[ab]*a[ab]{500}c`, workLimit: WorkLimit / 20})
@@ -125,6 +129,7 @@ func TestGrepReportsWorkLimitWithThePath(t *testing.T) {
 // TestAutomatonCutsLongLinesAroundTheMatch: a long line judged by the
 // automaton is still shown around its match.
 func TestAutomatonCutsLongLinesAroundTheMatch(t *testing.T) {
+	t.Parallel()
 	m, err := compilePattern(`ne+dle\d`, false, false)
 	if err != nil {
 		t.Fatal(err)

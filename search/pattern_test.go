@@ -117,12 +117,14 @@ var scanCases = []struct {
 }
 
 func TestScanAgreesWithRegexp(t *testing.T) {
+	t.Parallel()
 	for _, tc := range scanCases {
 		checkScan(t, tc.pattern, tc.icase, tc.text)
 	}
 }
 
 func TestPlanFinderUsesLiterals(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		pattern string
 		icase   bool
@@ -166,6 +168,7 @@ func FuzzScanAgreesWithRegexp(f *testing.F) {
 // TestGramsFor checks that patterns with a literal run of three letters or
 // more get a query for the content filter, and those without do not.
 func TestGramsFor(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		pattern string
 		icase   bool

@@ -71,6 +71,7 @@ func genTree(t testing.TB, seed uint64) string {
 // created, changed, renamed, moved and deleted and an ignore file was
 // edited (before and after the filter read them again).
 func TestGrepMatchesRipgrep(t *testing.T) {
+	t.Parallel()
 	rg, err := exec.LookPath("rg")
 	if err != nil {
 		if os.Getenv("CI") == "true" {

@@ -96,6 +96,34 @@ type Redirect struct {
 	Body *Word
 }
 
+// Line is a command line with its one parse, handed from the tool that
+// runs it to each of its readers (the read-only classifier, the terminal's
+// kind, the exec boundary's pre-check), so that one shell_run parses its
+// command once.
+type Line struct {
+	// Text is the command line as parsed.
+	Text string
+	// Script is Parse's result; nil when Err is set.
+	Script *Script
+	// Err is Parse's error.
+	Err error
+}
+
+// ParseLine parses text (Parse) and keeps the text and the result.
+func ParseLine(text string) *Line {
+	s, err := Parse(text)
+	return &Line{Text: text, Script: s, Err: err}
+}
+
+// Of returns l's parse when l is a parse of text, else a new parse of text:
+// a reader given a parse of another text does not trust it.
+func Of(l *Line, text string) *Line {
+	if l != nil && l.Text == text {
+		return l
+	}
+	return ParseLine(text)
+}
+
 // Parse parses command as Bash. A command with a NUL byte is refused: no
 // program can be given one in its arguments, and the parser's reading of
 // it (it drops the byte) is not what a shell would run.

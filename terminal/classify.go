@@ -24,8 +24,13 @@ type CommandKind struct {
 // || and newlines when it does not parse) after leading assignments and
 // wrappers such as env, nohup, time and timeout.
 func Classify(command string) CommandKind {
+	return ClassifyLine(shellcmd.ParseLine(command))
+}
+
+// ClassifyLine is Classify of a command line already parsed.
+func ClassifyLine(line *shellcmd.Line) CommandKind {
 	var k CommandKind
-	for _, seg := range simpleCommands(command) {
+	for _, seg := range simpleCommands(line) {
 		words := stripWrappers(seg)
 		if len(words) == 0 {
 			continue
@@ -45,10 +50,10 @@ func Classify(command string) CommandKind {
 // simpleCommands are the words of each simple command of a command line;
 // text that does not parse (often a command still being written) is split
 // by splitSegments.
-func simpleCommands(command string) [][]string {
-	script, err := shellcmd.Parse(command)
+func simpleCommands(line *shellcmd.Line) [][]string {
+	script, err := line.Script, line.Err
 	if err != nil {
-		return splitSegments(command)
+		return splitSegments(line.Text)
 	}
 	var out [][]string
 	for _, c := range script.Commands {

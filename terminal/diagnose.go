@@ -38,7 +38,7 @@ var (
 func (t *Task) Diagnose() Diagnosis {
 	id := t.info.ID
 	st := t.Status()
-	if st.State == "exited" {
+	if st.State == StateExited {
 		how := fmt.Sprintf("exit code %d", st.ExitCode)
 		if st.Signal != "" {
 			how = "signal " + st.Signal

@@ -71,6 +71,15 @@
 //     beside it; prompt detection from /proc and termios needs Linux.
 //   - IsReadOnlyCommand is a conservative hint, not a sandbox.
 //
+// A task's code is split by job: task.go holds the Task, the Gate it is
+// started through and its accessors; task_start.go starts it, task_io.go
+// runs its output and exit loops, task_output.go is the model's cursor into
+// its output, task_input.go its input and holds, task_cancel.go cancels,
+// kills and releases it. What the layers above learn about a task while it
+// lives (the exec gate's events, the journal's note) is kept in the task
+// itself (Task.Annotation), and the command line is parsed once by whoever
+// starts the task (StartOptions.Parsed, shellcmd.Line).
+//
 // The package knows nothing about LSP: editors are reached through Sink, and
 // the exec boundary through Gate.
 package terminal

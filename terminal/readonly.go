@@ -27,7 +27,12 @@ import (
 // conservative hint for policies and confirmations, never a sandbox: false
 // does not mean the command writes.
 func IsReadOnlyCommand(command string) bool {
-	script, err := shellcmd.Parse(command)
+	return IsReadOnly(shellcmd.ParseLine(command))
+}
+
+// IsReadOnly is IsReadOnlyCommand of a command line already parsed.
+func IsReadOnly(line *shellcmd.Line) bool {
+	script, err := line.Script, line.Err
 	if err != nil || len(script.Commands) == 0 || len(script.Constructs) > 0 || len(script.Funcs) > 0 {
 		return false
 	}

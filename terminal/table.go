@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/whale-ls/whale-ls/sandbox"
+	"github.com/whale-ls/whale-ls/shellcmd"
 )
 
 // Defaults of the settings and limits.
@@ -79,6 +80,11 @@ type Options struct {
 // StartOptions describe one task.
 type StartOptions struct {
 	Command string
+	// Parsed is the command's parse when the caller has one
+	// (shellcmd.ParseLine of Command, trimmed); the task classifies the
+	// command with it and the gate reads it (GateTask.Parsed), so that
+	// the command is parsed once. A parse of another text is not used.
+	Parsed *shellcmd.Line
 	// Dir is the working directory, already checked by the caller.
 	Dir  string
 	Mode Mode
@@ -108,11 +114,19 @@ type TaskInfo struct {
 	Rows    int
 }
 
+// State is whether a task still runs.
+type State string
+
+// The states of a task.
+const (
+	StateRunning State = "running"
+	StateExited  State = "exited"
+)
+
 // Status is a snapshot of a task.
 type Status struct {
 	TaskInfo
-	// State is "running" or "exited".
-	State       string `json:"state"`
+	State       State  `json:"state"`
 	ExitCode    int    `json:"exitCode"`
 	Signal      string `json:"signal,omitempty"`
 	Canceled    bool   `json:"canceled,omitempty"`

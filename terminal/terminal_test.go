@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/whale-ls/whale-ls/shellcmd"
 )
 
 // long is the generous deadline for conditions on a loaded machine.
@@ -299,5 +301,23 @@ func TestBusyTaskIsNotAPrompt(t *testing.T) {
 	readUntil(t, task, "Compiling")
 	if d := task.Diagnose(); d.Reason != ReasonYieldTimeout {
 		t.Errorf("Diagnose() = %+v, want yield_timeout", d)
+	}
+}
+
+// TestStartUsesTheCallersParse: a task classifies its command with the
+// parse it is handed (so that shell_run parses once) and gives the gate
+// that parse, unless it is a parse of another text.
+func TestStartUsesTheCallersParse(t *testing.T) {
+	tb := newTable(t, Options{})
+	parsed := shellcmd.ParseLine("echo one")
+	task := start(t, tb, StartOptions{Command: "  echo one  ", Parsed: parsed, Mode: ModePipe})
+	waitDone(t, task)
+	if task.Parsed() != parsed {
+		t.Errorf("Parsed() = %p, want the caller's parse %p", task.Parsed(), parsed)
+	}
+	other := start(t, tb, StartOptions{Command: "echo two", Parsed: parsed, Mode: ModePipe})
+	waitDone(t, other)
+	if p := other.Parsed(); p == parsed || p.Text != "echo two" || p.Err != nil {
+		t.Errorf("a parse of another text was used: Parsed() = %+v", p)
 	}
 }

@@ -9,5 +9,7 @@
 // ever sees input that matches its schema; a failing or panicking tool
 // yields an Envelope with ok=false and a stable code, never a Go panic or a
 // JSON-RPC error. The package knows nothing of LSP or MCP: the front ends
-// implement Editor, Prompter and Notifier and pick the wire names.
+// implement Editor, Prompter and Notifier and pick the wire names. It
+// imports only the leaves excerpt and textpos (Pos, TextEdit, which the
+// edits engine aliases) — nothing of the engine, the store or the fronts.
 package toolbridge

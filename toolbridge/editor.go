@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/whale-ls/whale-ls/edits"
+	"github.com/whale-ls/whale-ls/textpos"
 )
 
 // Document is an editor buffer as the server's overlay holds it: the only
@@ -22,7 +22,7 @@ type Document struct {
 type DocumentChange struct {
 	Path    string
 	Version int32
-	Edits   []edits.TextEdit
+	Edits   []textpos.TextEdit
 	NewText string
 }
 

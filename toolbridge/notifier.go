@@ -1,6 +1,6 @@
 package toolbridge
 
-import "github.com/whale-ls/whale-ls/todos"
+import "time"
 
 // Notifier tells the editor about state the user watches beside the chat.
 // It is nil when no editor is attached. Its methods never block on the
@@ -10,7 +10,7 @@ type Notifier interface {
 	// PlanChanged reports the plan update_plan just set.
 	PlanChanged(p Plan)
 	// TodosChanged reports the whole todo list after a change.
-	TodosChanged(items []todos.Item)
+	TodosChanged(items []TodoItem)
 	// ChangesJournaled reports that the journal of changes gained an entry,
 	// latest (an edit, a shell task, a revert), so that views of it refresh.
 	ChangesJournaled(latest string)
@@ -27,4 +27,16 @@ type Plan struct {
 type PlanStep struct {
 	Step   string `json:"step"`
 	Status string `json:"status"`
+}
+
+// TodoItem is one entry of the todo list as the editor is told it: the
+// fields of todos.Item, declared here so that the contract does not depend
+// on the store (a todos.Item converts to it directly).
+type TodoItem struct {
+	ID       int       `json:"id"`
+	Content  string    `json:"content"`
+	Status   string    `json:"status"`
+	Priority string    `json:"priority"`
+	Created  time.Time `json:"created"`
+	Updated  time.Time `json:"updated"`
 }

@@ -104,7 +104,7 @@ func (r *Registry) Register(tools ...Tool) error {
 		}
 	}
 	for _, t := range tools {
-		t.Spec.InputSchema = t.Spec.InputSchema.clone()
+		t.Spec.InputSchema = t.Spec.InputSchema.Clone()
 		r.tools[t.Spec.Name] = t
 		r.order = append(r.order, t.Spec.Name)
 		for _, alias := range t.Aliases {
@@ -129,7 +129,7 @@ func (r *Registry) Specs() []Spec {
 	out := make([]Spec, 0, len(r.order))
 	for _, name := range r.order {
 		s := r.tools[name].Spec
-		s.InputSchema = s.InputSchema.clone()
+		s.InputSchema = s.InputSchema.Clone()
 		out = append(out, s)
 	}
 	return append(out, r.addedSpecs()...)
@@ -259,7 +259,7 @@ func QuoteAll(ss []string) []string {
 	return out
 }
 
-// closest returns up to n candidates nearest to name: substring matches and
+// Closest returns up to n candidates nearest to name: substring matches and
 // small edit distances first. The edit distance is computed only where it
 // can be small enough (it is at least the difference in length), so a huge
 // name costs a substring search per candidate, not length × length.
@@ -319,8 +319,10 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-// clone deep-copies a schema so frozen specs cannot be changed from outside.
-func (s *Schema) clone() *Schema {
+// Clone deep-copies a schema (nil stays nil), so that frozen specs cannot
+// be changed from outside and a schema can be changed without touching the
+// one it came from.
+func (s *Schema) Clone() *Schema {
 	if s == nil {
 		return nil
 	}
@@ -328,12 +330,12 @@ func (s *Schema) clone() *Schema {
 	if s.Properties != nil {
 		c.Properties = make(map[string]*Schema, len(s.Properties))
 		for k, v := range s.Properties {
-			c.Properties[k] = v.clone()
+			c.Properties[k] = v.Clone()
 		}
 	}
 	c.Required = append([]string(nil), s.Required...)
 	c.Enum = append([]string(nil), s.Enum...)
-	c.Items = s.Items.clone()
+	c.Items = s.Items.Clone()
 	c.Extra = s.Extra.clone()
 	if s.AdditionalProperties != nil {
 		b := *s.AdditionalProperties

@@ -43,7 +43,7 @@ func (r *Registry) Add(tools ...Tool) ([]Spec, error) {
 			d.tools = map[string]Tool{}
 			d.aliases = map[string]string{}
 		}
-		t.Spec.InputSchema = t.Spec.InputSchema.clone()
+		t.Spec.InputSchema = t.Spec.InputSchema.Clone()
 		d.tools[t.Spec.Name] = t
 		d.order = append(d.order, t.Spec.Name)
 		for _, alias := range t.Aliases {
@@ -56,7 +56,7 @@ func (r *Registry) Add(tools ...Tool) ([]Spec, error) {
 			}
 		}
 		s := t.Spec
-		s.InputSchema = s.InputSchema.clone()
+		s.InputSchema = s.InputSchema.Clone()
 		added = append(added, s)
 	}
 	listeners := append([]func(added []Spec){}, d.listeners...)
@@ -109,7 +109,7 @@ func (r *Registry) addedSpecs() []Spec {
 	out := make([]Spec, 0, len(r.dynamic.order))
 	for _, name := range r.dynamic.order {
 		s := r.dynamic.tools[name].Spec
-		s.InputSchema = s.InputSchema.clone()
+		s.InputSchema = s.InputSchema.Clone()
 		out = append(out, s)
 	}
 	return out

@@ -18,6 +18,7 @@ func echoTool(name string) Tool {
 }
 
 func TestRegistryAddFreezesAndNotifies(t *testing.T) {
+	t.Parallel()
 	r := NewRegistry(nil)
 	if err := r.Register(echoTool("base")); err != nil {
 		t.Fatal(err)
@@ -61,6 +62,7 @@ func TestRegistryAddFreezesAndNotifies(t *testing.T) {
 }
 
 func TestRegistryAddWhileDispatching(t *testing.T) {
+	t.Parallel()
 	r := NewRegistry(nil)
 	_ = r.Register(echoTool("base"))
 	var wg sync.WaitGroup
@@ -86,6 +88,7 @@ func TestRegistryAddWhileDispatching(t *testing.T) {
 // names it does not know, adds what it finds and runs it; a finder's
 // failure is the answer; names no finder owns get the usual unknown_tool.
 func TestDispatchActivatesDeferredTools(t *testing.T) {
+	t.Parallel()
 	finder := echoTool("finder")
 	var asked []string
 	var mu sync.Mutex
@@ -152,6 +155,7 @@ func TestDispatchActivatesDeferredTools(t *testing.T) {
 // TestDispatchNamesTheCall: a running tool learns its own name (also when
 // called by an alias) and the call's ID, made when the front end gave none.
 func TestDispatchNamesTheCall(t *testing.T) {
+	t.Parallel()
 	var tool, id string
 	spy := Define(Spec{Name: "spy", InputSchema: Object(nil, map[string]*Schema{})}, func(ctx context.Context, _ struct{}) (Result, error) {
 		tool, id = CallTool(ctx), CallID(ctx)

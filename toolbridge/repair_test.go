@@ -29,6 +29,7 @@ var probeSpec = Spec{
 }
 
 func TestRepairs(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		in      string
@@ -76,6 +77,7 @@ func TestRepairs(t *testing.T) {
 // TestRepairsAreConservative: when the repaired input is still invalid, the
 // original error comes back and no repair is reported.
 func TestRepairsAreConservative(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in       string
 		mentions []string
@@ -104,6 +106,7 @@ func TestRepairsAreConservative(t *testing.T) {
 }
 
 func TestValidation(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in       string
 		mentions []string // empty: valid
@@ -146,6 +149,7 @@ func TestValidation(t *testing.T) {
 }
 
 func TestHints(t *testing.T) {
+	t.Parallel()
 	spec := func(name string, props ...string) Spec {
 		m := map[string]*Schema{}
 		for _, p := range props {
@@ -172,6 +176,7 @@ func TestHints(t *testing.T) {
 }
 
 func TestEnvelopeTruncation(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		text      string
 		limit     int
@@ -198,6 +203,7 @@ func TestEnvelopeTruncation(t *testing.T) {
 }
 
 func TestDispatch(t *testing.T) {
+	t.Parallel()
 	ok := Define(Spec{Name: "echo", InputSchema: Object([]string{"text"}, map[string]*Schema{"text": Str("")})},
 		func(ctx context.Context, in struct{ Text string }) (Result, error) {
 			return Result{Text: strings.Repeat(in.Text, 10)}, nil
@@ -252,6 +258,7 @@ func TestDispatch(t *testing.T) {
 }
 
 func TestSpecsAreFrozen(t *testing.T) {
+	t.Parallel()
 	schema := Object([]string{"a"}, map[string]*Schema{"a": Str("first")})
 	r := NewRegistry(nil)
 	if err := r.Register([]Tool{{Spec: Spec{Name: "t", InputSchema: schema}, Run: nil}}...); err != nil {
@@ -322,6 +329,7 @@ func FuzzPrepareInput(f *testing.F) {
 }
 
 func TestBounded(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ n, want int }{{0, 5}, {-3, 5}, {1, 1}, {7, 7}, {20, 10}} {
 		if got := Bounded(tc.n, 5, 10); got != tc.want {
 			t.Errorf("bounded(%d, 5, 10) = %d, want %d", tc.n, got, tc.want)

@@ -9,7 +9,7 @@ import (
 
 // SchemaExtra holds the JSON Schema keywords beyond whale's own subset.
 // Only the schemas of proxied MCP tools carry it, so that a client sees such
-// a schema as its server wrote it (catalog_mcp_schema.go). Whale's own
+// a schema as its server wrote it (mcphost.ImportSchema). Whale's own
 // checks of an input read the subset alone; these keywords are the
 // server's to enforce.
 type SchemaExtra struct {
@@ -136,10 +136,10 @@ func (x *SchemaExtra) clone() *SchemaExtra {
 	c.AnyOf = cloneSchemas(x.AnyOf)
 	c.OneOf = cloneSchemas(x.OneOf)
 	c.AllOf = cloneSchemas(x.AllOf)
-	c.Not = x.Not.clone()
+	c.Not = x.Not.Clone()
 	c.Defs = cloneSchemaMap(x.Defs)
 	c.Definitions = cloneSchemaMap(x.Definitions)
-	c.AdditionalProperties = x.AdditionalProperties.clone()
+	c.AdditionalProperties = x.AdditionalProperties.Clone()
 	c.PatternProperties = cloneSchemaMap(x.PatternProperties)
 	if x.Other != nil {
 		c.Other = make(map[string]json.RawMessage, len(x.Other))
@@ -167,7 +167,7 @@ func cloneSchemas(list []*Schema) []*Schema {
 	}
 	out := make([]*Schema, len(list))
 	for i, s := range list {
-		out[i] = s.clone()
+		out[i] = s.Clone()
 	}
 	return out
 }
@@ -178,7 +178,7 @@ func cloneSchemaMap(m map[string]*Schema) map[string]*Schema {
 	}
 	out := make(map[string]*Schema, len(m))
 	for k, s := range m {
-		out[k] = s.clone()
+		out[k] = s.Clone()
 	}
 	return out
 }

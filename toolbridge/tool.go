@@ -3,6 +3,7 @@ package toolbridge
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 )
 
 // Groups name the parts of the catalog; editors use them to sort and filter.
@@ -134,6 +135,10 @@ type Tool struct {
 	// the model sent it wherever whale cannot know better (null values,
 	// keywords outside whale's own checks).
 	PrepareInput func(input json.RawMessage) (json.RawMessage, []string, *Failure)
+	// Input is the Go type the input decodes into, set by Define, so that a
+	// test can check the schema's properties against its JSON fields. It is
+	// nil for tools whose input has no Go type (proxied MCP tools).
+	Input reflect.Type
 }
 
 // Define builds a Tool whose input decodes into In. The run function returns a
@@ -141,7 +146,8 @@ type Tool struct {
 // faults (reported as code internal).
 func Define[In any](spec Spec, run func(ctx context.Context, in In) (Result, error)) Tool {
 	return Tool{
-		Spec: spec,
+		Spec:  spec,
+		Input: reflect.TypeFor[In](),
 		Run: func(ctx context.Context, raw json.RawMessage) (Result, error) {
 			var in In
 			if len(raw) > 0 {
@@ -207,7 +213,7 @@ func Enum(desc string, values ...string) *Schema {
 	return &Schema{Type: "string", Description: desc, Enum: values}
 }
 
-// bounded is an optional count from a tool's input: def when it is not
+// Bounded is an optional count from a tool's input: def when it is not
 // given (zero or less), never more than max.
 func Bounded(n, def, max int) int {
 	if n <= 0 {

@@ -183,7 +183,7 @@ func fieldList(s *Schema) string {
 	return strings.Join(parts, ", ")
 }
 
-// tooLong refuses a free-text field of more than max bytes, or returns nil.
+// TooLong refuses a free-text field of more than max bytes, or returns nil.
 // Tools that keep such text (todos, plans) repeat it in every later result,
 // so one huge value would flood them all.
 func TooLong(field, s string, max int, advice string) error {

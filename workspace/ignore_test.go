@@ -3,28 +3,15 @@ package workspace
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/whale-ls/whale-ls/internal/testtree"
 )
 
 // writeTree creates files under dir; a name ending in "/" is a folder.
-func writeTree(t *testing.T, dir string, files map[string]string) {
+func writeTree(t testing.TB, dir string, files map[string]string) {
 	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if strings.HasSuffix(name, "/") {
-			if err := os.MkdirAll(p, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testtree.Write(t, dir, files)
 }
 
 func openTestRoot(t *testing.T, dir string) *os.Root {
@@ -38,6 +25,7 @@ func openTestRoot(t *testing.T, dir string) *os.Root {
 }
 
 func TestIgnorerRules(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{
 		".gitignore":         "# comment\n*.log\n!keep.log\nbuild/\n/top.txt\ndocs/**/*.tmp\n**/cache\nspace\\ \n\\#hash\nlit{a,b}\r\n",
@@ -94,6 +82,7 @@ func TestIgnorerRules(t *testing.T) {
 }
 
 func TestIgnorerNilRoot(t *testing.T) {
+	t.Parallel()
 	ig := NewIgnorer(nil)
 	if ig.Ignored("a/b.txt", false) {
 		t.Errorf("Ignored(a/b.txt) = true with no root, want false")
@@ -104,6 +93,7 @@ func TestIgnorerNilRoot(t *testing.T) {
 }
 
 func TestIgnorerSymlinkedIgnoreFileIsNotRead(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	outside := t.TempDir()
 	writeTree(t, outside, map[string]string{"rules": "*.go\n"})

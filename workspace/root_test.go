@@ -118,6 +118,7 @@ func TestResolve(t *testing.T) {
 // path that resolved inside the root cannot be used to leave it when a
 // symlink is swapped in between the check and the use.
 func TestRootRefusesSwappedSymlink(t *testing.T) {
+	t.Parallel()
 	base, s := fixture(t)
 	tgt, err := s.Resolve("sub/b.txt", Write)
 	if err != nil {
@@ -145,6 +146,7 @@ func TestRootRefusesSwappedSymlink(t *testing.T) {
 }
 
 func TestSymlinkedParentFolder(t *testing.T) {
+	t.Parallel()
 	base, _ := fixture(t)
 	// The workspace itself is opened through a symlink: paths spelled through
 	// the link and through the real folder both resolve, and neither escapes.
@@ -165,6 +167,7 @@ func TestSymlinkedParentFolder(t *testing.T) {
 }
 
 func TestWorktreeMainCheckoutIsReadable(t *testing.T) {
+	t.Parallel()
 	base, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -195,6 +198,7 @@ func TestWorktreeMainCheckoutIsReadable(t *testing.T) {
 }
 
 func TestApprovedSingleFile(t *testing.T) {
+	t.Parallel()
 	base, s := fixture(t)
 	missing := s.SetReadOnly([]string{filepath.Join(base, "outside", "secret.txt"), filepath.Join(base, "nope")}, nil)
 	if len(missing) != 1 {

@@ -59,6 +59,7 @@ func winFixture(t *testing.T) (base string, s *Set) {
 }
 
 func TestResolveWindowsPaths(t *testing.T) {
+	t.Parallel()
 	base, s := winFixture(t)
 	ws := filepath.Join(base, "ws")
 	vol := filepath.VolumeName(ws) // "C:"
@@ -121,6 +122,7 @@ func TestResolveWindowsPaths(t *testing.T) {
 }
 
 func TestRootRefusesEscapesOnWindows(t *testing.T) {
+	t.Parallel()
 	base, s := winFixture(t)
 	r := s.Roots()[0]
 	for _, name := range []string{`..\outside\secret.txt`, `sub\..\..\outside\secret.txt`, filepath.Join(base, `outside\secret.txt`), `Z:\etc\hostname`, `\\server\share\x`} {
@@ -142,6 +144,7 @@ func TestRootRefusesEscapesOnWindows(t *testing.T) {
 // Resolve names the real target, outside, and that the root refuses to open
 // through it.
 func TestJunctionOutOfWorkspace(t *testing.T) {
+	t.Parallel()
 	base, s := winFixture(t)
 	link := filepath.Join(base, `ws\out-junction`)
 	out, err := exec.Command("cmd.exe", "/c", "mklink", "/J", link, filepath.Join(base, "outside")).CombinedOutput()

@@ -32,6 +32,7 @@ func walkAll(t *testing.T, root *os.Root, ig *Ignorer, start string, opts WalkOp
 }
 
 func TestWalkOrderIgnoreAndDepth(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{
 		".gitignore":     "*.log\nvendor/\n",
@@ -77,6 +78,7 @@ func TestWalkOrderIgnoreAndDepth(t *testing.T) {
 }
 
 func TestWalkSymlinksAreNotFollowed(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	outside := t.TempDir()
 	writeTree(t, dir, map[string]string{"d/f.txt": ""})
@@ -98,6 +100,7 @@ func TestWalkSymlinksAreNotFollowed(t *testing.T) {
 }
 
 func TestWalkSkipDirSkipAllAndCancel(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{"a/1": "", "a/2": "", "b/1": "", "b/2": "", "c/1": ""})
 	root := openTestRoot(t, dir)

@@ -1,4 +1,4 @@
-package toolbridge
+package mcphost
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/whale-ls/whale-ls/toolbridge"
 )
 
 // Proxied MCP tools' schemas. What a client sees is the server's schema,
@@ -21,9 +23,9 @@ import (
 //   - an array schema without items gets items: {} (VS Code);
 //   - an object schema without properties gets properties: {} (OpenAI).
 //
-// What whale checks before it sends an input (mcpCheckSchema) is the part
-// of that schema which fails only inputs the server would fail too; the
-// rest is the server's to enforce.
+// What whale checks before it sends an input (toolbridge.ImportedInput) is
+// the part of that schema which fails only inputs the server would fail
+// too; the rest is the server's to enforce.
 
 // mcpInlineBudget bounds the schema nodes that inlining $refs may add: a
 // chain of definitions that each use the next twice would double at every
@@ -32,10 +34,10 @@ const mcpInlineBudget = 5000
 
 // ImportSchema converts an MCP server's input schema for the catalog. The
 // top level is always an object schema with properties.
-func ImportSchema(raw json.RawMessage) *Schema {
+func ImportSchema(raw json.RawMessage) *toolbridge.Schema {
 	s := parseSchema(raw)
 	if s == nil {
-		s = &Schema{}
+		s = &toolbridge.Schema{}
 	}
 	r := &refInliner{root: s, budget: mcpInlineBudget}
 	s = r.inline(s, nil)
@@ -48,7 +50,7 @@ func ImportSchema(raw json.RawMessage) *Schema {
 		s.Extra.Types = nil
 	}
 	if s.Properties == nil {
-		s.Properties = map[string]*Schema{}
+		s.Properties = map[string]*toolbridge.Schema{}
 	}
 	return s
 }
@@ -57,20 +59,20 @@ func ImportSchema(raw json.RawMessage) *Schema {
 // other keyword (or a subset keyword of another form, such as an enum with
 // numbers) into Extra. true is {}; false is {"not": {}}; anything else that
 // is not an object is nil.
-func parseSchema(raw json.RawMessage) *Schema {
+func parseSchema(raw json.RawMessage) *toolbridge.Schema {
 	raw = bytes.TrimSpace(raw)
 	switch string(raw) {
 	case "true":
-		return &Schema{}
+		return &toolbridge.Schema{}
 	case "false":
-		return &Schema{Extra: &SchemaExtra{Not: &Schema{}}}
+		return &toolbridge.Schema{Extra: &toolbridge.SchemaExtra{Not: &toolbridge.Schema{}}}
 	}
 	var m map[string]json.RawMessage
 	if json.Unmarshal(raw, &m) != nil || m == nil {
 		return nil
 	}
-	s := &Schema{}
-	x := &SchemaExtra{}
+	s := &toolbridge.Schema{}
+	x := &toolbridge.SchemaExtra{}
 	other := func(k string, v json.RawMessage) {
 		if x.Other == nil {
 			x.Other = map[string]json.RawMessage{}
@@ -150,12 +152,12 @@ func parseSchema(raw json.RawMessage) *Schema {
 	return s
 }
 
-func parseSchemaMap(raw json.RawMessage) (map[string]*Schema, bool) {
+func parseSchemaMap(raw json.RawMessage) (map[string]*toolbridge.Schema, bool) {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(raw, &m) != nil || m == nil {
 		return nil, false
 	}
-	out := make(map[string]*Schema, len(m))
+	out := make(map[string]*toolbridge.Schema, len(m))
 	for k, v := range m {
 		if out[k] = parseSchema(v); out[k] == nil {
 			return nil, false
@@ -164,12 +166,12 @@ func parseSchemaMap(raw json.RawMessage) (map[string]*Schema, bool) {
 	return out, true
 }
 
-func parseSchemaList(raw json.RawMessage) ([]*Schema, bool) {
+func parseSchemaList(raw json.RawMessage) ([]*toolbridge.Schema, bool) {
 	var list []json.RawMessage
 	if json.Unmarshal(raw, &list) != nil || len(list) == 0 {
 		return nil, false
 	}
-	out := make([]*Schema, len(list))
+	out := make([]*toolbridge.Schema, len(list))
 	for i, v := range list {
 		if out[i] = parseSchema(v); out[i] == nil {
 			return nil, false
@@ -219,7 +221,7 @@ func jsonStrings(raw json.RawMessage) ([]string, bool) {
 }
 
 // children calls fn with a pointer to every direct subschema of s.
-func (s *Schema) children(fn func(**Schema)) {
+func children(s *toolbridge.Schema, fn func(**toolbridge.Schema)) {
 	for k := range s.Properties {
 		c := s.Properties[k]
 		fn(&c)
@@ -232,7 +234,7 @@ func (s *Schema) children(fn func(**Schema)) {
 	if x == nil {
 		return
 	}
-	for _, list := range [][]*Schema{x.AnyOf, x.OneOf, x.AllOf} {
+	for _, list := range [][]*toolbridge.Schema{x.AnyOf, x.OneOf, x.AllOf} {
 		for i := range list {
 			fn(&list[i])
 		}
@@ -243,7 +245,7 @@ func (s *Schema) children(fn func(**Schema)) {
 	if x.AdditionalProperties != nil {
 		fn(&x.AdditionalProperties)
 	}
-	for _, m := range []map[string]*Schema{x.PatternProperties, x.Defs, x.Definitions} {
+	for _, m := range []map[string]*toolbridge.Schema{x.PatternProperties, x.Defs, x.Definitions} {
 		for k := range m {
 			c := m[k]
 			fn(&c)
@@ -254,13 +256,13 @@ func (s *Schema) children(fn func(**Schema)) {
 
 // refInliner replaces local $refs by copies of what they point to.
 type refInliner struct {
-	root   *Schema
+	root   *toolbridge.Schema
 	budget int // schema nodes inlining may still add
 }
 
 // inline returns s with its local $refs replaced where that is safe;
 // stack holds the references being inlined, to stop at cycles.
-func (r *refInliner) inline(s *Schema, stack []string) *Schema {
+func (r *refInliner) inline(s *toolbridge.Schema, stack []string) *toolbridge.Schema {
 	if s == nil {
 		return nil
 	}
@@ -269,13 +271,13 @@ func (r *refInliner) inline(s *Schema, stack []string) *Schema {
 		if target := r.target(ref); target != nil && !slices.Contains(stack, ref) && onlyAnnotationsBeside(s) {
 			if n := countNodes(target); n <= r.budget {
 				r.budget -= n
-				c := r.inline(target.clone(), append(stack, ref))
+				c := r.inline(target.Clone(), append(stack, ref))
 				overlayAnnotations(c, s)
 				return c
 			}
 		}
 	}
-	s.children(func(c **Schema) {
+	children(s, func(c **toolbridge.Schema) {
 		if *c == nil || s.Extra != nil && isDefinition(s, *c) {
 			return // definitions are inlined where they are used, not in place
 		}
@@ -285,8 +287,8 @@ func (r *refInliner) inline(s *Schema, stack []string) *Schema {
 }
 
 // isDefinition reports whether c is one of s's $defs or definitions.
-func isDefinition(s, c *Schema) bool {
-	for _, m := range []map[string]*Schema{s.Extra.Defs, s.Extra.Definitions} {
+func isDefinition(s, c *toolbridge.Schema) bool {
+	for _, m := range []map[string]*toolbridge.Schema{s.Extra.Defs, s.Extra.Definitions} {
 		for _, d := range m {
 			if d == c {
 				return true
@@ -298,7 +300,7 @@ func isDefinition(s, c *Schema) bool {
 
 // target finds what a local reference (#/$defs/NAME or
 // #/definitions/NAME) points to in the root schema, or nil.
-func (r *refInliner) target(ref string) *Schema {
+func (r *refInliner) target(ref string) *toolbridge.Schema {
 	if r.root.Extra == nil {
 		return nil
 	}
@@ -329,9 +331,9 @@ var annotationKeywords = []string{"examples", "deprecated", "readOnly", "writeOn
 
 // onlyAnnotationsBeside reports whether every keyword beside s's $ref is an
 // annotation, so that inlining the reference keeps the schema's meaning.
-func onlyAnnotationsBeside(s *Schema) bool {
+func onlyAnnotationsBeside(s *toolbridge.Schema) bool {
 	x := s.Extra
-	bare := Schema{Description: s.Description, Extra: &SchemaExtra{Ref: x.Ref, Title: x.Title, Default: x.Default}}
+	bare := toolbridge.Schema{Description: s.Description, Extra: &toolbridge.SchemaExtra{Ref: x.Ref, Title: x.Title, Default: x.Default}}
 	for k, v := range x.Other {
 		if !slices.Contains(annotationKeywords, k) {
 			return false
@@ -348,7 +350,7 @@ func onlyAnnotationsBeside(s *Schema) bool {
 
 // overlayAnnotations gives c the annotations written beside the $ref that
 // c replaces: those win over the definition's own.
-func overlayAnnotations(c, ref *Schema) {
+func overlayAnnotations(c, ref *toolbridge.Schema) {
 	x := ref.Extra
 	if ref.Description != "" {
 		c.Description = ref.Description
@@ -357,7 +359,7 @@ func overlayAnnotations(c, ref *Schema) {
 		return
 	}
 	if c.Extra == nil {
-		c.Extra = &SchemaExtra{}
+		c.Extra = &toolbridge.SchemaExtra{}
 	}
 	if x.Title != "" {
 		c.Extra.Title = x.Title
@@ -374,9 +376,9 @@ func overlayAnnotations(c, ref *Schema) {
 }
 
 // countNodes counts the schemas in s, itself included.
-func countNodes(s *Schema) int {
+func countNodes(s *toolbridge.Schema) int {
 	n := 1
-	s.children(func(c **Schema) {
+	children(s, func(c **toolbridge.Schema) {
 		if *c != nil {
 			n += countNodes(*c)
 		}
@@ -387,7 +389,7 @@ func countNodes(s *Schema) int {
 // hasLocalRef reports whether a $ref that may point into the root's
 // definitions is left anywhere in s, also inside keywords kept as written
 // (Extra.Other). skipDefs leaves out s's own definitions.
-func hasLocalRef(s *Schema, skipDefs bool) bool {
+func hasLocalRef(s *toolbridge.Schema, skipDefs bool) bool {
 	if s == nil {
 		return false
 	}
@@ -402,7 +404,7 @@ func hasLocalRef(s *Schema, skipDefs bool) bool {
 		}
 	}
 	found := false
-	s.children(func(c **Schema) {
+	children(s, func(c **toolbridge.Schema) {
 		if found || *c == nil || skipDefs && s.Extra != nil && isDefinition(s, *c) {
 			return
 		}
@@ -413,242 +415,20 @@ func hasLocalRef(s *Schema, skipDefs bool) bool {
 
 // normalizeSchema gives every array schema items and every object schema
 // properties, as model providers need; neither changes what is valid.
-func normalizeSchema(s *Schema) {
+func normalizeSchema(s *toolbridge.Schema) {
 	if s == nil {
 		return
 	}
-	if s.hasType("array") && s.Items == nil && !s.hasOther("items", "prefixItems") {
-		s.Items = &Schema{}
+	if hasType(s, "array") && s.Items == nil && !s.HasOther("items", "prefixItems") {
+		s.Items = &toolbridge.Schema{}
 	}
-	if s.hasType("object") && s.Properties == nil && !s.hasOther("properties") {
-		s.Properties = map[string]*Schema{}
+	if hasType(s, "object") && s.Properties == nil && !s.HasOther("properties") {
+		s.Properties = map[string]*toolbridge.Schema{}
 	}
-	s.children(func(c **Schema) { normalizeSchema(*c) })
+	children(s, func(c **toolbridge.Schema) { normalizeSchema(*c) })
 }
 
 // hasType reports whether s's type is t or a list holding t.
-func (s *Schema) hasType(t string) bool {
+func hasType(s *toolbridge.Schema, t string) bool {
 	return s.Type == t || s.Extra != nil && slices.Contains(s.Extra.Types, t)
-}
-
-// hasOther reports whether s keeps one of keys as written.
-func (s *Schema) hasOther(keys ...string) bool {
-	if s.Extra == nil {
-		return false
-	}
-	for _, k := range keys {
-		if _, ok := s.Extra.Other[k]; ok {
-			return true
-		}
-	}
-	return false
-}
-
-// mcpCheckSchema is what whale checks of a proxied tool's input before
-// sending it, in the terms of validate and repairValue: the type of each
-// value where the server's schema names exactly one, object fields (with
-// extra fields allowed unless the server forbids them), required fields,
-// items of arrays, string enums and numeric bounds. Anything else is left
-// out, so that the check never refuses an input the server accepts. A
-// field whose schema allows null besides one type (a type list such as
-// ["integer", "null"], or anyOf that type and null) is checked as that
-// type when it is not null, and a null there is never reported.
-func mcpCheckSchema(s *Schema) *Schema {
-	if s == nil {
-		return nil
-	}
-	c := &Schema{Type: s.Type}
-	if c.Type == "integer" {
-		c.Type = "number" // validate's whole-number check stops at 2^53; JSON Schema's does not
-	}
-	switch s.Type {
-	case "object":
-		c.Properties = map[string]*Schema{}
-		nullable := map[string]bool{}
-		for k, p := range s.Properties {
-			if inner, ok := nullableOf(p); ok {
-				p = inner
-				nullable[k] = true
-			}
-			c.Properties[k] = mcpCheckSchema(p)
-			if c.Properties[k].Type == "" || c.Properties[k].Type == "null" {
-				nullable[k] = true
-			}
-		}
-		for _, k := range s.Required {
-			if !nullable[k] {
-				c.Required = append(c.Required, k)
-			}
-		}
-		open := s.AdditionalProperties == nil || *s.AdditionalProperties ||
-			s.Extra != nil && s.Extra.PatternProperties != nil || s.hasOther("patternProperties")
-		c.AdditionalProperties = &open
-	case "array":
-		if !s.hasOther("items", "prefixItems") {
-			c.Items = mcpCheckSchema(s.Items)
-		}
-	case "string":
-		c.Enum = s.Enum
-	case "integer", "number":
-		c.Minimum, c.Maximum = s.Minimum, s.Maximum
-	}
-	return c
-}
-
-// nullableOf returns the schema of the one type s allows besides null:
-// s with type [T, "null"] as type T, or the other branch of
-// anyOf/oneOf [..., {"type": "null"}].
-func nullableOf(s *Schema) (*Schema, bool) {
-	if s == nil || s.Extra == nil {
-		return nil, false
-	}
-	x := s.Extra
-	if len(x.Types) == 2 && slices.Contains(x.Types, "null") && s.Type == "" {
-		c := s.clone()
-		c.Type = x.Types[0]
-		if c.Type == "null" {
-			c.Type = x.Types[1]
-		}
-		c.Extra.Types = nil
-		return c, true
-	}
-	for _, list := range [][]*Schema{x.AnyOf, x.OneOf} {
-		if len(list) != 2 || s.Type != "" || len(x.Types) > 0 {
-			continue
-		}
-		for i, branch := range list {
-			if b, _ := json.Marshal(branch); string(b) == `{"type":"null"}` {
-				return list[1-i], true
-			}
-		}
-	}
-	return nil, false
-}
-
-// mcpRepair applies input repair to a proxied tool's input as repairValue
-// does, guided by the check schema, except that it never touches a null:
-// a null reaches the server as the model sent it.
-func mcpRepair(s *Schema, v any, repairs *[]string) any {
-	if s == nil || v == nil {
-		return v
-	}
-	switch x := v.(type) {
-	case map[string]any:
-		if s.Type == "object" {
-			for k, fv := range x {
-				if p, ok := s.Properties[k]; ok && fv != nil {
-					x[k] = mcpRepair(p, fv, repairs)
-				}
-			}
-		}
-		return x
-	case []any:
-		if s.Type == "array" {
-			for i := range x {
-				x[i] = mcpRepair(s.Items, x[i], repairs)
-			}
-		}
-		return x
-	}
-	if s.Type == "array" {
-		// A string where the array belongs: repairValue parses or wraps
-		// it (with no items schema, so it leaves the items alone), and
-		// its items are repaired here.
-		v = repairValue(&Schema{Type: "array"}, v, repairs)
-		if list, ok := v.([]any); ok {
-			for i := range list {
-				list[i] = mcpRepair(s.Items, list[i], repairs)
-			}
-		}
-		return v
-	}
-	return repairValue(s, v, repairs)
-}
-
-// mcpInput prepares the input of one proxied tool (Tool.PrepareInput).
-type mcpInput struct {
-	spec  Spec    // the tool's spec as listed
-	check *Schema // mcpCheckSchema of its input schema
-	// shown lists the fields in invalid_input texts (fieldList), with
-	// their types as the server names them.
-	shown *Schema
-}
-
-// ImportedInput is the Tool.PrepareInput of a tool whose schema came from
-// ImportSchema: it repairs and checks no more than the server itself would,
-// and sends input that passes unrepaired byte for byte.
-func ImportedInput(spec Spec) func(json.RawMessage) (json.RawMessage, []string, *Failure) {
-	return newMCPInput(spec).prepare
-}
-
-func newMCPInput(spec Spec) mcpInput {
-	shown := &Schema{Type: "object", Properties: map[string]*Schema{}, Required: spec.InputSchema.Required}
-	for k, p := range spec.InputSchema.Properties {
-		shown.Properties[k] = &Schema{Type: typeLabel(p), Enum: p.Enum}
-		if p.Type == "array" && p.Items != nil {
-			shown.Properties[k].Items = &Schema{Type: typeLabel(p.Items)}
-		}
-	}
-	return mcpInput{spec: spec, check: mcpCheckSchema(spec.InputSchema), shown: shown}
-}
-
-// typeLabel names the type a schema allows, for a reader: "integer",
-// "string or null", or "see the schema" where it takes more words.
-func typeLabel(s *Schema) string {
-	switch {
-	case s.Type != "":
-		return s.Type
-	case s.Extra != nil && len(s.Extra.Types) > 0:
-		return strings.Join(s.Extra.Types, " or ")
-	}
-	if inner, ok := nullableOf(s); ok && inner.Type != "" {
-		return inner.Type + " or null"
-	}
-	if s.Extra == nil {
-		return "any value"
-	}
-	return "see the input schema"
-}
-
-// prepare works as prepareInput does, with the check schema and mcpRepair:
-// input that passes the check unrepaired is sent byte for byte.
-func (p mcpInput) prepare(raw json.RawMessage) (json.RawMessage, []string, *Failure) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		raw = []byte("{}")
-	}
-	shown := p.spec
-	shown.InputSchema = p.shown
-	v, err := decodeJSON(raw)
-	obj, isObject := v.(map[string]any)
-	if err != nil || !isObject {
-		return prepareInput(shown, raw) // it reports what is wrong
-	}
-	_, own := p.spec.InputSchema.Properties[reservedDescriptionField]
-	_, labelled := obj[reservedDescriptionField]
-	labelled = labelled && !own // a label for the model's reader, not for the server
-	if labelled {
-		delete(obj, reservedDescriptionField)
-	}
-	var repairs []string
-	mcpRepair(p.check, obj, &repairs)
-	if problems := validate(p.check, obj, ""); len(problems) > 0 {
-		if len(repairs) > 0 { // report the input as it was sent
-			original, _ := decodeJSON(raw)
-			orig := original.(map[string]any)
-			if !own {
-				delete(orig, reservedDescriptionField)
-			}
-			problems = validate(p.check, orig, "")
-		}
-		return nil, nil, invalidInput(shown, problems)
-	}
-	if len(repairs) == 0 && !labelled {
-		return raw, nil, nil
-	}
-	out, err := json.Marshal(obj)
-	if err != nil {
-		return nil, nil, invalidInput(shown, []string{err.Error()})
-	}
-	return out, dedupe(repairs), nil
 }
