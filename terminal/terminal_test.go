@@ -227,6 +227,9 @@ func TestPythonREPLInPTY(t *testing.T) {
 		t.Fatal(err)
 	}
 	readUntil(t, task, "42")
+	// Send ctrl-d only once the REPL reads again: readline sets its
+	// terminal modes with TCSAFLUSH, which drops input typed before.
+	eventually(t, "the REPL to wait for input again", func() bool { return task.Diagnose().Reason == ReasonWaitingForInput })
 	if err := task.Send("", []string{"ctrl-d"}); err != nil {
 		t.Fatal(err)
 	}
