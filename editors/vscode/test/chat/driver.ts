@@ -393,7 +393,7 @@ async function undoHunk(page: Page): Promise<void> {
     const changes = (await (await showWhaleView(page)).innerText().catch(() => '')).replace(/\s+/g, ' ');
     pass(
         'chat turn "whale-undo-hunk": Undo above the hunk puts the old line back, as a whale change in the journal',
-        shown && lensGone && readWs(undoFile) === undoBefore && /edit undo\.ts[\s\S]*edit undo\.ts/.test(changes),
+        shown && lensGone && readWs(undoFile) === undoBefore && /edit (src\/)?undo\.ts[\s\S]*edit (src\/)?undo\.ts/.test(changes),
         `Undo ${shown ? 'shown' : 'not shown'}, ${lensGone ? 'then gone' : 'still shown after the undo'}; the file: ${JSON.stringify(readWs(undoFile))}; Changes: ${changes.slice(0, 300)}`,
     );
     // The next turn's "Chat: New Chat" opens where the focus is: not beside, in undo.ts's group.
