@@ -286,6 +286,18 @@ async function chatText(page: Page): Promise<string> {
         .replace(/\s+/g, ' ');
 }
 
+/**
+ * The chat's text from its top: the list renders only the rows in view, and a long
+ * answer pushes a call's "Completed N steps" above it, so scroll up before reading.
+ */
+async function chatTextFromTop(page: Page): Promise<string> {
+    const list = page.locator(`${chatView} .interactive-list`);
+    await list.hover().catch(() => undefined);
+    await page.mouse.wheel(0, -5000);
+    await sleep(400);
+    return chatText(page);
+}
+
 async function turn(page: Page, exp: Expect, logFile: string): Promise<void> {
     const from = readLog(logFile).length;
     const title = `chat turn "${exp.name}" (${exp.title})`;
@@ -460,21 +472,22 @@ function readWs(rel: string): string {
 /** The chat names the file whale changed with its counts; the editor marks it with Keep/Undo. */
 async function agentEditShown(page: Page): Promise<void> {
     await screenshot(page, 'chat-whale-agent-edit.png');
-    // The call sits in "Completed N steps"; open it, as a user does, to see what the tool did.
-    await page
-        .locator(`${chatView} .interactive-list`)
-        .getByText(/^Completed \d+ steps?/)
-        .first()
-        .click({ timeout: 5000 })
-        .catch(() => undefined);
-    await sleep(800);
-    const text = await chatText(page);
+    // The call sits in "Completed N steps"; open it, as a user does, to see what the tool did
+    // (a click may land while the list still renders: look, and click again if it is not open).
+    const named = (t: string) => /agent\.ts[\s\S]{0,40}\+1\s*\u22121/.test(t);
+    let text = await chatTextFromTop(page);
+    for (let i = 0; i < 4 && !named(text); i++) {
+        await page
+            .locator(`${chatView} .interactive-list`)
+            .getByText(/^Completed \d+ steps?/)
+            .last()
+            .click({ timeout: 5000 })
+            .catch(() => undefined);
+        await sleep(800);
+        text = await chatTextFromTop(page);
+    }
     await screenshot(page, 'chat-whale-agent-edit-steps.png');
-    pass(
-        'chat turn "whale-agent-edit": the chat names the changed file with its +/- counts',
-        /agent\.ts[\s\S]{0,40}\+1\s*\u22121/.test(text),
-        text.slice(-600),
-    );
+    pass('chat turn "whale-agent-edit": the chat names the changed file with its +/- counts', named(text), text.slice(-600));
     const lens = page.locator('.part.editor .codelens-decoration', { hasText: /Keep/ });
     const seenLens = await lens
         .first()
@@ -626,13 +639,15 @@ async function editOutput(page: Page): Promise<void> {
     const name = 'chat turn "edit": the diff is in the chat\'s tool output';
     const want = ['-const greeting = "hello";', '+const greeting = "hi from the chat";'];
     const list = page.locator(`${chatView} .interactive-list`);
-    let text = await chatText(page);
-    if (!text.includes('Output')) {
+    let text = await chatTextFromTop(page);
+    // Shown either as the call's Output or, where VS Code takes whale's result message, in that message.
+    const shown = (t: string) => t.includes('Output') || /Changed src\/app\.ts/.test(t);
+    if (!shown(text)) {
         // Expand "Completed N steps", then the call, to show its Input and Output.
         const parts = list.locator(
             ['.chat-tool-invocation-part', '.chat-confirmation-widget-title', '.monaco-collapsible', '.chat-used-context-label'].join(', '),
         );
-        for (let i = 0; i < (await parts.count().catch(() => 0)) && !text.includes('Output'); i++) {
+        for (let i = 0; i < (await parts.count().catch(() => 0)) && !shown(text); i++) {
             if (
                 await parts
                     .nth(i)
@@ -644,7 +659,7 @@ async function editOutput(page: Page): Promise<void> {
                     .click({ timeout: 2000 })
                     .catch(() => undefined);
                 await sleep(500);
-                text = await chatText(page);
+                text = await chatTextFromTop(page);
             }
         }
     }
@@ -670,8 +685,7 @@ async function editOutput(page: Page): Promise<void> {
     if (!want.every((w) => all.includes(w))) {
         fs.writeFileSync(path.join(out, 'chat-edit-output.html'), await list.evaluate((e) => e.outerHTML).catch((err: unknown) => String(err)));
     }
-    // Shown either as the call's Output or, where VS Code takes whale's result message, in that message.
-    pass(name, (text.includes('Output') || /Changed src\/app\.ts/.test(text)) && want.every((w) => all.includes(w)), all.slice(-900));
+    pass(name, shown(text) && want.every((w) => all.includes(w)), all.slice(-900));
 }
 
 async function planInView(page: Page): Promise<void> {
