@@ -620,8 +620,14 @@ func TestClaudeCode(t *testing.T) {
 // TestCodex: Codex sends an MCP server's tools as a namespace (mcp__whale)
 // of plain names, which the scripted model reads as "mcp__whale.read_file".
 func TestCodex(t *testing.T) {
-	dir := hostDir(t, codexHost.key)
 	r := newTurn(t)
+	runCodex(t, r, fmt.Sprintf("[mcp_servers.whale]\ncommand = %q\n", r.server))
+}
+
+// runCodex plays a turn of Codex with a CODEX_HOME whose config.toml points
+// it at the scripted model, offline, plus extra (TOML tables).
+func runCodex(t *testing.T, r *turn, extra string) {
+	dir := hostDir(t, codexHost.key)
 	codexHome := filepath.Join(r.home, ".codex")
 	if err := os.MkdirAll(codexHome, 0o755); err != nil {
 		t.Fatal(err)
@@ -637,16 +643,14 @@ name = "scripted"
 base_url = %q
 wire_api = "responses"
 
-[mcp_servers.whale]
-command = %q
-
 [analytics]
 enabled = false
 
 [features]
 plugins = false
 apps = false
-`, r.model.URL()+"/v1", r.server)
+
+`, r.model.URL()+"/v1") + extra
 	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(config), 0o644); err != nil {
 		t.Fatal(err)
 	}

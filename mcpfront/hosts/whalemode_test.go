@@ -108,42 +108,11 @@ func TestClaudeCodeWhaleMode(t *testing.T) {
 }
 
 func TestCodexWhaleMode(t *testing.T) {
-	dir := hostDir(t, codexHost.key)
 	r := newTurn(t)
 	r.setupWhale("codex")
-	codexHome := filepath.Join(r.home, ".codex")
-	if err := os.MkdirAll(codexHome, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	// The scripted model, and the project trusted (Codex asks once).
-	config := fmt.Sprintf(`model = "scripted"
-model_provider = "scripted"
-approval_policy = "never"
-sandbox_mode = "danger-full-access"
-check_for_update_on_startup = false
-
-[model_providers.scripted]
-name = "scripted"
-base_url = %q
-wire_api = "responses"
-
-[analytics]
-enabled = false
-
-[features]
-plugins = false
-apps = false
-
-[projects.%q]
-trust_level = "trusted"
-`, r.model.URL()+"/v1", r.ws)
-	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(config), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("node", filepath.Join(dir, "node_modules", "@openai", "codex", "bin", "codex.js"),
-		"exec", "--skip-git-repo-check", "Greet the whale in notes.txt.")
-	cmd.Env = append(r.baseEnv(), "CODEX_HOME="+codexHome)
-	r.play(cmd, "mcp__whale.")
+	// The project trusted (Codex asks once); whale comes from setup's
+	// project config.
+	runCodex(t, r, fmt.Sprintf("[projects.%q]\ntrust_level = \"trusted\"\n", r.ws))
 	// README: Codex 0.171 has no setting that removes apply_patch from
 	// the models whose catalog entry brings it.
 	r.checkNoBuiltinHands("mcp__whale.", "apply_patch")
