@@ -442,6 +442,16 @@ func restoreMixed(f Format, oldText, newText string, origin []int) string {
 			ai = h.A1
 		}
 	}
+	ending := func(line int) Ending {
+		e := f.Style
+		if line < len(newEnd) {
+			e = newEnd[line]
+		}
+		if e == EndNone {
+			e = EndLF
+		}
+		return e
+	}
 	var sb strings.Builder
 	sb.Grow(len(newText) + len(newEnd))
 	line := 0
@@ -452,15 +462,15 @@ func restoreMixed(f Format, oldText, newText string, origin []int) string {
 			break
 		}
 		sb.WriteString(s[:i])
-		e := f.Style
-		if line < len(newEnd) {
-			e = newEnd[line]
-		}
-		if e == EndNone {
-			e = EndLF
+		e := ending(line)
+		s = s[i+1:]
+		if e == EndCR && strings.HasPrefix(s, "\n") && ending(line+1) == EndLF {
+			// A lone CR before an empty LF line would read back as one
+			// CRLF break and merge the two lines: this line keeps its CR
+			// and gains the LF.
+			e = EndCRLF
 		}
 		sb.WriteString(e.String())
-		s = s[i+1:]
 	}
 	return sb.String()
 }

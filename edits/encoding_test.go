@@ -114,6 +114,7 @@ func TestEncodeEndings(t *testing.T) {
 		{"mixed replaced line takes its ending", "a\r\nb\nc\r\n", "a\nB\nc\n", "a\r\nB\nc\r\n"},
 		{"mixed delete", "a\r\nb\nc\r\n", "a\nc\n", "a\r\nc\r\n"},
 		{"single line file gets lf", "abc", "abc\ndef", "abc\ndef"},
+		{"a CR line before an empty LF line gains the LF", "a\rb\n", "a\n\n", "a\r\n\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d, err := Decode([]byte(tc.raw))
@@ -122,6 +123,9 @@ func TestEncodeEndings(t *testing.T) {
 			}
 			if got := string(Encode(d.Format, d.Text, tc.newText)); got != tc.want {
 				t.Errorf("Encode(%q -> %q) = %q, want %q", tc.raw, tc.newText, got, tc.want)
+			}
+			if back, err := Decode([]byte(tc.want)); err != nil || back.Text != tc.newText {
+				t.Errorf("Decode(%q).Text = %q, %v; want the lines of %q", tc.want, back.Text, err, tc.newText)
 			}
 		})
 	}
