@@ -31,7 +31,11 @@
 //     target makes the write fail.
 //   - On Windows, perm only sets or clears the read-only attribute (as
 //     os.Chmod does) and folders are not synced; network filesystems may not
-//     make the rename atomic.
+//     make the rename atomic. A rename that another process's open handle on
+//     the target refuses is retried for up to two seconds.
+//   - A leftover at the temporary name that cannot be removed (on Windows, a
+//     file another process still holds) is left where it is, and the
+//     content is staged under a random name beside it.
 package atomicfile
 
 import (
@@ -135,6 +139,12 @@ func (f *File) stageNamed(data []byte, perm fs.FileMode) error {
 		f.root.Remove(f.temp)
 		w, err = f.root.OpenFile(f.temp, flags, 0o600)
 	}
+	if errors.Is(err, fs.ErrExist) {
+		// The leftover cannot be removed (Windows keeps a file that
+		// another process still has open): stage beside it instead.
+		f.temp = path.Join(path.Dir(f.temp), tempName(path.Base(f.temp)))
+		w, err = f.root.OpenFile(f.temp, flags, 0o600)
+	}
 	if err != nil {
 		return err
 	}
@@ -166,7 +176,7 @@ func (f *File) Commit() error {
 		return errors.New("atomicfile: Commit after Commit or Abort")
 	}
 	f.named = false
-	if err := f.root.Rename(f.temp, f.target); err != nil {
+	if err := rename(f.root, f.temp, f.target); err != nil {
 		f.root.Remove(f.temp)
 		return err
 	}

@@ -102,6 +102,7 @@ func TestStage(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		stale  bool // a leftover sits at the temporary name
+		stuck  bool // the leftover cannot be removed (a folder with a file in it)
 		commit bool // Commit rather than Abort
 		// keepsStale: an abort may leave the leftover (an unnamed file never
 		// touches it), but never a file of its own
@@ -113,12 +114,16 @@ func TestStage(t *testing.T) {
 		{name: "commit over a stale temporary file", stale: true, commit: true, want: []string{"a.txt"}, body: "new"},
 		{name: "abort", want: []string{"a.txt"}, body: "old"},
 		{name: "abort with a stale temporary file", stale: true, keepsStale: true, want: []string{"a.txt"}, body: "old"},
+		{name: "commit beside a leftover that cannot be removed", stuck: true, commit: true, want: []string{stale, "a.txt"}, body: "new"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			os.WriteFile(filepath.Join(dir, "a.txt"), []byte("old"), 0o644)
 			if tc.stale {
 				os.WriteFile(filepath.Join(dir, stale), []byte("left by a killed process"), 0o600)
+			}
+			if tc.stuck {
+				stuckLeftover(t, filepath.Join(dir, stale))
 			}
 			root, err := os.OpenRoot(dir)
 			if err != nil {
@@ -178,6 +183,7 @@ func TestStageNamed(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		stale  bool
+		stuck  bool
 		commit bool
 		want   []string
 		body   string
@@ -185,12 +191,17 @@ func TestStageNamed(t *testing.T) {
 		{name: "commit", commit: true, want: []string{"a.txt"}, body: "new"},
 		{name: "commit over a stale temporary file", stale: true, commit: true, want: []string{"a.txt"}, body: "new"},
 		{name: "abort removes the stale file too", stale: true, want: []string{"a.txt"}, body: "old"},
+		{name: "commit beside a leftover that cannot be removed", stuck: true, commit: true, want: []string{".a.txt.stage", "a.txt"}, body: "new"},
+		{name: "abort beside a leftover that cannot be removed", stuck: true, want: []string{".a.txt.stage", "a.txt"}, body: "old"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			os.WriteFile(filepath.Join(dir, "a.txt"), []byte("old"), 0o644)
 			if tc.stale {
 				os.WriteFile(filepath.Join(dir, ".a.txt.stage"), []byte("left by a killed process"), 0o600)
+			}
+			if tc.stuck {
+				stuckLeftover(t, filepath.Join(dir, ".a.txt.stage"))
 			}
 			root, err := os.OpenRoot(dir)
 			if err != nil {
@@ -201,7 +212,7 @@ func TestStageNamed(t *testing.T) {
 			if err := f.stageNamed([]byte("new"), 0o640); err != nil {
 				t.Fatalf("stageNamed = %v", err)
 			}
-			if fi, err := os.Stat(filepath.Join(dir, ".a.txt.stage")); runtime.GOOS != "windows" && (err != nil || fi.Mode().Perm() != 0o640) {
+			if fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(f.temp))); runtime.GOOS != "windows" && (err != nil || fi.Mode().Perm() != 0o640) {
 				t.Errorf("staged file: %v, %v, want mode 0640", fi, err)
 			}
 			if tc.commit {
@@ -217,5 +228,18 @@ func TestStageNamed(t *testing.T) {
 				t.Errorf("a.txt = %q, want %q", b, tc.body)
 			}
 		})
+	}
+}
+
+// stuckLeftover puts a leftover at name that Remove cannot take away: a
+// folder with a file in it (as a file another process holds open is on
+// Windows).
+func stuckLeftover(t *testing.T, name string) {
+	t.Helper()
+	if err := os.MkdirAll(name, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(name, "x"), nil, 0o600); err != nil {
+		t.Fatal(err)
 	}
 }

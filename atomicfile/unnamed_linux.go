@@ -49,6 +49,11 @@ func (f *File) linkUnnamed() error {
 		unix.Unlinkat(int(f.dir.Fd()), base, 0)
 		err = link()
 	}
+	if errors.Is(err, unix.EEXIST) { // a leftover that cannot be removed: name it beside that
+		base = tempName(base)
+		f.temp = path.Join(path.Dir(f.temp), base)
+		err = link()
+	}
 	if err != nil {
 		return &os.LinkError{Op: "link", Old: "(unnamed)", New: f.temp, Err: err}
 	}
