@@ -129,6 +129,18 @@ func (p *whaleProc) exitAfter(stop func()) time.Duration {
 	return p.exitedAt.Sub(start)
 }
 
+// waitStderr waits until the process has written line to its stderr (up
+// to 30 s).
+func (p *whaleProc) waitStderr(line string) {
+	p.t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if b, _ := os.ReadFile(p.stderr.Name()); bytes.Contains(b, []byte(line+"\n")) {
+			return
+		}
+	}
+	p.t.Fatalf("whale-ls has not written %q to stderr 30 s after it started", line)
+}
+
 func (p *whaleProc) signal(sig syscall.Signal) func() {
 	return func() { p.cmd.Process.Signal(sig) }
 }
@@ -411,7 +423,7 @@ func TestLifetimeStuckTool(t *testing.T) {
 			b, _ := io.ReadAll(p.out)
 			out <- b
 		}()
-		time.Sleep(200 * time.Millisecond) // let it reach the tool; a signal before that only makes it faster
+		p.waitStderr("test_stuck: started") // a SIGTERM before whale-ls handles it would end it unannounced
 		took := p.exitAfter(p.signal(syscall.SIGTERM))
 		t.Logf("SIGTERM: whale-ls call exited after %v", took)
 		if took > signalBound {

@@ -15,6 +15,9 @@ import (
 // This file is compiled only into the test binary (go build -tags
 // whaletest): a release build has no test tools at all.
 
+// stuckStarted is the line test_stuck writes to stderr when it starts.
+const stuckStarted = "test_stuck: started"
+
 type testWaitInput struct {
 	Ms int `json:"ms"`
 }
@@ -61,6 +64,7 @@ func testTools(env catalog.Env) []toolbridge.Tool {
 		Group:       "test",
 		InputSchema: toolbridge.Object([]string{"ms"}, map[string]*toolbridge.Schema{"ms": toolbridge.Int("milliseconds", 0)}),
 	}, func(_ context.Context, in testWaitInput) (toolbridge.Result, error) {
+		fmt.Fprintln(os.Stderr, stuckStarted) // tests wait for this line before they stop whale-ls
 		time.Sleep(time.Duration(in.Ms) * time.Millisecond)
 		return toolbridge.Result{Text: fmt.Sprintf("stuck for %d ms", in.Ms)}, nil
 	})
