@@ -38,7 +38,8 @@ present() {
 	esac
 }
 
-results=()
+results=() tails=()
+log=$(mktemp)
 failed=0 passed=0 skipped=0
 start_all=$SECONDS
 for target in "$@"; do
@@ -61,14 +62,23 @@ for target in "$@"; do
 	fi
 	echo "== $target"
 	t0=$SECONDS
-	if make --no-print-directory "$target"; then
+	if make --no-print-directory "$target" 2>&1 | tee "$log"; then
 		results+=("$(printf '%-18s %-8s %5ss' "$target" passed $((SECONDS - t0)))")
 		passed=$((passed + 1))
 	else
 		results+=("$(printf '%-18s %-8s %5ss' "$target" FAILED $((SECONDS - t0)))")
 		failed=$((failed + 1))
+		tails+=("== $target failed; its last lines:" "$(tail -n 40 "$log")")
 	fi
 done
+rm -f "$log"
+
+# The failures' last lines again at the end, where a log cut to its tail
+# still shows them.
+if [ ${#tails[@]} -gt 0 ]; then
+	echo
+	printf '%s\n' "${tails[@]}"
+fi
 
 echo
 echo "== make targets ($((SECONDS - start_all)) s in all)"
