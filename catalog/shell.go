@@ -130,6 +130,7 @@ func findTask(table *terminal.Table, id string) (*terminal.Task, error) {
 func shellResult(table *terminal.Table, task *terminal.Task, readOnly *bool, head string) toolbridge.Result {
 	st := task.Status()
 	diag := task.Diagnose()
+	task.AnnounceWait(diag)
 	out := task.ReadOutput()
 	head, diag = taskReport(task, out, head, diag)
 	data := shellData{TaskID: st.ID, Status: string(st.State), Signal: st.Signal, Canceled: st.Canceled, PTY: st.PTY, ElapsedMs: st.ElapsedMs, Diagnosis: &diag, ReadOnly: readOnly}

@@ -35,6 +35,8 @@ const (
 	methodTerminalOutput = "whale/terminal/output"
 	// server → client notification: terminalExitParams.
 	methodTerminalExit = "whale/terminal/exit"
+	// server → client notification: terminalWaitingParams.
+	methodTerminalWaiting = "whale/terminal/waiting"
 	// client → server request: terminalRequestParams {taskId, data} → null.
 	methodTerminalInput = "whale/terminal/input"
 	// client → server request: terminalRequestParams {taskId, cols, rows} → null.
@@ -84,7 +86,7 @@ const (
 // the editors' lists.
 var whaleMethods = []string{
 	methodTools, methodToolsChanged,
-	methodTerminalOpen, methodTerminalOutput, methodTerminalExit,
+	methodTerminalOpen, methodTerminalOutput, methodTerminalExit, methodTerminalWaiting,
 	methodTerminalInput, methodTerminalResize, methodTerminalCancel, methodTerminalList,
 	methodShellJudge, methodPreview,
 	methodPrompt, methodPromptAnswer,
@@ -235,6 +237,14 @@ type terminalExitParams struct {
 	ExitCode int    `json:"exitCode"`
 	Signal   string `json:"signal"`
 	TaskID   string `json:"taskId"`
+}
+
+// terminalWaitingParams is the payload of whale/terminal/waiting: a running
+// task waits for input, with echo off when secret; prompt is its last line.
+type terminalWaitingParams struct {
+	TaskID string `json:"taskId"`
+	Secret bool   `json:"secret"`
+	Prompt string `json:"prompt"`
 }
 
 // terminalRequestParams are the params of whale/terminal/input {taskId,

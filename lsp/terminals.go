@@ -36,6 +36,10 @@ func (t terminalSink) Exit(taskID string, exitCode int, signal string) {
 	t.notify(methodTerminalExit, terminalExitParams{TaskID: taskID, ExitCode: exitCode, Signal: signal})
 }
 
+func (t terminalSink) Waiting(taskID string, secret bool, prompt string) {
+	t.notify(methodTerminalWaiting, terminalWaitingParams{TaskID: taskID, Secret: secret, Prompt: prompt})
+}
+
 // terminalRequest answers the editor's whale/terminal/* requests.
 func (s *Server) terminalRequest(method string, raw json.RawMessage) (any, error) {
 	s.mu.Lock()

@@ -225,3 +225,13 @@ func (s *stream) pump() {
 		}
 	}
 }
+
+// WaitSink is a Sink that is also told when a running task waits for the
+// user, so an editor can bring that task's terminal forward (a password is
+// typed there, never by the model).
+type WaitSink interface {
+	Sink
+	// Waiting says the task waits for input; secret means with echo off (a
+	// password or passphrase), prompt is its last line of output.
+	Waiting(taskID string, secret bool, prompt string)
+}

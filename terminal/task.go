@@ -78,13 +78,16 @@ type Task struct {
 	out         *os.File // PTY master or the read end of the output pipe
 	master      *os.File // PTY master; nil in pipe mode
 	//lint:ignore U1000 used on Windows only (pty_windows.go).
-	console     *ptyConsole // the task's pseudoconsole where a PTY is one (Windows); nil elsewhere
-	inputID     string      // what the shell's fd 0 is, as /proc/PID/fd shows it
-	started     time.Time
-	procDone    chan struct{} // closed when cmd.Wait returned: pid was reaped
-	exited      chan struct{} // closed when the shell's exit is final and output drained
-	readDone    chan struct{} // closed when the output reached its end
-	received    atomic.Int64  // raw bytes read so far
+	console  *ptyConsole // the task's pseudoconsole where a PTY is one (Windows); nil elsewhere
+	inputID  string      // what the shell's fd 0 is, as /proc/PID/fd shows it
+	started  time.Time
+	procDone chan struct{} // closed when cmd.Wait returned: pid was reaped
+	exited   chan struct{} // closed when the shell's exit is final and output drained
+	readDone chan struct{} // closed when the output reached its end
+	received atomic.Int64  // raw bytes read so far
+	// announcedAt is 1 + received when a wait for input was last
+	// announced (AnnounceWait); 0 before any.
+	announcedAt atomic.Int64
 	gateStop    func()
 	confinement string // sandbox.Policy.Spec of StartOptions.Sandbox; empty: none
 

@@ -42,6 +42,10 @@ M.defaults = {
     size = 12,
     -- Move the cursor into the new terminal window.
     focus = false,
+    -- When a running task waits for input (a prompt, a password), move the
+    -- cursor into its terminal in Terminal mode, unless you are typing
+    -- (Insert or Command-line mode): then a message says so instead.
+    focus_on_input = true,
     -- Show a new task in the window of the previous whale terminal when that
     -- window is still open.
     reuse_window = true,

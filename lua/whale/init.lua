@@ -37,6 +37,7 @@ function M.handlers()
     [protocol.terminal_open] = terminals.on_open,
     [protocol.terminal_output] = terminals.on_output,
     [protocol.terminal_exit] = terminals.on_exit,
+    [protocol.terminal_waiting] = terminals.on_waiting,
     [protocol.prompt] = prompts.on_prompt,
     [protocol.plan] = plan.on_plan,
     [protocol.todos] = plan.on_todos,

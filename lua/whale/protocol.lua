@@ -15,6 +15,8 @@ return {
   terminal_output = 'whale/terminal/output',
   -- server -> client notification {taskId, exitCode, signal}
   terminal_exit = 'whale/terminal/exit',
+  -- server -> client notification {taskId, secret, prompt}
+  terminal_waiting = 'whale/terminal/waiting',
   -- client -> server request {taskId, data}
   terminal_input = 'whale/terminal/input',
   -- client -> server request {taskId, cols, rows}

@@ -373,6 +373,37 @@ function M.on_exit(_, params, ctx)
   end
 end
 
+--- whale/terminal/waiting: a running task waits for input. Its terminal is
+--- shown and takes the cursor in Terminal mode, unless the user is typing
+--- elsewhere; then a message names the task.
+function M.on_waiting(_, params, ctx)
+  if type(params) ~= 'table' or not params.taskId then
+    return
+  end
+  local task = M.tasks[key(ctx.client_id, params.taskId)]
+  if not task or not task.running or not vim.api.nvim_buf_is_valid(task.buf) then
+    return
+  end
+  local what = params.secret == true and 'asks for a password' or 'waits for input'
+  local prompt = type(params.prompt) == 'string' and params.prompt ~= '' and (': ' .. params.prompt)
+    or ''
+  local mode = vim.api.nvim_get_mode().mode
+  local typing = mode:find('^[icR]') ~= nil and vim.api.nvim_get_current_buf() ~= task.buf
+  if (config.options.terminal or {}).focus_on_input == false or typing then
+    M.show(task, false)
+    vim.notify(
+      string.format('whale: %s %s%s (:WhaleTerminals opens it)', task.command, what, prompt),
+      vim.log.levels.WARN
+    )
+    return
+  end
+  local win = M.show(task, true)
+  if win and vim.api.nvim_win_is_valid(win) then
+    vim.api.nvim_set_current_win(win)
+    vim.cmd('startinsert')
+  end
+end
+
 --- When a client stops, its running tasks are gone with it.
 function M.client_exited(client_id)
   for _, task in pairs(M.tasks) do

@@ -101,6 +101,83 @@ return {
     end,
   },
   {
+    'a task that waits for input takes the cursor into its terminal, in Terminal mode',
+    function()
+      local back = vim.api.nvim_get_current_win()
+      local env = H.call_loop('shell_run', {
+        command = 'read -r -p "name? " line; echo "got:$line"',
+        mode = 'pty',
+        yield_time_ms = 1500,
+      })
+      H.eq(env.code, 'ok', 'shell_run code (' .. tostring(env.text) .. ')')
+      H.eq(
+        env.data.diagnosis.reason,
+        'waiting_for_input',
+        'the result says the task waits for input'
+      )
+      local task = task_buffer(task_id(env))
+      H.wait_loop(
+        function()
+          return vim.api.nvim_get_current_buf() == task.buf and vim.api.nvim_get_mode().mode == 't'
+        end,
+        'the cursor in the waiting task’s terminal, in Terminal mode',
+        nil,
+        function()
+          return string.format(
+            'mode %s, buffer %d (task %d)',
+            vim.api.nvim_get_mode().mode,
+            vim.api.nvim_get_current_buf(),
+            task.buf
+          )
+        end
+      )
+      -- The user answers right away, without finding the window first.
+      vim.api.nvim_input('hello<CR>')
+      H.wait_loop(function()
+        return screen(task.buf):find('got:hello', 1, true)
+      end, 'the answer echoed by the process')
+      vim.api.nvim_input('<C-\\><C-n>')
+      H.sleep_loop(50)
+      vim.api.nvim_set_current_win(back)
+      H.wait_loop(function()
+        return not task.running
+      end, 'exit')
+    end,
+  },
+  {
+    'while the user types elsewhere, a waiting task only says so',
+    function()
+      local notify, said = vim.notify, nil
+      vim.notify = function(msg)
+        said = msg
+      end
+      vim.cmd('enew')
+      local buf = vim.api.nvim_get_current_buf()
+      vim.api.nvim_input('i')
+      H.sleep_loop(50)
+      H.eq(vim.api.nvim_get_mode().mode, 'i', 'Insert mode before the call')
+      local env = H.call_loop('shell_run', {
+        command = 'read -r -p "proceed? " line; echo "got:$line"',
+        mode = 'pty',
+        yield_time_ms = 1500,
+      })
+      H.eq(
+        env.data.diagnosis.reason,
+        'waiting_for_input',
+        'the result says the task waits for input'
+      )
+      H.wait_loop(function()
+        return said ~= nil
+      end, 'a message about the waiting task')
+      vim.notify = notify
+      H.contains(said, 'waits for input: proceed?', 'the message names the wait and its prompt')
+      H.eq(vim.api.nvim_get_current_buf(), buf, 'the cursor stayed in the buffer being typed in')
+      H.eq(vim.api.nvim_get_mode().mode, 'i', 'still in Insert mode')
+      vim.api.nvim_input('<Esc>')
+      H.call_loop('shell_cancel', { task_id = task_id(env) })
+    end,
+  },
+  {
     'resizing the terminal window resizes the PTY',
     function()
       local env =

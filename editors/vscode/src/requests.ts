@@ -71,6 +71,12 @@ export interface TerminalExitParams {
     signal?: string;
 }
 
+export interface TerminalWaitingParams {
+    taskId: string;
+    secret: boolean;
+    prompt: string;
+}
+
 export interface TaskIdParams {
     taskId: string;
 }
@@ -90,6 +96,8 @@ export const terminalOpen = new NotificationType<TerminalOpenParams>('whale/term
 export const terminalOutput = new NotificationType<TerminalOutputParams>('whale/terminal/output');
 /** server → client: a task ended. */
 export const terminalExit = new NotificationType<TerminalExitParams>('whale/terminal/exit');
+/** server → client: a running task waits for input (with echo off when secret). */
+export const terminalWaiting = new NotificationType<TerminalWaitingParams>('whale/terminal/waiting');
 /** client → server: text typed into a task's terminal. */
 export const terminalInput = new RequestType<TerminalInputParams, null, void>('whale/terminal/input');
 /** client → server: the terminal's dimensions changed. */

@@ -31,6 +31,7 @@ export class WhaleTerminals implements vscode.Disposable {
             this.client.onNotification(req.terminalOpen, (p) => this.open(p)),
             this.client.onNotification(req.terminalOutput, (p) => this.output(p)),
             this.client.onNotification(req.terminalExit, (p) => this.exit(p)),
+            this.client.onNotification(req.terminalWaiting, (p) => this.waiting(p)),
         ];
     }
 
@@ -129,6 +130,23 @@ export class WhaleTerminals implements vscode.Disposable {
         }
         t.exited = true;
         t.output.write(exitLine(p.exitCode, p.signal));
+    }
+
+    /**
+     * A task waits for input: its terminal comes forward. A secret (a password asked with echo off)
+     * is the user's to type, so that terminal takes the focus; other input the assistant may answer,
+     * so the focus stays where the user is.
+     */
+    private waiting(p: req.TerminalWaitingParams): void {
+        const t = this.tasks.get(p.taskId);
+        if (!t || t.exited) {
+            return;
+        }
+        t.shown = true;
+        t.terminal.show(!p.secret);
+        if (p.secret) {
+            void vscode.window.showInformationMessage(`${t.terminal.name} asks for a secret (${p.prompt}): type it in its terminal.`);
+        }
     }
 
     private forget(taskId: string): void {
