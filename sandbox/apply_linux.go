@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"unsafe"
@@ -275,6 +276,9 @@ func confineMounts(p Policy) error {
 			}
 			return fmt.Errorf("bind %s for the task: %w", path, err)
 		}
+		if attr == (unix.MountAttr{}) {
+			return nil // as the mount it is on
+		}
 		if err := unix.MountSetattr(-1, path, flags, &attr); err != nil {
 			return fmt.Errorf("set the task's access to %s: %w", path, err)
 		}
@@ -288,6 +292,23 @@ func confineMounts(p Policy) error {
 	for _, path := range p.ReadOnly {
 		if err := bind(path, unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}, unix.AT_RECURSIVE); err != nil {
 			return err
+		}
+	}
+	for _, cache := range p.ModuleCaches {
+		// The folders above the modules are bound to themselves, writable:
+		// a mount point cannot be renamed or removed, so a task can add
+		// modules beside the ones there but cannot move a folder of them
+		// aside and put others in its place.
+		folders, modules := moduleFolders(cache)
+		for _, path := range folders {
+			if err := bind(path, unix.MountAttr{}, 0); err != nil {
+				return err
+			}
+		}
+		for _, path := range modules {
+			if err := bind(path, unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}, unix.AT_RECURSIVE); err != nil {
+				return err
+			}
 		}
 	}
 	for _, path := range p.Hidden {
@@ -390,4 +411,38 @@ func confineWrites(p Policy) error {
 		return fmt.Errorf("enforce the Landlock ruleset: %w", errno)
 	}
 	return nil
+}
+
+// moduleFolderLimit bounds how many modules of one cache moduleFolders
+// lists (each costs the task's start two system calls).
+const moduleFolderLimit = 20000
+
+// moduleFolders lists the modules of the Go module cache at root — the
+// folders named path@version, outside its download cache (cache/, whose
+// archives Go checks against go.sum when it extracts them) — and the
+// folders above them, parents before children. Symbolic links are not
+// followed.
+func moduleFolders(root string) (folders, modules []string) {
+	var walk func(dir string, depth int)
+	walk = func(dir string, depth int) {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			return
+		}
+		for _, e := range ents {
+			name := e.Name()
+			if !e.IsDir() || (depth == 0 && name == "cache") || len(modules) >= moduleFolderLimit {
+				continue
+			}
+			path := filepath.Join(dir, name)
+			if strings.Contains(name, "@") {
+				modules = append(modules, path)
+			} else if depth < 8 {
+				folders = append(folders, path)
+				walk(path, depth+1)
+			}
+		}
+	}
+	walk(root, 0)
+	return folders, modules
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -725,5 +726,53 @@ func TestHiddenFolderIsNotThere(t *testing.T) {
 	out, _ := b.run(t, terminal.ModePipe, `ls -A "$OUT/run" | wc -l; exec 9<"$OUT/run/locks/0001" && echo OPENED || echo NOT-THERE`)
 	if !strings.Contains(out, "NOT-THERE") || strings.Contains(out, "OPENED") {
 		t.Errorf("the hidden folder's lock file was reachable:\n%s", out)
+	}
+}
+
+// TestModuleCacheKeepsItsModules: under workspace-write the Go module
+// cache takes new modules, but a module already there cannot be changed,
+// removed, or swapped by moving its folder aside.
+func TestModuleCacheKeepsItsModules(t *testing.T) {
+	need(t, "go")
+	b := newBox(t, sandbox.WorkspaceWrite, sandbox.NetOn)
+	home := filepath.Join(filepath.Dir(b.ws), "home")
+	mod := filepath.Join(home, "go", "pkg", "mod")
+	module := filepath.Join(mod, "example.com", "m@v1.0.0")
+	for _, d := range []string{module, filepath.Join(mod, "cache", "download")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	source := filepath.Join(module, "m.go")
+	if err := os.WriteFile(source, []byte("package m\n"), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(module, 0o555) // as Go leaves an extracted module
+	t.Cleanup(func() { os.Chmod(module, 0o755) })
+	var err error
+	b.policy, err = sandbox.Plan(sandbox.Options{Mode: string(sandbox.WorkspaceWrite), Network: string(sandbox.NetOn), Workspace: []string{b.ws}, Temp: []string{b.tmp},
+		Env: []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "XDG_CACHE_HOME=" + filepath.Join(home, ".cache")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(b.policy.ModuleCaches, []string{mod}) {
+		t.Fatalf("policy.ModuleCaches = %q, want %q", b.policy.ModuleCaches, mod)
+	}
+	b.env = append(b.env, "MOD="+mod)
+	for _, mode := range []terminal.Mode{terminal.ModePipe, terminal.ModePTY} {
+		out, _ := b.run(t, mode, `m="$MOD/example.com/m@v1.0.0"
+chmod -R u+w "$m"; echo evil >> "$m/m.go"; rm -rf "$m"; mv "$m" "$MOD/example.com/old"
+mv "$MOD/example.com" "$MOD/aside" && mkdir -p "$m" && echo evil > "$m/m.go"
+n="$MOD/example.com/n@v1.0.0-`+string(mode)+`"; mkdir -p "$n" && echo 'package n' > "$n/n.go" && echo ADDED
+echo dl > "$MOD/cache/download/list-`+string(mode)+`" && echo DOWNLOADED`)
+		if b, _ := os.ReadFile(source); string(b) != "package m\n" {
+			t.Errorf("mode %s: the module's source is now %q:\n%s", mode, b, out)
+		}
+		if _, err := os.Stat(filepath.Join(mod, "aside")); err == nil {
+			t.Errorf("mode %s: the task moved the modules' folder aside:\n%s", mode, out)
+		}
+		if !strings.Contains(out, "ADDED") || !strings.Contains(out, "DOWNLOADED") {
+			t.Errorf("mode %s: a new module or download could not be written:\n%s", mode, out)
+		}
 	}
 }

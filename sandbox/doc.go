@@ -20,7 +20,8 @@
 // mount is read-only but the writable folders, so that what Landlock has no
 // right for — modes, owners, times, extended attributes, inode flags —
 // cannot change outside them either; there the workspace's .git/hooks and
-// .git/config are read-only too, unless shell.gitWritable.
+// .git/config are read-only too, unless shell.gitWritable, and so are the
+// modules already in the Go module cache (Policy.ModuleCaches).
 //
 // In both confined modes the terminal devices, /dev/null and the like stay
 // writable, no device node can be made anywhere (a block device made in the

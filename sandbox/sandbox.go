@@ -73,6 +73,12 @@ type Policy struct {
 	// plant code the user's next git command would run outside the
 	// sandbox.
 	ReadOnly []string `json:"readOnly,omitempty"`
+	// ModuleCaches are Go module caches among Writable whose modules, as
+	// they are when the task starts, stay read-only to it: a task adds new
+	// modules (a download) but cannot change one the user's later builds
+	// outside the sandbox use, which Go does not check again once the
+	// module is extracted.
+	ModuleCaches []string `json:"moduleCaches,omitempty"`
 	// Hidden are folders the task does not see at all (an empty read-only
 	// folder in their place): whale's runtime folder, with its lock files
 	// and sockets, so that a task can neither hold whale's locks nor reach
@@ -204,6 +210,9 @@ func Plan(o Options) (Policy, error) {
 				}
 			}
 			add(c.Path, c.Why)
+			if c.Why == goModuleCache {
+				p.ModuleCaches = append(p.ModuleCaches, c.Path)
+			}
 		}
 	}
 	for _, e := range o.Extra {
@@ -223,6 +232,9 @@ func Plan(o Options) (Policy, error) {
 	}
 	return p, nil
 }
+
+// goModuleCache is the reason given for the Go module cache's root.
+const goModuleCache = "Go module cache"
 
 // toolCaches lists the per-user caches of the toolchains found on PATH, and
 // the user's cache folder.
@@ -255,7 +267,7 @@ func toolCaches(env map[string]string, home string) []Root {
 		if g := env["GOPATH"]; g != "" {
 			gopath = filepath.SplitList(g)[0]
 		}
-		roots = append(roots, Root{or(env["GOMODCACHE"], filepath.Join(gopath, "pkg", "mod")), "Go module cache"})
+		roots = append(roots, Root{or(env["GOMODCACHE"], filepath.Join(gopath, "pkg", "mod")), goModuleCache})
 	}
 	if found("npm", "npx") {
 		roots = append(roots, Root{or(env["npm_config_cache"], or(env["NPM_CONFIG_CACHE"], filepath.Join(home, ".npm"))), "npm cache"})
