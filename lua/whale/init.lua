@@ -786,7 +786,18 @@ function M.cmd_call(args)
       end
       table.insert(lines, '')
       vim.list_extend(lines, compat.lines(env.text))
+      -- A task that waits for input may have taken the cursor into its
+      -- terminal meanwhile: the result then opens beside it, and the
+      -- cursor stays where the answer is typed.
+      local answering = vim.api.nvim_get_current_win()
+      local ok, id =
+        pcall(vim.api.nvim_buf_get_var, vim.api.nvim_win_get_buf(answering), 'whale_task')
+      local task = ok and require('whale.terminals').get(id) or nil
       scratch(lines, 'whale://call/' .. name .. '/' .. tostring(vim.loop.hrtime()), 'markdown')
+      if task and task.running and vim.api.nvim_win_is_valid(answering) then
+        vim.api.nvim_set_current_win(answering)
+        vim.cmd('startinsert')
+      end
     end)
   end)
 end
