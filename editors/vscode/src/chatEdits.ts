@@ -41,6 +41,12 @@ interface TrackedChange {
 const maxTracked = 50;
 const maxDiffLines = 60;
 
+/** Listens for chat sessions closed or cleared, where VS Code says so (proposed: chatParticipantPrivate); undefined elsewhere. */
+export function onChatDisposed(listener: (session: string) => void): vscode.Disposable | undefined {
+    const chat = vscode.chat as unknown as { onDidDisposeChatSession?: vscode.Event<string> };
+    return typeof chat.onDidDisposeChatSession === 'function' ? chat.onDidDisposeChatSession(listener) : undefined;
+}
+
 export class ChatEdits implements vscode.Disposable {
     private readonly changes: TrackedChange[] = [];
     private readonly lensChanged = new vscode.EventEmitter<void>();
@@ -70,10 +76,9 @@ export class ChatEdits implements vscode.Disposable {
                 }
             }),
         );
-        // Proposed (chatParticipantPrivate): VS Code tells an extension when a chat session goes away.
-        const chat = vscode.chat as unknown as { onDidDisposeChatSession?: vscode.Event<string> };
-        if (typeof chat.onDidDisposeChatSession === 'function') {
-            this.disposables.push(chat.onDidDisposeChatSession((id) => void this.chatDisposed(id)));
+        const disposed = onChatDisposed((id) => void this.chatDisposed(id));
+        if (disposed) {
+            this.disposables.push(disposed);
         }
     }
 

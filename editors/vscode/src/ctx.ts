@@ -23,7 +23,7 @@ import {
     type TextDocumentEdit,
 } from 'vscode-languageclient/node';
 import { failureReason } from './applyEditReason';
-import { ChatEdits } from './chatEdits';
+import { ChatEdits, onChatDisposed } from './chatEdits';
 import { Changes } from './changesView';
 import { serverSettingKeys, serverSettingsObject } from './contributions';
 import { LanguageFeatures } from './language';
@@ -146,6 +146,10 @@ export class Ctx implements vscode.Disposable {
         this.traceOutput = vscode.window.createOutputChannel('Whale Trace', { log: true });
         this.serverKeys = serverSettingKeys(manifest(extension.extension).contributes?.configuration?.properties);
         this.subscriptions.push(this.log, this.traceOutput, this.view);
+        const chatGone = onChatDisposed((id) => this.view.chatDisposed(id));
+        if (chatGone) {
+            this.subscriptions.push(chatGone);
+        }
         this.changes = new Changes(this.view, () => this.client, this.log);
         this.chatEdits = new ChatEdits({
             execute: (t, i, tok) => this.execute(t, i, tok),
@@ -190,6 +194,7 @@ export class Ctx implements vscode.Disposable {
                 judgeShell: (command, cwd, tok) => this.judgeShell(command, cwd, tok),
                 preview: (t, i, tok) => this.preview(t, i, tok),
                 changed: (tool, env, origin) => this.chatEdits.changed(tool, env, origin),
+                calling: (_tool, origin) => this.view.chatCalled(origin?.session),
             }),
             ...mcp.disposables,
             vscode.workspace.onDidChangeConfiguration((e) => this.configurationChanged(e)),

@@ -20,6 +20,8 @@ export interface ToolHost {
     preview?(tool: string, input: Record<string, unknown>, token: vscode.CancellationToken): Promise<Preview | undefined>;
     /** A tool call's result, once it returned: what the chat shows of the files it changed (src/chatEdits.ts). */
     changed?(tool: string, env: Envelope, origin: ChatOrigin | undefined): Promise<{ message: string; uris: vscode.Uri[] } | undefined>;
+    /** A call is about to run, from the chat of origin (undefined: unknown). */
+    calling?(tool: string, origin: ChatOrigin | undefined): void;
 }
 
 /** The chat a call came from: the invocation options' chatSessionResource/chatRequestId (proposed API, absent elsewhere). */
@@ -93,8 +95,10 @@ export function registerTools(extension: vscode.Extension<unknown>, host: ToolHo
                     };
                 },
                 async invoke(options, token) {
+                    const origin = originOf(options);
+                    host.calling?.(tool, origin);
                     const env = await host.execute(tool, options.input ?? {}, token);
-                    const shown = await host.changed?.(tool, env, originOf(options)).catch(() => undefined);
+                    const shown = await host.changed?.(tool, env, origin).catch(() => undefined);
                     return toolResult(envelopeText(env), shown);
                 },
             }),

@@ -3,6 +3,7 @@
 // the model of src/changes.ts).
 import * as vscode from 'vscode';
 import { droppedView, entryView, fileView, type ChangeNode, type ChangesModel, type ItemView } from './changes';
+import { ChatPlans } from './chatPlans';
 import type { PlanParams, TodoItem, TodosParams } from './requests';
 
 export type Node =
@@ -41,7 +42,7 @@ function icon(status: string): vscode.ThemeIcon {
 }
 
 export class WhaleView implements vscode.TreeDataProvider<Node>, vscode.Disposable {
-    private plan: PlanParams | undefined;
+    private readonly plans = new ChatPlans();
     private todos: TodosParams | undefined;
     private changes: ChangesModel | undefined;
     private readonly changed = new vscode.EventEmitter<void>();
@@ -59,8 +60,22 @@ export class WhaleView implements vscode.TreeDataProvider<Node>, vscode.Disposab
     }
 
     setPlan(p: PlanParams): void {
-        this.plan = p;
+        this.plans.set(p);
         this.changed.fire();
+    }
+
+    /** A whale tool was called from the chat session (undefined: unknown): the view shows that chat's plan. */
+    chatCalled(session: string | undefined): void {
+        if (this.plans.called(session)) {
+            this.changed.fire();
+        }
+    }
+
+    /** A chat was closed or cleared: its plan is no longer shown. */
+    chatDisposed(session: string): void {
+        if (this.plans.disposed(session)) {
+            this.changed.fire();
+        }
     }
 
     setTodos(t: TodosParams): void {
@@ -76,14 +91,15 @@ export class WhaleView implements vscode.TreeDataProvider<Node>, vscode.Disposab
             return node.kind === 'section' ? node.children : [];
         }
         const roots: Node[] = [];
-        if (this.plan && (this.plan.steps?.length || this.plan.explanation)) {
-            const steps = this.plan.steps ?? [];
+        const plan = this.plans.current();
+        if (plan && (plan.steps?.length || plan.explanation)) {
+            const steps = plan.steps ?? [];
             const done = steps.filter((s) => s.status === 'completed').length;
             roots.push({
                 kind: 'section',
                 label: 'Plan',
                 description: `${done}/${steps.length}`,
-                tooltip: this.plan.explanation,
+                tooltip: plan.explanation,
                 children: steps.map((s) => ({ kind: 'item', label: s.step, status: s.status })),
             });
         }
@@ -92,6 +108,7 @@ export class WhaleView implements vscode.TreeDataProvider<Node>, vscode.Disposab
             roots.push({
                 kind: 'section',
                 label: 'Todos',
+                tooltip: "The workspace's todo list: whale keeps it across chats and sessions, for every assistant that works here",
                 description: `${items.filter((t) => t.status === 'completed' || t.status === 'done').length}/${items.length}`,
                 children: items.map((t) => ({ kind: 'item', label: todoLabel(t), status: t.status ?? 'pending' })),
             });
