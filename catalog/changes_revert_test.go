@@ -180,6 +180,33 @@ func TestShellTaskIsJournaledAndReverted(t *testing.T) {
 	}
 }
 
+// TestShellTaskNamesGitCode: a task that plants a hook and sets a command
+// in .git/config (here unconfined) is told so in its result, though the
+// journal does not keep .git; a task that only commits is not.
+func TestShellTaskNamesGitCode(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	_, r, root := testWorkspaceWith(t, map[string]string{"a.txt": "a\n"}, func(d *testDeps, root string) {
+		withJournal(t, d, root)
+		table := terminal.NewTable(terminal.Options{})
+		t.Cleanup(func() { _ = table.Close() })
+		d.Terminals = table
+	}, shellTools, editTools)
+	if out, err := exec.Command("git", "-C", root, "init", "-q").CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	env := call(t, r, "shell_run", map[string]any{"command": `git add a.txt && git -c user.name=t -c user.email=t@e commit -qm a && echo ok`})
+	if !env.OK || strings.Contains(env.Text, ".git/") {
+		t.Fatalf("a plain commit = %s %q, want no word of .git", env.Code, env.Text)
+	}
+	env = call(t, r, "shell_run", map[string]any{"command": `printf '#!/bin/sh\ntouch /tmp/x\n' > .git/hooks/pre-commit && git config core.fsmonitor 'touch /tmp/y' && echo done`})
+	want := "the task changed .git/config, .git/hooks/pre-commit (created): git runs the commands these name"
+	if !env.OK || !strings.Contains(env.Text, want) {
+		t.Fatalf("shell_run = %s %q, want it to say %q", env.Code, env.Text, want)
+	}
+}
+
 // TestRevertMessages: every revert answers the person who asked with a
 // message of its own (data "message"): what was reverted, or what stopped
 // it and what resolves it, in words that do not assume the model's tools.

@@ -3,6 +3,8 @@ package catalog
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -30,49 +32,63 @@ type taskJournal struct {
 // taskJournalKey is the key of a task's taskJournal among its annotations.
 type taskJournalKey struct{}
 
-// checkpoint snapshots the workspace folders before a task; nil when there
-// is no journal. A folder that cannot be snapshot is left out and named in
-// the returned note.
-func (sh Shell) checkpoint(ctx context.Context) (snaps []*changes.Snapshot, note string) {
+// taskCheckpoint is what a task's changes are measured against.
+type taskCheckpoint struct {
+	snaps []*changes.Snapshot
+	note  string // the folders no snapshot could be taken of, or ""
+	// git stamps the files in the workspaces' .git folders that git runs
+	// code from; the journal does not keep .git, so they are compared
+	// apart (see gitSurface).
+	git map[string]fileStamp
+}
+
+// checkpoint snapshots the workspace folders before a task; empty when
+// there is no journal. A folder that cannot be snapshot is left out and
+// named in the note.
+func (sh Shell) checkpoint(ctx context.Context) taskCheckpoint {
 	if sh.Journal == nil || sh.Workspace == nil {
-		return nil, ""
+		return taskCheckpoint{}
 	}
-	var failed []string
+	var cp taskCheckpoint
+	var failed, roots []string
 	for _, r := range sh.Workspace.Roots() {
 		if r.Kind != workspace.KindWorkspace {
 			continue
 		}
+		roots = append(roots, r.Real)
 		s, err := sh.Journal.Snapshot(ctx, r.FS, r.Real, workspace.NewIgnorer(r.FS))
 		if err != nil {
 			failed = append(failed, fmt.Sprintf("%s (%v)", r.Path, err))
 			continue
 		}
-		snaps = append(snaps, s)
+		cp.snaps = append(cp.snaps, s)
 	}
 	if len(failed) > 0 {
-		note = "[what the task changes in " + strings.Join(failed, ", ") + " is not journaled: no checkpoint could be taken]"
+		cp.note = "[what the task changes in " + strings.Join(failed, ", ") + " is not journaled: no checkpoint could be taken]"
 	}
-	return snaps, note
+	cp.git = gitSurface(roots)
+	return cp
 }
 
-// journalTask records, once task has exited, what it changed since snaps,
-// as an entry of shell_run with callID.
-func (sh Shell) journalTask(task *terminal.Task, snaps []*changes.Snapshot, callID, failedNote string) {
-	if len(snaps) == 0 && failedNote == "" {
+// journalTask records, once task has exited, what it changed since cp, as
+// an entry of shell_run with callID.
+func (sh Shell) journalTask(task *terminal.Task, cp taskCheckpoint, callID string) {
+	if len(cp.snaps) == 0 && cp.note == "" && cp.git == nil {
 		return
 	}
 	tj := &taskJournal{done: make(chan struct{})}
 	task.Annotation(taskJournalKey{}, func() any { return tj })
 	go func() {
 		<-task.Done()
-		tj.note = sh.recordTask(snaps, callID, task.Command(), failedNote)
+		tj.note = sh.recordTask(cp, callID, task.Command())
 		close(tj.done)
 	}()
 }
 
-// recordTask journals the changes since snaps, as an entry that names the
+// recordTask journals the changes since cp, as an entry that names the
 // task's command, and returns the note for the task's results.
-func (sh Shell) recordTask(snaps []*changes.Snapshot, callID, command, failedNote string) string {
+func (sh Shell) recordTask(cp taskCheckpoint, callID, command string) string {
+	snaps, failedNote := cp.snaps, cp.note
 	ctx := context.Background()
 	var files []changes.FileChange
 	var skipped []string
@@ -104,6 +120,9 @@ func (sh Shell) recordTask(snaps []*changes.Snapshot, callID, command, failedNot
 	}
 	if len(skipped) > 0 {
 		parts = append(parts, "[changed but not restorable by a revert: "+strings.Join(skipped, ", ")+"]")
+	}
+	if changed := gitChanges(cp.git, gitSurface(slices.Collect(maps.Keys(gitRoots(cp.git))))); len(changed) > 0 {
+		parts = append(parts, "[the task changed "+strings.Join(changed, ", ")+": git runs the commands these name the next time anyone runs git here, outside any sandbox; tell the user, and undo what the task was not meant to do]")
 	}
 	if failedNote != "" {
 		parts = append(parts, failedNote)

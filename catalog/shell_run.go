@@ -117,10 +117,9 @@ func ShellRun(sh Shell) toolbridge.Tool {
 		}
 		parsed := shellcmd.ParseLine(command) // the one parse: the classifiers and the gate read it
 		readOnly := terminal.IsReadOnly(parsed)
-		var snaps []*changes.Snapshot
-		var snapNote string
+		var cp taskCheckpoint
 		if !readOnly {
-			snaps, snapNote = sh.checkpoint(ctx)
+			cp = sh.checkpoint(ctx)
 		}
 		if ctx.Err() != nil {
 			return toolbridge.Result{}, toolbridge.Fail(toolbridge.CodeCanceled, "the call was canceled before the command started; nothing ran")
@@ -130,7 +129,7 @@ func ShellRun(sh Shell) toolbridge.Tool {
 			return toolbridge.Result{}, startFailure(table, err)
 		}
 		sh.noteSandbox(task, box, unconfined)
-		sh.journalTask(task, snaps, toolbridge.CallID(ctx), snapNote)
+		sh.journalTask(task, cp, toolbridge.CallID(ctx))
 		if in.Background {
 			return shellResult(table, task, &readOnly, fmt.Sprintf("Started %s in the background.", task.ID())), nil
 		}
