@@ -20,7 +20,9 @@ package tasks
 // Codex CLI: github.com/openai/codex, codex-rs/core/src/tools/mod.rs
 // (format_exec_output_for_model_freeform: exit code, wall time, output) for
 // every shell call — reading (`sed -n`), searching (`rg -n`), listing
-// (`ls`), tests — and codex-rs/apply-patch/src/lib.rs for apply_patch: the
+// (`ls`), tests; its unified exec form (exec_command) adds a chunk id and a
+// token count to the same, so this is the leaner of the two — and
+// codex-rs/apply-patch/src/lib.rs for apply_patch: the
 // summary of changed files on success (inside the same exec format), the
 // "verification failed" error quoting the lines it looked for on failure.
 //
@@ -64,9 +66,9 @@ func fileLines(content string) []string {
 
 func readWholePeers(content string) map[string]string {
 	return map[string]string{
-		ClaudeCode: numbered(fileLines(content), 1),
-		Codex:      codexExec(0, "0", content), // sed -n '1,300p' FILE
-		Gemini:     content,
+		PeerClaudeCode: numbered(fileLines(content), 1),
+		PeerCodex:      codexExec(0, "0", content), // sed -n '1,300p' FILE
+		PeerGemini:     content,
 	}
 }
 
@@ -77,9 +79,9 @@ func readRangePeers(content string, from, to int) map[string]string {
 	total := len(strings.Split(content, "\n"))
 	notice := fmt.Sprintf("\nNOTE: Only a part of this file is shown here.\nStatus: lines %d-%d of %d lines in all.\nAction: To see more of it, call 'read_file' again with its 'start_line' and 'end_line' parameters; to go on from where this part ends, for instance, pass start_line: %d in that call.\n\n--- PART OF THE FILE SHOWN ---\n", from, to, total, to+1)
 	return map[string]string{
-		ClaudeCode: numbered(part, from),
-		Codex:      codexExec(0, "0", strings.Join(part, "\n")+"\n"), // sed -n '100,160p' FILE
-		Gemini:     notice + strings.Join(part, "\n"),
+		PeerClaudeCode: numbered(part, from),
+		PeerCodex:      codexExec(0, "0", strings.Join(part, "\n")+"\n"), // sed -n '100,160p' FILE
+		PeerGemini:     notice + strings.Join(part, "\n"),
 	}
 }
 
@@ -101,9 +103,9 @@ func grepPeers(pattern string, matches []Match) map[string]string {
 	}
 	g.WriteString("---")
 	return map[string]string{
-		ClaudeCode: strings.TrimSuffix(rg.String(), "\n"),
-		Codex:      codexExec(0, "0.2", rg.String()), // rg -n PATTERN
-		Gemini:     g.String(),
+		PeerClaudeCode: strings.TrimSuffix(rg.String(), "\n"),
+		PeerCodex:      codexExec(0, "0.2", rg.String()), // rg -n PATTERN
+		PeerGemini:     g.String(),
 	}
 }
 
@@ -111,9 +113,9 @@ func editPeers(abs, rel, before, after string) map[string]string {
 	return map[string]string{
 		// Claude Code then tells the model that the file as it now is sits
 		// in its context; our words for that.
-		ClaudeCode: fmt.Sprintf("The file %s has been updated successfully. (your context has the file as it now is: no need to Read it again)", abs),
-		Codex:      codexExec(0, "0", "Success. Updated the following files:\nM "+rel+"\n"),
-		Gemini:     fmt.Sprintf("Successfully modified file: %s (1 replacements). Here is the updated code:\n%s", abs, contextSnippet(before, after, 5)),
+		PeerClaudeCode: fmt.Sprintf("The file %s has been updated successfully. (your context has the file as it now is: no need to Read it again)", abs),
+		PeerCodex:      codexExec(0, "0", "Success. Updated the following files:\nM "+rel+"\n"),
+		PeerGemini:     fmt.Sprintf("Successfully modified file: %s (1 replacements). Here is the updated code:\n%s", abs, contextSnippet(before, after, 5)),
 	}
 }
 
@@ -143,9 +145,9 @@ func contextSnippet(before, after string, n int) string {
 
 func missPeers(abs, search string) map[string]string {
 	return map[string]string{
-		ClaudeCode: "<tool_use_error>String to replace not found in file.\nString: " + search + "</tool_use_error>",
-		Codex:      fmt.Sprintf("apply_patch verification failed: Failed to find expected lines in %s:\n%s", abs, search),
-		Gemini:     fmt.Sprintf("Edit failed: old_string occurs 0 times in %s. Check that nothing in it is escaped wrongly, and compare the whitespace, indentation and lines around it. Use the read_file tool to check.", abs),
+		PeerClaudeCode: "<tool_use_error>String to replace not found in file.\nString: " + search + "</tool_use_error>",
+		PeerCodex:      fmt.Sprintf("apply_patch verification failed: Failed to find expected lines in %s:\n%s", abs, search),
+		PeerGemini:     fmt.Sprintf("Edit failed: old_string occurs 0 times in %s. Check that nothing in it is escaped wrongly, and compare the whitespace, indentation and lines around it. Use the read_file tool to check.", abs),
 	}
 }
 
@@ -158,9 +160,9 @@ func shellPeers(out string, exit int) map[string]string {
 	}
 	gemini += "\nProcess Group PGID: 48213"
 	return map[string]string{
-		ClaudeCode: claude,
-		Codex:      codexExec(exit, "2.1", out),
-		Gemini:     "<untrusted_context>\n" + gemini + "\n</untrusted_context>",
+		PeerClaudeCode: claude,
+		PeerCodex:      codexExec(exit, "2.1", out),
+		PeerGemini:     "<untrusted_context>\n" + gemini + "\n</untrusted_context>",
 	}
 }
 
@@ -188,8 +190,8 @@ func listPeers(abs string, entries []Entry) map[string]string {
 		}
 	}
 	return map[string]string{
-		ClaudeCode: strings.TrimSuffix(ls, "\n"), // ls through Bash
-		Codex:      codexExec(0, "0", ls),        // ls
-		Gemini:     b.String(),
+		PeerClaudeCode: strings.TrimSuffix(ls, "\n"), // ls through Bash
+		PeerCodex:      codexExec(0, "0", ls),        // ls
+		PeerGemini:     b.String(),
 	}
 }

@@ -26,13 +26,13 @@ import (
 
 // The peers, in the table's column order.
 const (
-	ClaudeCode = "Claude Code"
-	Codex      = "Codex CLI"
-	Gemini     = "Gemini CLI"
+	PeerClaudeCode = "Claude Code"
+	PeerCodex      = "Codex CLI"
+	PeerGemini     = "Gemini CLI"
 )
 
 // Peers lists the peers in the table's column order.
-var Peers = []string{ClaudeCode, Codex, Gemini}
+var Peers = []string{PeerClaudeCode, PeerCodex, PeerGemini}
 
 // Row is one task: what whale's tool returned and what each peer's tool
 // returns for the same work, as the model reads them.
@@ -114,6 +114,9 @@ func Run(ctx context.Context, o Options) ([]Row, error) {
 	text, err = w.call(ctx, o.GoSrc, "grep", map[string]any{"pattern": grepSymbol})
 	if err != nil {
 		return nil, err
+	}
+	if n := strings.Count(text, grepSymbol); n < len(matches) {
+		return nil, fmt.Errorf("whale's grep shows %d lines with %s, the bench's own search %d:\n%s", n, grepSymbol, len(matches), text)
 	}
 	add(fmt.Sprintf("grep `%s` in Go's src (%d lines)", grepSymbol, len(matches)), text, grepPeers(grepSymbol, matches))
 
