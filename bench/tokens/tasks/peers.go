@@ -7,7 +7,7 @@ package tasks
 // exact.
 //
 // Claude Code: the tool code bundled in the npm package
-// @anthropic-ai/claude-code 2.1 and its tool documentation (the "Tools
+// @anthropic-ai/claude-code 2.1.332 and its tool documentation (the "Tools
 // available to Claude" table of the settings page). Read numbers each line
 // as `N<TAB>text`, unpadded (the older `cat -n` form padded to six
 // columns); Grep in content mode (line numbers on by default) is
@@ -17,16 +17,17 @@ package tasks
 // trimmed, and appends the exit code when it is not 0. It has no folder
 // tool: `ls` through Bash.
 //
-// Codex CLI: github.com/openai/codex, codex-rs/core/src/tools/mod.rs
-// (format_exec_output_for_model_freeform: exit code, wall time, output) for
-// every shell call — reading (`sed -n`), searching (`rg -n`), listing
-// (`ls`), tests; its unified exec form (exec_command) adds a chunk id and a
-// token count to the same, so this is the leaner of the two — and
-// codex-rs/apply-patch/src/lib.rs for apply_patch: the
-// summary of changed files on success (inside the same exec format), the
-// "verification failed" error quoting the lines it looked for on failure.
+// Codex CLI: github.com/openai/codex. codex-rs/core/src/tools/mod.rs
+// (format_exec_output_for_model_freeform: exit code, wall time, output)
+// frames every shell call: reading (`sed -n`; the other form its models use,
+// `nl -ba FILE | sed -n`, adds numbers padded to six columns), searching
+// (`rg -n`), listing (`ls`) and tests. Its unified exec form (exec_command)
+// adds a chunk id and a token count to the same, so the figures here are
+// the leaner form's. codex-rs/apply-patch/src/lib.rs gives apply_patch's
+// summary of changed files on success (inside the same frame) and, on
+// failure, the "verification failed" error quoting the lines it looked for.
 //
-// Gemini CLI: github.com/google-gemini/gemini-cli, packages/core/src:
+// Gemini CLI: github.com/google-gemini/gemini-cli (0.56), packages/core/src:
 // tools/read-file.ts and utils/fileUtils.ts (the file's text without line
 // numbers; a partial read starts with a notice of the lines shown and how
 // to read on), tools/grep-utils.ts (a count line, then each file's matches
