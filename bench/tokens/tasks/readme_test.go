@@ -19,14 +19,19 @@ const readmeSection = "### What a result costs the model"
 // formats) and checks every byte count of the README's table against it.
 // Tokens are not counted here, so that the test needs no tokenizer data:
 // the same bytes make the same tokens. The shell row may differ by a few
-// bytes, as its text holds how long the command took. The table was made
-// with one Go version's source; under another the test skips.
+// bytes, as its text holds how long the command took, and whale's shell
+// result is not compared where the sandbox cannot apply (its first result
+// then says so instead). The table was made with one Go version's source;
+// under another the test skips.
 func TestReadmeTable(t *testing.T) {
 	raw, err := os.ReadFile(filepath.Join("..", "..", "..", "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	table, goVersion := readmeTable(t, string(raw))
+	if runtime.GOOS == "windows" {
+		t.Skip("the steps run `go test` through sh")
+	}
 	if v := strings.TrimPrefix(runtime.Version(), "go"); v != goVersion {
 		t.Skipf("the README's table was measured on Go %s's source, this is Go %s", goVersion, v)
 	}
@@ -59,6 +64,12 @@ func TestReadmeTable(t *testing.T) {
 		slack := 0
 		if strings.Contains(r.Task, "go test") {
 			slack = 8
+			if !strings.HasPrefix(r.Whale, "[sandbox workspace-write:") {
+				// The table was made where the sandbox applies; where it
+				// cannot, the first result says so in other words.
+				t.Logf("whale's shell result starts %q, not with the sandbox line: its size is not compared", strings.SplitN(r.Whale, "\n", 2)[0])
+				got[0] = want.bytes[0]
+			}
 		}
 		for j, n := range got {
 			if d := n - want.bytes[j]; d < -slack || d > slack {
