@@ -23,7 +23,7 @@ FUZZ_TARGETS := \
 	./execboundary:FuzzParseCommandLine \
 	./changes:FuzzMerge3
 
-.PHONY: test check lint lint-go lint-lua lint-ts test-short fmt-check vet race fuzz replay neovim vscode vscode-e2e vscode-chat-e2e vscode-package mcp-conformance hosts build build-test bench-rpc cross wine release release-check
+.PHONY: test check lint lint-go lint-lua lint-ts test-short fmt-check vet race fuzz replay neovim vscode vscode-e2e vscode-chat-e2e vscode-package mcp-conformance hosts build build-test bench-rpc bench-tokens cross wine release release-check
 
 # Every target, each to its end, then a table of times and results.
 TEST_TARGETS := fmt-check vet lint-go lint-lua lint-ts cross wine race fuzz neovim vscode vscode-package vscode-e2e vscode-chat-e2e mcp-conformance hosts release-check
@@ -202,6 +202,12 @@ release-check:
 
 bench-rpc:
 	$(GO) run ./bench/rpc
+
+# What a result costs the model: bytes and tokens of whale's tool results
+# against the peers' formats for the same work (README "What a result costs
+# the model").
+bench-tokens:
+	$(GO) run ./bench/tokens
 
 # The edit replay corpus (edits/replay): every commit of the project's own
 # history, or of REPLAY_REPO (a local clone), replayed through the real edit

@@ -28,7 +28,7 @@ func TestApplyPatchTool(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "gone.txt")); !os.IsNotExist(err) {
 		t.Errorf("gone.txt still exists: %v", err)
 	}
-	for _, want := range []string{"Applied the patch to 3 files", "+++ b/sub/new.txt", "+++ /dev/null"} {
+	for _, want := range []string{"Applied the patch to 3 files", "Created sub/new.txt (1 line", "Deleted gone.txt (1 line)", "@@ -0,0 +1,1 @@\n+hello\n"} {
 		if !strings.Contains(env.Text, want) {
 			t.Errorf("result lacks %q:\n%s", want, env.Text)
 		}

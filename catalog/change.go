@@ -189,7 +189,7 @@ func (ch *fileChange) result(note string, a edits.Applied) toolbridge.Result {
 		b.WriteString(" " + note)
 	}
 	if diff != "" {
-		b.WriteString("\n\n" + fencedDiff(shortDiff(diff)))
+		b.WriteString("\n\n" + fencedDiff(shortDiff(diffHunks(diff))))
 	}
 	target := "disk"
 	if ch.src.doc != nil {
@@ -221,6 +221,16 @@ func (ch *fileChange) diff() (string, edits.Stat) {
 		newPath = ch.dst.displayPath()
 	}
 	return edits.UnifiedDiff(oldPath, newPath, ch.plan.OldText, ch.plan.NewText)
+}
+
+// diffHunks is a unified diff without its "---"/"+++" lines: the result's
+// first line names the file (and where it went), so in the text the model
+// reads they would only say it again.
+func diffHunks(diff string) string {
+	if i := strings.Index(diff, "\n@@"); i >= 0 && strings.HasPrefix(diff, "--- ") {
+		return diff[i+1:]
+	}
+	return diff
 }
 
 // diffShown is how much of a change's diff a result shows: enough for any

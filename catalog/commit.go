@@ -351,8 +351,8 @@ func (e *pendingEntry) abort() {
 }
 
 // commit publishes the entry of a commit that succeeded and returns the
-// note for the result, naming the entry with which changes_revert takes
-// the change back, and the entry's id.
+// note for the result, naming the entry (changes_revert takes it back), and
+// the entry's id.
 func (e *pendingEntry) commit(log *slog.Logger) (note, id string) {
 	if e == nil {
 		return "", ""
@@ -365,7 +365,9 @@ func (e *pendingEntry) commit(log *slog.Logger) (note, id string) {
 		log.Error("a committed change could not be published in the journal", "err", err)
 		return "(The change is made, but the journal could not record it, so changes_revert cannot take it back.)", ""
 	}
-	return fmt.Sprintf("(Journal entry %s; changes_revert takes it back.)", entry.ID), entry.ID
+	// changes_revert's description says what an entry is for; the id alone
+	// is what the model (and the editors, which read it from the text) need.
+	return fmt.Sprintf("(Journal entry %s.)", entry.ID), entry.ID
 }
 
 // diskFailure keeps the edits package's errors (write_conflict, invalid

@@ -48,9 +48,16 @@ func TestEditToolOnDisk(t *testing.T) {
 	if got := readTestFile(t, root, "a.go"); got != "package a\n\nfunc f() int {\r\n\treturn 2\r\n}\r\n" {
 		t.Errorf("a.go = %q", got)
 	}
-	for _, want := range []string{"Edited a.go: 1 replacement at line 4", "--- a/a.go", "-\treturn 1", "+\treturn 2"} {
+	for _, want := range []string{"Edited a.go: 1 replacement at line 4", "```diff\n@@ -1,5 +1,5 @@\n", "-\treturn 1", "+\treturn 2"} {
 		if !strings.Contains(env.Text, want) {
 			t.Errorf("result text lacks %q:\n%s", want, env.Text)
+		}
+	}
+	// The first line names the file: the diff's own header lines would
+	// say it again.
+	for _, notWant := range []string{"--- a/a.go", "+++ b/a.go"} {
+		if strings.Contains(env.Text, notWant) {
+			t.Errorf("result text has %q:\n%s", notWant, env.Text)
 		}
 	}
 }

@@ -38,9 +38,9 @@ func TestGrepTool(t *testing.T) {
 		input map[string]any
 		want  string
 	}{
-		{map[string]any{"pattern": "func main"}, "main.go:3: func main() {\n\nsrv/notes.txt:1: func main is in main.go"},
-		{map[string]any{"pattern": "func main", "include": "*.go", "context": 1}, "main.go-2- \nmain.go:3: func main() {\nmain.go-4- \tserve()"},
-		{map[string]any{"pattern": `func \w+Handler\(`, "path": "srv"}, "srv/http.go:3: func healthHandler() {}"},
+		{map[string]any{"pattern": "func main"}, "main.go:3:func main() {\nsrv/notes.txt:1:func main is in main.go"},
+		{map[string]any{"pattern": "func main", "include": "*.go", "context": 1}, "main.go-2-\nmain.go:3:func main() {\nmain.go-4-\tserve()"},
+		{map[string]any{"pattern": `func \w+Handler\(`, "path": "srv"}, "srv/http.go:3:func healthHandler() {}"},
 		{map[string]any{"pattern": "FUNC", "case_insensitive": true, "output_mode": "files"}, "main.go\nsrv/http.go\nsrv/notes.txt"},
 		{map[string]any{"pattern": "func", "output_mode": "count"}, "main.go: 1\nsrv/http.go: 1\nsrv/notes.txt: 1"},
 		{map[string]any{"pattern": "nothing here"}, `No matches for "nothing here" in the workspace.`},
@@ -91,7 +91,7 @@ func TestSearchToolsSeeEditorBuffers(t *testing.T) {
 		}
 	}, searchTools)
 	env := call(t, r, "grep", map[string]any{"pattern": "buffer"})
-	if want := "a.go:1: // in the buffer\n\nnew/b.go:1: // in the buffer too"; env.Text != want {
+	if want := "a.go:1:// in the buffer\nnew/b.go:1:// in the buffer too"; env.Text != want {
 		t.Errorf("grep with open buffers = %q, want %q", env.Text, want)
 	}
 	env = call(t, r, "grep", map[string]any{"pattern": "on disk"})

@@ -76,11 +76,15 @@ func ListDir(ws *workspace.Set) toolbridge.Tool {
 // at the place it belongs.
 func listTree(ctx context.Context, t workspace.Target, shown string, depth int, includeIgnored bool) (toolbridge.Result, error) {
 	base := t.Rel
+	// The folder's own entries start at the margin, each level below two
+	// spaces further in: an indent on every line of a flat listing cost
+	// the model a token per entry. The header ends with a colon, as `ls -R`
+	// heads a folder's entries.
 	header := shown
 	if !strings.HasSuffix(header, "/") {
 		header += "/"
 	}
-	lines := []string{header}
+	lines := []string{header + ":"}
 	shownN, dirs, files, more := 0, 0, 0, 0
 	perFolder := map[string]int{}
 	moreAt := map[string]int{}    // folder -> index of its "… more" line
@@ -96,7 +100,7 @@ func listTree(ctx context.Context, t workspace.Target, shown string, depth int, 
 		}
 		level := strings.Count(sub, "/")
 		parent := path.Dir(rel)
-		indent := strings.Repeat("  ", level+1)
+		indent := strings.Repeat("  ", level)
 		if shownN >= listMaxEntries || (level > 0 && perFolder[parent] >= listPerFolder) {
 			more++
 			if more >= listCountLimit {
@@ -138,7 +142,7 @@ func listTree(ctx context.Context, t workspace.Target, shown string, depth int, 
 		lines[i] += fmt.Sprintf("… %d more entries (list %s to see them)", moreCount[folder], folder)
 	}
 	if shownN == 0 {
-		lines = append(lines, "  (empty folder)")
+		lines = append(lines, "(empty folder)")
 	}
 	summary := fmt.Sprintf("(%d folders, %d files shown, depth %d", dirs, files, depth)
 	if !includeIgnored {

@@ -23,7 +23,7 @@ func TestListDir(t *testing.T) {
 	}
 	_, r, _ := testWorkspace(t, files, fileTools)
 	env := call(t, r, "list_dir", map[string]any{"depth": 2})
-	for _, w := range []string{"./\n", "  README.md\n", "  src/\n", "    main.go\n", "    deep/\n", "  .gitignore\n", "    … 905 more entries (list many to see them)"} {
+	for _, w := range []string{"./:\n", "\nREADME.md\n", "\nsrc/\n", "\n  main.go\n", "\n  deep/\n", "\n.gitignore\n", "\n  … 905 more entries (list many to see them)"} {
 		if !strings.Contains(env.Text, w) {
 			t.Errorf("list_dir text lacks %q:\n%s", w, env.Text)
 		}
@@ -34,8 +34,8 @@ func TestListDir(t *testing.T) {
 		}
 	}
 	env = call(t, r, "list_dir", map[string]any{"path": "src", "depth": 5})
-	if !strings.Contains(env.Text, "    er/\n      x.go\n") {
-		t.Errorf("list_dir src depth 5 = %q", env.Text)
+	if want := "src/:\ndeep/\n  er/\n    x.go\nmain.go\n(2 folders, 2 files shown, depth 5; ignored files hidden)"; env.Text != want {
+		t.Errorf("list_dir src depth 5 = %q, want %q", env.Text, want)
 	}
 	env = call(t, r, "list_dir", map[string]any{"include_ignored": true, "depth": 1})
 	if !strings.Contains(env.Text, "build/") || !strings.Contains(env.Text, "debug.log") || strings.Contains(env.Text, ".git/") {
@@ -45,7 +45,7 @@ func TestListDir(t *testing.T) {
 		t.Errorf("list_dir on a file = %s", env.Code)
 	}
 	env = call(t, r, "list_dir", map[string]any{"path": "many"})
-	if !strings.Contains(env.Text, "  … 5 more entries (list many to see them)") {
+	if !strings.Contains(env.Text, "\n… 5 more entries (list many to see them)") {
 		t.Errorf("list_dir of 1005 files should show 1000 and count 5 more: %q", env.Text[len(env.Text)-200:])
 	}
 }

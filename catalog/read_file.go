@@ -307,7 +307,9 @@ func (p linePage) collect(shown string, lines func(yield func([]byte) bool) erro
 		data["total_lines"] = total
 		data["more"] = true
 	default:
-		foot = fmt.Sprintf("(end of file: lines %d-%d of %d)", p.offset, last, total)
+		// The lines' numbers say which lines these are, the last one how
+		// many the file has.
+		foot = "(end of file)"
 		data["total_lines"] = total
 	}
 	if cut > 0 {
@@ -323,15 +325,12 @@ func (p linePage) collect(shown string, lines func(yield func([]byte) bool) erro
 	return toolbridge.Result{Text: b.String(), Data: data, MoreHint: fmt.Sprintf("read a smaller range with offset=%d and a smaller limit", p.offset)}, nil
 }
 
-// appendLineNumber writes n right-aligned in six columns and a tab, as
-// `cat -n` does.
+// appendLineNumber writes n and a tab. The number is not padded (`cat -n`
+// pads it to six columns): the padding cost the model a token or two per
+// line and told it nothing.
 func appendLineNumber(b *strings.Builder, n int) {
 	var digits [20]byte
-	d := strconv.AppendInt(digits[:0], int64(n), 10)
-	for i := len(d); i < 6; i++ {
-		b.WriteByte(' ')
-	}
-	b.Write(d)
+	b.Write(strconv.AppendInt(digits[:0], int64(n), 10))
 	b.WriteByte('\t')
 }
 

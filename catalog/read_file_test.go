@@ -63,21 +63,21 @@ func TestReadFilePaging(t *testing.T) {
 		want    []string // substrings of the text
 		notWant []string
 	}{
-		{map[string]any{"file_path": "five.txt"}, toolbridge.CodeOK, []string{"     1\tline 1\n", "     5\tline 5\n", "(end of file: lines 1-5 of 5)"}, nil},
-		{map[string]any{"file_path": "five.txt", "offset": 2, "limit": 2}, toolbridge.CodeOK, []string{"     2\tline 2\n     3\tline 3\n", "(lines 2-3 of 5; read on with offset=4)"}, []string{"line 1\n", "line 4"}},
+		{map[string]any{"file_path": "five.txt"}, toolbridge.CodeOK, []string{"1\tline 1\n", "5\tline 5\n", "5\tline 5\n(end of file)"}, nil},
+		{map[string]any{"file_path": "five.txt", "offset": 2, "limit": 2}, toolbridge.CodeOK, []string{"2\tline 2\n3\tline 3\n", "(lines 2-3 of 5; read on with offset=4)"}, []string{"line 1\n", "line 4"}},
 		{map[string]any{"file_path": "five.txt", "offset": 9}, toolbridge.CodeInvalidInput, []string{"has 5 lines, so offset 9 is past the end"}, nil},
-		{map[string]any{"file_path": "big.txt"}, toolbridge.CodeOK, []string{"  2000\tline 2000\n", "(lines 1-2000 of 2500; read on with offset=2001)"}, []string{"line 2001"}},
-		{map[string]any{"file_path": "big.txt", "offset": 2001}, toolbridge.CodeOK, []string{"  2500\tline 2500", "(end of file: lines 2001-2500 of 2500)"}, nil},
-		{map[string]any{"file_path": "crlf.txt"}, toolbridge.CodeOK, []string{"     1\tone\n     2\ttwo\n"}, []string{"\r"}},
-		{map[string]any{"file_path": "nofinal.txt"}, toolbridge.CodeOK, []string{"     2\tb\n", "of 2)"}, nil},
+		{map[string]any{"file_path": "big.txt"}, toolbridge.CodeOK, []string{"2000\tline 2000\n", "(lines 1-2000 of 2500; read on with offset=2001)"}, []string{"line 2001"}},
+		{map[string]any{"file_path": "big.txt", "offset": 2001}, toolbridge.CodeOK, []string{"2500\tline 2500", "2500\tline 2500\n(end of file)"}, nil},
+		{map[string]any{"file_path": "crlf.txt"}, toolbridge.CodeOK, []string{"1\tone\n2\ttwo\n"}, []string{"\r"}},
+		{map[string]any{"file_path": "nofinal.txt"}, toolbridge.CodeOK, []string{"2\tb\n(end of file)"}, nil},
 		{map[string]any{"file_path": "empty.txt"}, toolbridge.CodeOK, []string{"(empty file)"}, nil},
-		{map[string]any{"file_path": "bom.txt"}, toolbridge.CodeOK, []string{"     1\thello\n"}, []string{"\uFEFF"}},
-		{map[string]any{"file_path": "le.txt"}, toolbridge.CodeOK, []string{"     1\théllo\n     2\twörld\n"}, nil},
-		{map[string]any{"file_path": "be.txt"}, toolbridge.CodeOK, []string{"     1\t𝄞 clef\n"}, nil},
-		{map[string]any{"file_path": "gb.txt"}, toolbridge.CodeOK, []string{"     1\t第一行\n     2\t第二行\n"}, nil},
-		{map[string]any{"file_path": "latin1.c"}, toolbridge.CodeOK, []string{"     1\t/* Menü du café */\n     2\tint x;\n", "(decoded from Latin-1 (ISO-8859-1), a guess: edits to this file may add only ASCII and characters it already contains)"}, nil},
-		{map[string]any{"file_path": "cp1252.txt"}, toolbridge.CodeOK, []string{"     1\tHe said “yes” – for 2 €.\n", "(decoded from Windows-1252, a guess"}, nil},
-		{map[string]any{"file_path": "gbpair.txt"}, toolbridge.CodeOK, []string{"     1\tf黵\n"}, []string{"decoded from"}},
+		{map[string]any{"file_path": "bom.txt"}, toolbridge.CodeOK, []string{"1\thello\n"}, []string{"\uFEFF"}},
+		{map[string]any{"file_path": "le.txt"}, toolbridge.CodeOK, []string{"1\théllo\n2\twörld\n"}, nil},
+		{map[string]any{"file_path": "be.txt"}, toolbridge.CodeOK, []string{"1\t𝄞 clef\n"}, nil},
+		{map[string]any{"file_path": "gb.txt"}, toolbridge.CodeOK, []string{"1\t第一行\n2\t第二行\n"}, nil},
+		{map[string]any{"file_path": "latin1.c"}, toolbridge.CodeOK, []string{"1\t/* Menü du café */\n2\tint x;\n", "(decoded from Latin-1 (ISO-8859-1), a guess: edits to this file may add only ASCII and characters it already contains)"}, nil},
+		{map[string]any{"file_path": "cp1252.txt"}, toolbridge.CodeOK, []string{"1\tHe said “yes” – for 2 €.\n", "(decoded from Windows-1252, a guess"}, nil},
+		{map[string]any{"file_path": "gbpair.txt"}, toolbridge.CodeOK, []string{"1\tf黵\n"}, []string{"decoded from"}},
 		{map[string]any{"file_path": "bad8.txt"}, toolbridge.CodeBinaryFile, []string{"not text in UTF-8, UTF-16, GB18030, Latin-1 or Windows-1252"}, nil},
 		{map[string]any{"file_path": "long.txt"}, toolbridge.CodeOK, []string{"[line cut: 100 more characters]", "1 long lines cut"}, nil},
 		{map[string]any{"file_path": "bin.dat"}, toolbridge.CodeBinaryFile, []string{"binary file"}, nil},
@@ -147,7 +147,7 @@ func TestReadFileSeesTheEditorBuffer(t *testing.T) {
 		d.Editor = bufferEditor{docs: map[string]toolbridge.Document{abs: {Path: abs, Version: 7, Text: "unsaved\r\nbuffer\r\n"}}}
 	}, fileTools)
 	env := call(t, r, "read_file", map[string]any{"file_path": "a.go"})
-	if !strings.Contains(env.Text, "     1\tunsaved\n     2\tbuffer\n") || !strings.Contains(env.Text, "editor buffer, version 7") {
+	if !strings.Contains(env.Text, "1\tunsaved\n2\tbuffer\n") || !strings.Contains(env.Text, "editor buffer, version 7") {
 		t.Fatalf("read_file of an open document = %q, want the buffer text and its version", env.Text)
 	}
 }

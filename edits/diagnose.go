@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // largeSearchLines is the size above which a failed search is advised to be
@@ -78,13 +80,19 @@ func divergence(text string, sl []string, base int) string {
 		// The first line is wrong: look for any later search line.
 		for j := first + 1; j < len(sl); j++ {
 			t := strings.TrimSpace(sl[j])
-			if t == "" {
+			if wordCount(t) < 2 {
+				// A blank line, a lone brace or keyword is in most files
+				// many times and points nowhere.
 				continue
 			}
 			if hits := matchingLines(text, starts, t); len(hits) > 0 {
 				return fmt.Sprintf("Its first line %s is not in the file; its line %d, %s, is at line %d of the file. Read the file around line %d and copy the text exactly.",
 					visible(sl[first]), j+1, visible(sl[j]), base+hits[0]+1, base+hits[0]+1)
 			}
+		}
+		if l := closestLine(fileLines, sl[first]); l >= 0 {
+			return fmt.Sprintf("None of its lines is in the file; the line most like its first line is line %d, %s. Read the file around line %d and copy the text exactly.",
+				base+l+1, visible(fileLines[l]), base+l+1)
 		}
 		return fmt.Sprintf("None of its lines is in the file (its first line is %s). Read the file again and copy the current text exactly.", visible(sl[first]))
 	}
@@ -104,6 +112,77 @@ func divergence(text string, sl []string, base int) string {
 	}
 	return fmt.Sprintf("Closest match starts at line %d; %s; at line %d the file has %s, you gave %s. Read the file from line %d and copy the text exactly.",
 		start, agreeing, base+m+1, has, visible(sl[j]), start)
+}
+
+// closestLine returns the 0-based line of fileLines that shares the most
+// words with want (runs of letters, digits and underscores; at least half of
+// the words of the two lines together, and two or more), or -1 when none
+// does. It names the line a search missed by an edit of its own — a
+// parameter renamed, a result type changed — so that the model reads a few
+// lines around it, not the whole file again. The scan stops after lineWork
+// bytes and then answers with the best line so far.
+func closestLine(fileLines []string, want string) int {
+	index := map[string]int{}
+	eachWord(want, func(w string) {
+		if _, ok := index[w]; !ok && len(index) < 64 {
+			index[w] = len(index)
+		}
+	})
+	if len(index) < 2 {
+		return -1
+	}
+	best, bestScore, work := -1, 0.5, 0
+	for i, line := range fileLines {
+		if work += len(line); work > lineWork {
+			break
+		}
+		var seen uint64
+		shared, others := 0, 0
+		eachWord(line, func(w string) {
+			j, ok := index[w]
+			switch {
+			case !ok:
+				others++
+			case seen&(1<<j) == 0:
+				seen |= 1 << j
+				shared++
+			}
+		})
+		// Words of the line that want lacks count once each time they
+		// occur: a close enough union for lines of code.
+		if score := float64(shared) / float64(len(index)+others); shared >= 2 && score >= bestScore {
+			if score > bestScore || best < 0 {
+				best, bestScore = i, score
+			}
+		}
+	}
+	return best
+}
+
+// wordCount is the number of words of s, as eachWord splits them.
+func wordCount(s string) int {
+	n := 0
+	eachWord(s, func(string) { n++ })
+	return n
+}
+
+// eachWord calls fn with each run of letters, digits and underscores of s.
+func eachWord(s string, fn func(w string)) {
+	start := -1
+	for i, r := range s {
+		isWord := r == '_' || r < utf8.RuneSelf && ('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9') ||
+			r >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r))
+		switch {
+		case isWord && start < 0:
+			start = i
+		case !isWord && start >= 0:
+			fn(s[start:i])
+			start = -1
+		}
+	}
+	if start >= 0 {
+		fn(s[start:])
+	}
 }
 
 // indexLines splits text into lines without "\n" and records where each

@@ -94,6 +94,27 @@ func TestNotFoundMakesWhitespaceVisible(t *testing.T) {
 	}
 }
 
+// A search none of whose lines is in the file names the file's line most
+// like its first one, so that the model reads around it; without such a
+// line it says to read the file again.
+func TestNotFoundNamesTheClosestLine(t *testing.T) {
+	t.Parallel()
+	text := "package s\n\nfunc Contains(s, substr string) bool {\n\treturn Index(s, substr) >= 0\n}\n\nfunc Count(s, substr string) (n int) {\n\treturn 0\n}\n"
+	for _, tc := range []struct {
+		search, want string
+	}{
+		{"func Count(s string, substr string) int {\n\treturn 1\n}", `the line most like its first line is line 7, "func Count(s, substr string) (n int) {". Read the file around line 7 and copy the text exactly.`},
+		{"does not exist", `None of its lines is in the file (its first line is "does not exist"). Read the file again and copy the current text exactly.`},
+		{"y", `None of its lines is in the file (its first line is "y"). Read the file again`},
+	} {
+		_, err := Apply(text, Edit{Search: tc.search, Replace: "x"})
+		e, ok := errors.AsType[*Error](err)
+		if !ok || e.Code != CodeSearchNotFound || !strings.Contains(e.Message, tc.want) {
+			t.Errorf("Apply(search %q) = %v, want search_not_found with %q", tc.search, err, tc.want)
+		}
+	}
+}
+
 func TestApplyAllStepIndex(t *testing.T) {
 	t.Parallel()
 	_, err := ApplyAll(context.Background(), "a b c", []Edit{{Search: "a", Replace: "x"}, {Search: "b", Replace: "y"}, {Search: "q", Replace: "z"}})

@@ -63,7 +63,7 @@ func TestMCPStandalone(t *testing.T) {
 		}
 	}
 	text, isErr, env := mcpCall(t, cs, "read_file", map[string]any{"file_path": "a.txt"})
-	if isErr || !strings.Contains(text, "     2\tbeta") || env["code"] != "ok" {
+	if isErr || !strings.Contains(text, "2\tbeta") || env["code"] != "ok" {
 		t.Errorf("read_file = %q isError=%v envelope=%v", text, isErr, env)
 	}
 	text, isErr, _ = mcpCall(t, cs, "edit", map[string]any{"file_path": "a.txt", "search": "beta", "replace": "gamma"})

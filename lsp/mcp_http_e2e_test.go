@@ -98,7 +98,7 @@ func TestMCPHTTPStandalone(t *testing.T) {
 		t.Errorf("instructions %q do not say the server is standalone", cs.InitializeResult().Instructions)
 	}
 	text, isErr, env := mcpCall(t, cs, "read_file", map[string]any{"file_path": "a.txt"})
-	if isErr || !strings.Contains(text, "     2\tbeta") || env["code"] != "ok" {
+	if isErr || !strings.Contains(text, "2\tbeta") || env["code"] != "ok" {
 		t.Errorf("read_file = %q isError=%v envelope=%v", text, isErr, env)
 	}
 }

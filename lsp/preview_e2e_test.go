@@ -78,7 +78,7 @@ func TestPreviewEdit(t *testing.T) {
 	}
 	// No lock is left: the edit itself commits, and its result fences the diff.
 	env := s.exec(ctxT(t), "edit", map[string]any{"file_path": "src/app/main.go", "search": "\treturn \"hello\"", "replace": "\treturn \"hi\""})
-	wantText(t, env, "```diff\n--- a/src/app/main.go", "+\treturn \"hi\"\n }\n```")
+	wantText(t, env, "Edited src/app/main.go: 1 replacement at line 4", "```diff\n@@ -1,5 +1,5 @@\n", "+\treturn \"hi\"\n }\n```")
 }
 
 // TestPreviewReviewAsks: with edits.review on, whale itself asks, so the

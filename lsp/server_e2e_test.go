@@ -73,12 +73,12 @@ func TestOverlayFollowsIncrementalChanges(t *testing.T) {
 	// Insert at the start of line 1 (after CRLF).
 	s.change(u, rng(1, 0, 1, 0), ">", "a😀B\r\n>second\r\n")
 	env := s.exec(ctxT(t), "read_file", map[string]any{"file_path": "main.go"})
-	wantText(t, env, "     1\ta😀B\n", "     2\t>second\n", "editor buffer, version 3")
+	wantText(t, env, "1\ta😀B\n", "2\t>second\n", "editor buffer, version 3")
 	if err := s.server.DidClose(ctxT(t), &protocol.DidCloseTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}}); err != nil {
 		t.Fatal(err)
 	}
 	env = s.exec(ctxT(t), "read_file", map[string]any{"file_path": "main.go"})
-	wantText(t, env, "     1\ton disk\n")
+	wantText(t, env, "1\ton disk\n")
 }
 
 func TestUTF8PositionsWhenOffered(t *testing.T) {
@@ -89,7 +89,7 @@ func TestUTF8PositionsWhenOffered(t *testing.T) {
 	u := s.open("x.txt", "é😀z\n", 1)
 	// "é" is 2 bytes and "😀" 4: byte column 6 is before "z".
 	s.change(u, rng(0, 6, 0, 7), "Z", "é😀Z\n")
-	wantText(t, s.exec(ctxT(t), "read_file", map[string]any{"file_path": "x.txt"}), "     1\té😀Z\n")
+	wantText(t, s.exec(ctxT(t), "read_file", map[string]any{"file_path": "x.txt"}), "1\té😀Z\n")
 }
 
 func TestExecuteCommandArguments(t *testing.T) {
@@ -105,7 +105,7 @@ func TestExecuteCommandArguments(t *testing.T) {
 		{"whale.read_file", []protocol.LSPAny{protocol.LSPAny(`{"path":"a.txt"}`)}, toolbridge.CodeInvalidInput, "read_file takes the path in file_path"},
 		{"whale.nope", []protocol.LSPAny{protocol.LSPAny(`{}`)}, toolbridge.CodeUnknownTool, "no tool named"},
 		{"other.command", []protocol.LSPAny{protocol.LSPAny(`{}`)}, toolbridge.CodeUnknownTool, "not a whale command"},
-		{"whale.read_file", []protocol.LSPAny{protocol.LSPAny(`{"file_path":"[a.txt](http://a.txt)"}`)}, toolbridge.CodeOK, "     1\ta"},
+		{"whale.read_file", []protocol.LSPAny{protocol.LSPAny(`{"file_path":"[a.txt](http://a.txt)"}`)}, toolbridge.CodeOK, "1\ta"},
 	} {
 		res, err := s.server.ExecuteCommand(ctxT(t), &protocol.ExecuteCommandParams{Command: tc.command, Arguments: tc.args})
 		if err != nil {
@@ -136,7 +136,7 @@ func TestCancelFromClient(t *testing.T) {
 	if err := <-done; err == nil {
 		t.Fatal("a canceled call returned no error")
 	}
-	wantText(t, s.exec(ctxT(t), "read_file", map[string]any{"file_path": "a.txt"}), "     1\ta")
+	wantText(t, s.exec(ctxT(t), "read_file", map[string]any{"file_path": "a.txt"}), "1\ta")
 	if !strings.Contains(s.tr.String(), `"$/cancelRequest"`) {
 		t.Fatalf("the client sent no $/cancelRequest")
 	}

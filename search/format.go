@@ -17,8 +17,11 @@ type Shown struct {
 
 // Text renders the result for a model, applying the request's cap:
 //
-//	content: "path:12: text" for a match, "path-13- text" for context, "--"
-//	         between distant groups, a blank line between files
+//	content: "path:12:text" for a match, one line each, as ripgrep prints
+//	         it; with context, "path-13-text" for a context line, "--"
+//	         between distant groups and a blank line between files (without
+//	         context every line names its file and line, and separators
+//	         would only cost the model tokens)
 //	files:   one path per line
 //	count:   "path: 3" per file
 //
@@ -90,7 +93,7 @@ func (r *Result) text() (string, Shown) {
 				sh.MoreLines += f.Count
 				continue
 			}
-			if sh.Files > 0 {
+			if sh.Files > 0 && req.Context > 0 {
 				b.WriteByte('\n')
 			}
 			sh.Files++
@@ -102,7 +105,7 @@ func (r *Result) text() (string, Shown) {
 				if ln.Match && sh.Lines >= limit {
 					break
 				}
-				if prev > 0 && ln.Number > prev+1 {
+				if prev > 0 && ln.Number > prev+1 && req.Context > 0 {
 					b.WriteString("--\n")
 				}
 				sep := "-"
@@ -115,7 +118,6 @@ func (r *Result) text() (string, Shown) {
 				b.WriteString(sep)
 				b.WriteString(strconv.Itoa(ln.Number))
 				b.WriteString(sep)
-				b.WriteByte(' ')
 				b.WriteString(ln.Text)
 				b.WriteByte('\n')
 				prev = ln.Number

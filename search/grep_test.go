@@ -153,27 +153,43 @@ func TestGrepContextAtFileEdges(t *testing.T) {
 	})
 	got := grepText(t, openRoot(t, dir), Request{Pattern: "^m", Context: 2})
 	want := strings.Join([]string{
-		"a.txt:1: m1",
-		"a.txt-2- x2",
-		"a.txt-3- x3",
+		"a.txt:1:m1",
+		"a.txt-2-x2",
+		"a.txt-3-x3",
 		"--",
-		"a.txt-5- x5",
-		"a.txt-6- x6",
-		"a.txt:7: m7",
-		"a.txt-8- x8",
-		"a.txt:9: m9",
-		"a.txt-10- x10",
+		"a.txt-5-x5",
+		"a.txt-6-x6",
+		"a.txt:7:m7",
+		"a.txt-8-x8",
+		"a.txt:9:m9",
+		"a.txt-10-x10",
 		"",
-		"b.txt:1: m1",
+		"b.txt:1:m1",
 		"",
-		"c.txt-1- x1",
-		"c.txt-2- x2",
-		"c.txt:3: m3",
+		"c.txt-1-x1",
+		"c.txt-2-x2",
+		"c.txt:3:m3",
 		"",
-		"d.txt:1: m1",
+		"d.txt:1:m1",
 	}, "\n")
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Grep text mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// Without context every line names its file and line: no "--" between
+// distant matches, no blank line between files.
+func TestGrepWithoutContextHasNoSeparators(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"a.txt": "m1\nx2\nx3\nm4\n",
+		"b.txt": "m1\n",
+	})
+	got := grepText(t, openRoot(t, dir), Request{Pattern: "^m"})
+	want := "a.txt:1:m1\na.txt:4:m4\nb.txt:1:m1"
+	if got != want {
+		t.Errorf("Grep text = %q, want %q", got, want)
 	}
 }
 
@@ -189,14 +205,14 @@ func TestGrepCapsAndMoreLine(t *testing.T) {
 
 	text := grepText(t, root, Request{Pattern: "hit", MaxResults: 15})
 	lines := strings.Split(text, "\n")
-	if n := strings.Count(text, ": hit"); n != 15 {
+	if n := strings.Count(text, ":hit"); n != 15 {
 		t.Errorf("content mode shows %d matching lines, want 15:\n%s", n, text)
 	}
 	last := lines[len(lines)-1]
 	if !strings.Contains(last, "35 more matching lines (3 more files) not shown") || !strings.Contains(last, "narrow") {
 		t.Errorf("last line = %q, want the count of what is left out and how to narrow", last)
 	}
-	if !strings.HasPrefix(lines[0], "f0.txt:1:") || !strings.Contains(text, "f1.txt:5: hit") || strings.Contains(text, "f1.txt:6:") {
+	if !strings.HasPrefix(lines[0], "f0.txt:1:") || !strings.Contains(text, "f1.txt:5:hit") || strings.Contains(text, "f1.txt:6:") {
 		t.Errorf("content mode did not show the first 15 lines in path order:\n%s", text)
 	}
 
@@ -213,7 +229,7 @@ func TestGrepCapsAndMoreLine(t *testing.T) {
 	// Default caps: 200 lines.
 	writeTree(t, dir, map[string]string{"many.txt": strings.Repeat("many\n", 250)})
 	text = grepText(t, root, Request{Pattern: "many"})
-	if n := strings.Count(text, ": many"); n != DefaultMaxLines || !strings.HasSuffix(text, "[50 more matching lines not shown; narrow with path, include or a more specific pattern, or raise max_results]") {
+	if n := strings.Count(text, ":many"); n != DefaultMaxLines || !strings.HasSuffix(text, "[50 more matching lines not shown; narrow with path, include or a more specific pattern, or raise max_results]") {
 		t.Errorf("default cap shows %d lines, ends %q", n, text[max(0, len(text)-120):])
 	}
 }
@@ -223,7 +239,7 @@ func TestGrepCRLF(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{"w.txt": "one end\r\ntwo\r\nthree end\r\n"})
 	got := grepText(t, openRoot(t, dir), Request{Pattern: `end$`, Context: 1})
-	want := "w.txt:1: one end\nw.txt-2- two\nw.txt:3: three end"
+	want := "w.txt:1:one end\nw.txt-2-two\nw.txt:3:three end"
 	if got != want {
 		t.Errorf("Grep(end$) on CRLF = %q, want %q", got, want)
 	}
@@ -234,7 +250,7 @@ func TestGrepInvalidUTF8(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{"latin1.txt": "caf\xe9 needle \xff\xfe\nok\n"})
 	got := grepText(t, openRoot(t, dir), Request{Pattern: `needle`})
-	if !utf8.ValidString(got) || got != "latin1.txt:1: caf\uFFFD needle \uFFFD" {
+	if !utf8.ValidString(got) || got != "latin1.txt:1:caf\uFFFD needle \uFFFD" {
 		t.Errorf("Grep on invalid UTF-8 = %q, want valid UTF-8 with U+FFFD", got)
 	}
 	got = grepText(t, openRoot(t, dir), Request{Pattern: `caf. needle`})
@@ -249,7 +265,7 @@ func TestGrepLongLinesAreCutAroundTheMatch(t *testing.T) {
 	long := strings.Repeat("a", 3000) + "NEEDLE" + strings.Repeat("é", 2000)
 	writeTree(t, dir, map[string]string{"min.js": long + "\n"})
 	got := grepText(t, openRoot(t, dir), Request{Pattern: `NEEDLE`})
-	if !strings.Contains(got, "NEEDLE") || len(got) > MaxLineLen+40 || !strings.Contains(got, ":1: …a") || !strings.HasSuffix(got, "…") || !utf8.ValidString(got) {
+	if !strings.Contains(got, "NEEDLE") || len(got) > MaxLineLen+40 || !strings.Contains(got, ":1:…a") || !strings.HasSuffix(got, "…") || !utf8.ValidString(got) {
 		t.Errorf("long line shown as %q (%d bytes)", got, len(got))
 	}
 }
@@ -446,7 +462,7 @@ func TestGrepSkipsTooLargeFiles(t *testing.T) {
 	})
 	root := openRoot(t, dir)
 	text := grepText(t, root, Request{Pattern: "needle", maxFileSize: 4 << 20})
-	if want := "small.log:1: needle\n[not searched, 4 MiB or larger: huge.log; search such a file with shell_run (e.g. grep -n)]"; text != want {
+	if want := "small.log:1:needle\n[not searched, 4 MiB or larger: huge.log; search such a file with shell_run (e.g. grep -n)]"; text != want {
 		t.Errorf("Grep = %q, want %q", text, want)
 	}
 	text = grepText(t, root, Request{Pattern: "needle", Path: "huge.log", maxFileSize: 4 << 20})

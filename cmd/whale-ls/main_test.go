@@ -38,7 +38,7 @@ func TestCall(t *testing.T) {
 		code  int
 		out   string
 	}{
-		{[]string{"call", "read_file", `{"file_path":"a.txt","limit":1}`}, "", exitOK, "     1\thello\n(lines 1-1 of 2; read on with offset=2)"},
+		{[]string{"call", "read_file", `{"file_path":"a.txt","limit":1}`}, "", exitOK, "1\thello\n(lines 1-1 of 2; read on with offset=2)"},
 		{[]string{"call", "read_file", `{"file_path":"a.txt"}`, "--json"}, "", exitOK, `"code":"ok"`},
 		{[]string{"call", "--json", "--root", dir, "read_file", "-"}, `{"file_path":"a.txt"}`, exitOK, `"ok":true`},
 		{[]string{"call", "--config", cfg, "read_file", `{"file_path":"a.txt"}`}, "", exitOK, "world"},

@@ -66,6 +66,11 @@ test('hunkRange finds the changed lines near where the diff put them, also after
 
 test('journalEntryOf reads the entry id from a change result', () => {
     assert.equal(
+        journalEntryOf('Edited f.txt: 1 replacement at line 2 (+2 -1 lines). (Journal entry 20261206T090604.847714Z-31af.)'),
+        '20261206T090604.847714Z-31af',
+    );
+    // The form before the result's note was shortened.
+    assert.equal(
         journalEntryOf('Edited f.txt: 1 replacement at line 2 (+2 -1 lines). (Journal entry 20261206T090604.847714Z-31af; changes_revert takes it back.)'),
         '20261206T090604.847714Z-31af',
     );
