@@ -222,7 +222,7 @@ func (c *Committer) commitChanges(ctx context.Context, tx *edits.Txn, chs []*fil
 			}
 		case s.doc != nil:
 			newText := string(ch.plan.New)
-			docs = append(docs, toolbridge.DocumentChange{Path: s.t.Abs, Version: s.doc.Version, Edits: edits.MinimalEdits(s.doc.Text, newText), NewText: newText})
+			docs = append(docs, toolbridge.DocumentChange{Path: s.t.Abs, Version: s.doc.Version, Edits: minimalEdits(s.doc.Text, newText), NewText: newText})
 			docChanges = append(docChanges, ch)
 		default:
 			addDisk(s, edits.FilePlan{Path: s.t.Rel, Existed: s.exists, Expected: s.raw, New: ch.plan.New})
@@ -386,7 +386,7 @@ func (c *Committer) revertDocuments(ctx context.Context, chs []*fileChange) {
 	for _, ch := range chs {
 		newText, oldText := string(ch.plan.New), ch.src.doc.Text
 		if doc, ok := c.editor.Document(ch.src.t.Abs); ok && doc.Text == newText {
-			back = append(back, toolbridge.DocumentChange{Path: doc.Path, Version: doc.Version, Edits: edits.MinimalEdits(newText, oldText), NewText: oldText})
+			back = append(back, toolbridge.DocumentChange{Path: doc.Path, Version: doc.Version, Edits: minimalEdits(newText, oldText), NewText: oldText})
 		}
 	}
 	if len(back) > 0 {
@@ -474,4 +474,17 @@ func holderText(e *filelock.HeldError) string {
 		return "the system does not say which"
 	}
 	return "held by " + strings.Join(e.Holders, ", ")
+}
+
+// minimalEdits is edits.MinimalEdits in the tool contract's types.
+func minimalEdits(oldText, newText string) []toolbridge.TextEdit {
+	es := edits.MinimalEdits(oldText, newText)
+	if es == nil {
+		return nil
+	}
+	out := make([]toolbridge.TextEdit, len(es))
+	for i, e := range es {
+		out[i] = toolbridge.TextEdit{Start: toolbridge.Pos(e.Start), End: toolbridge.Pos(e.End), NewText: e.NewText}
+	}
+	return out
 }

@@ -5,7 +5,6 @@ import (
 	_ "embed"
 	"fmt"
 
-	"github.com/whale-ls/whale-ls/edits"
 	"github.com/whale-ls/whale-ls/toolbridge"
 )
 
@@ -15,7 +14,7 @@ var definitionDoc string
 // Definition is definition: where a symbol is defined, from the editor's
 // language server.
 func Definition(l Lang) toolbridge.Tool {
-	return positionTool(l, "definition", definitionDoc, func(ctx context.Context, in positionInput, path string, at edits.Pos) (toolbridge.Result, error) {
+	return positionTool(l, "definition", definitionDoc, func(ctx context.Context, in positionInput, path string, at toolbridge.Pos) (toolbridge.Result, error) {
 		locs, err := l.Language.Definition(ctx, path, at)
 		if err != nil {
 			return toolbridge.Result{}, languageFailure(ctx, "definition", err)

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/whale-ls/whale-ls/edits"
 	"github.com/whale-ls/whale-ls/toolbridge"
 )
 
@@ -187,7 +186,7 @@ func TestEditOpenDocumentGoesToTheBuffer(t *testing.T) {
 		t.Fatalf("ApplyEdits calls = %+v, want one with one document", ed.applied)
 	}
 	c := ed.applied[0][0]
-	wantEdits := []edits.TextEdit{{Start: edits.Pos{Line: 1, Col: 0}, End: edits.Pos{Line: 1, Col: 6}, NewText: "text"}}
+	wantEdits := []toolbridge.TextEdit{{Start: toolbridge.Pos{Line: 1, Col: 0}, End: toolbridge.Pos{Line: 1, Col: 6}, NewText: "text"}}
 	if c.Path != abs || c.Version != 7 || c.NewText != "unsaved\r\ntext\r\n" || !reflect.DeepEqual(c.Edits, wantEdits) {
 		t.Errorf("DocumentChange = %+v; want version 7, one edit of line 1 and the new text", c)
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/whale-ls/whale-ls/edits"
 	"github.com/whale-ls/whale-ls/toolbridge"
 )
 
@@ -16,7 +15,7 @@ var hoverDoc string
 // Hover is hover: the editor's hover text (type, signature, docs) for a
 // symbol.
 func Hover(l Lang) toolbridge.Tool {
-	return positionTool(l, "hover", hoverDoc, func(ctx context.Context, in positionInput, path string, at edits.Pos) (toolbridge.Result, error) {
+	return positionTool(l, "hover", hoverDoc, func(ctx context.Context, in positionInput, path string, at toolbridge.Pos) (toolbridge.Result, error) {
 		text, err := l.Language.Hover(ctx, path, at)
 		if err != nil {
 			return toolbridge.Result{}, languageFailure(ctx, "hover", err)

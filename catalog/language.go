@@ -11,7 +11,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/whale-ls/whale-ls/edits"
 	"github.com/whale-ls/whale-ls/excerpt"
 	"github.com/whale-ls/whale-ls/toolbridge"
 	"github.com/whale-ls/whale-ls/workspace"
@@ -52,39 +51,39 @@ func (l Lang) fileText(t workspace.Target, shown string) (string, error) {
 // locate resolves a model's position: the line (1-based) of file_path and
 // the symbol's text on it; occurrence (1-based) picks one when the symbol
 // is on the line more than once.
-func (l Lang) locate(shown string, line int, symbol string, occurrence int) (string, edits.Pos, error) {
+func (l Lang) locate(shown string, line int, symbol string, occurrence int) (string, toolbridge.Pos, error) {
 	t, err := resolve(l.Workspace, shown, workspace.Read)
 	if err != nil {
-		return "", edits.Pos{}, err
+		return "", toolbridge.Pos{}, err
 	}
 	text, err := l.fileText(t, shown)
 	if err != nil {
-		return "", edits.Pos{}, err
+		return "", toolbridge.Pos{}, err
 	}
 	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
 	if line < 1 || line > len(lines) {
-		return "", edits.Pos{}, toolbridge.Fail(toolbridge.CodeInvalidInput, "%s has %d lines; line %d is not one of them — read the file and give the line the symbol is on", shown, len(lines), line)
+		return "", toolbridge.Pos{}, toolbridge.Fail(toolbridge.CodeInvalidInput, "%s has %d lines; line %d is not one of them — read the file and give the line the symbol is on", shown, len(lines), line)
 	}
 	symbol = strings.TrimSpace(symbol)
 	if symbol == "" {
-		return "", edits.Pos{}, toolbridge.Fail(toolbridge.CodeInvalidInput, "symbol is empty; give the name as it is written on line %d", line)
+		return "", toolbridge.Pos{}, toolbridge.Fail(toolbridge.CodeInvalidInput, "symbol is empty; give the name as it is written on line %d", line)
 	}
 	cols := occurrences(lines[line-1], symbol)
 	switch {
 	case len(cols) == 0:
-		return "", edits.Pos{}, toolbridge.Fail(toolbridge.CodeNotFound, "%s is not on line %d of %s, which reads %s; read the file and give the line the symbol is on", excerpt.Quote(symbol), line, shown, excerpt.Quote(lines[line-1]))
+		return "", toolbridge.Pos{}, toolbridge.Fail(toolbridge.CodeNotFound, "%s is not on line %d of %s, which reads %s; read the file and give the line the symbol is on", excerpt.Quote(symbol), line, shown, excerpt.Quote(lines[line-1]))
 	case occurrence > len(cols):
-		return "", edits.Pos{}, toolbridge.Fail(toolbridge.CodeInvalidInput, "%s is on line %d only %d times; occurrence %d is not one of them", excerpt.Quote(symbol), line, len(cols), occurrence)
+		return "", toolbridge.Pos{}, toolbridge.Fail(toolbridge.CodeInvalidInput, "%s is on line %d only %d times; occurrence %d is not one of them", excerpt.Quote(symbol), line, len(cols), occurrence)
 	case occurrence > 0:
-		return t.Abs, edits.Pos{Line: line - 1, Col: cols[occurrence-1]}, nil
+		return t.Abs, toolbridge.Pos{Line: line - 1, Col: cols[occurrence-1]}, nil
 	case len(cols) > 1:
 		var at []string
 		for i, c := range cols {
 			at = append(at, fmt.Sprintf("%d (column %d)", i+1, utf8.RuneCountInString(lines[line-1][:c])+1))
 		}
-		return "", edits.Pos{}, toolbridge.Fail(toolbridge.CodeInvalidInput, "%s is on line %d %d times: occurrence %s; call again with occurrence set to the one you mean", excerpt.Quote(symbol), line, len(cols), strings.Join(at, ", "))
+		return "", toolbridge.Pos{}, toolbridge.Fail(toolbridge.CodeInvalidInput, "%s is on line %d %d times: occurrence %s; call again with occurrence set to the one you mean", excerpt.Quote(symbol), line, len(cols), strings.Join(at, ", "))
 	}
-	return t.Abs, edits.Pos{Line: line - 1, Col: cols[0]}, nil
+	return t.Abs, toolbridge.Pos{Line: line - 1, Col: cols[0]}, nil
 }
 
 // occurrences are the byte columns where symbol stands on the line as a
@@ -193,7 +192,7 @@ func positionSchema(extra map[string]*toolbridge.Schema) *toolbridge.Schema {
 
 // positionTool builds a read-only tool over a position: it locates the
 // symbol, then answer asks the language server and renders the result.
-func positionTool(l Lang, name, doc string, answer func(ctx context.Context, in positionInput, path string, at edits.Pos) (toolbridge.Result, error)) toolbridge.Tool {
+func positionTool(l Lang, name, doc string, answer func(ctx context.Context, in positionInput, path string, at toolbridge.Pos) (toolbridge.Result, error)) toolbridge.Tool {
 	spec := toolbridge.Spec{Name: name, Description: doc, ReadOnly: true, Group: toolbridge.GroupSearch, InputSchema: positionSchema(nil)}
 	return toolbridge.Define(spec, func(ctx context.Context, in positionInput) (toolbridge.Result, error) {
 		path, at, err := l.locate(in.FilePath, in.Line, in.Symbol, in.Occurrence)

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/whale-ls/whale-ls/edits"
 	"github.com/whale-ls/whale-ls/settings"
 	"github.com/whale-ls/whale-ls/toolbridge"
 )
@@ -22,7 +21,7 @@ type fakeLanguage struct {
 	published   func(call int) map[string]int64        // nil: the editor does not count
 	locations   []toolbridge.Location
 	renames     []toolbridge.FileEdits
-	asked       []edits.Pos
+	asked       []toolbridge.Pos
 }
 
 func (f *fakeLanguage) Diagnostics(ctx context.Context, paths []string) (toolbridge.Problems, error) {
@@ -41,35 +40,35 @@ func (f *fakeLanguage) Diagnostics(ctx context.Context, paths []string) (toolbri
 	return p, nil
 }
 
-func (f *fakeLanguage) at(p edits.Pos) {
+func (f *fakeLanguage) at(p toolbridge.Pos) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.asked = append(f.asked, p)
 }
 
-func (f *fakeLanguage) Definition(_ context.Context, _ string, p edits.Pos) ([]toolbridge.Location, error) {
+func (f *fakeLanguage) Definition(_ context.Context, _ string, p toolbridge.Pos) ([]toolbridge.Location, error) {
 	f.at(p)
 	return f.locations, nil
 }
 
-func (f *fakeLanguage) References(_ context.Context, _ string, p edits.Pos) ([]toolbridge.Location, error) {
+func (f *fakeLanguage) References(_ context.Context, _ string, p toolbridge.Pos) ([]toolbridge.Location, error) {
 	f.at(p)
 	return f.locations, nil
 }
 
-func (f *fakeLanguage) Hover(context.Context, string, edits.Pos) (string, error) {
+func (f *fakeLanguage) Hover(context.Context, string, toolbridge.Pos) (string, error) {
 	return "func Open(name string) (*Store, error)", nil
 }
 
 func (f *fakeLanguage) DocumentSymbols(context.Context, string) ([]toolbridge.Symbol, error) {
-	return []toolbridge.Symbol{{Name: "Store", Kind: "struct", Children: []toolbridge.Symbol{{Name: "Open", Kind: "method", Start: edits.Pos{Line: 4}}}}}, nil
+	return []toolbridge.Symbol{{Name: "Store", Kind: "struct", Children: []toolbridge.Symbol{{Name: "Open", Kind: "method", Start: toolbridge.Pos{Line: 4}}}}}, nil
 }
 
 func (f *fakeLanguage) WorkspaceSymbols(context.Context, string) ([]toolbridge.Symbol, error) {
 	return nil, nil
 }
 
-func (f *fakeLanguage) Rename(_ context.Context, _ string, p edits.Pos, _ string) ([]toolbridge.FileEdits, error) {
+func (f *fakeLanguage) Rename(_ context.Context, _ string, p toolbridge.Pos, _ string) ([]toolbridge.FileEdits, error) {
 	f.at(p)
 	return f.renames, nil
 }
@@ -106,7 +105,7 @@ func TestEditReportsOnlyNewProblems(t *testing.T) {
 		}
 		moved := old()
 		moved.Start.Line = 3
-		return []toolbridge.Diagnostic{moved, {Path: root + "/a.go", Start: edits.Pos{Line: 1}, Severity: toolbridge.SeverityError, Message: "undefined: y", Source: "compiler"}}
+		return []toolbridge.Diagnostic{moved, {Path: root + "/a.go", Start: toolbridge.Pos{Line: 1}, Severity: toolbridge.SeverityError, Message: "undefined: y", Source: "compiler"}}
 	}}
 	_, r, dir := langWorkspace(t, map[string]string{"a.go": "package a\nvar z = 1\n"}, f, 2000)
 	root = dir
@@ -118,7 +117,7 @@ func TestEditReportsOnlyNewProblems(t *testing.T) {
 	fixed := f.calls + 1 // the baseline of the next edit still has the error; the edit fixes it
 	f.diagnostics = func(call int) []toolbridge.Diagnostic {
 		if call == fixed {
-			return []toolbridge.Diagnostic{{Path: root + "/a.go", Start: edits.Pos{Line: 1}, Severity: toolbridge.SeverityError, Message: "undefined: y", Source: "compiler"}}
+			return []toolbridge.Diagnostic{{Path: root + "/a.go", Start: toolbridge.Pos{Line: 1}, Severity: toolbridge.SeverityError, Message: "undefined: y", Source: "compiler"}}
 		}
 		return nil
 	}
@@ -199,7 +198,7 @@ func TestPositionTools(t *testing.T) {
 	f := &fakeLanguage{diagnostics: func(int) []toolbridge.Diagnostic { return nil }}
 	_, r, dir := langWorkspace(t, map[string]string{"a.go": "package a\n\nfunc Open(o Opener) { o.Open() }\n", "b.go": "package a\n\nvar _ = Open\n"}, f, 0)
 	root = dir
-	f.locations = []toolbridge.Location{{Path: root + "/b.go", Start: edits.Pos{Line: 2, Col: 8}}, {Path: root + "/a.go", Start: edits.Pos{Line: 2, Col: 5}}}
+	f.locations = []toolbridge.Location{{Path: root + "/b.go", Start: toolbridge.Pos{Line: 2, Col: 8}}, {Path: root + "/a.go", Start: toolbridge.Pos{Line: 2, Col: 5}}}
 	env := call(t, r, "references", map[string]any{"file_path": "a.go", "line": 3, "symbol": "Open"})
 	if env.Code != toolbridge.CodeInvalidInput || !strings.Contains(env.Text, "2 times") || !strings.Contains(env.Text, "occurrence") {
 		t.Fatalf("ambiguous references = %s %q", env.Code, env.Text)
@@ -208,7 +207,7 @@ func TestPositionTools(t *testing.T) {
 	if !env.OK || env.Text != "2 references to Open:\na.go:3: func Open(o Opener) { o.Open() }\nb.go:3: var _ = Open" {
 		t.Errorf("references = %s %q", env.Code, env.Text)
 	}
-	if want := []edits.Pos{{Line: 2, Col: 5}}; !slices.Equal(f.asked, want) {
+	if want := []toolbridge.Pos{{Line: 2, Col: 5}}; !slices.Equal(f.asked, want) {
 		t.Errorf("asked at %v, want %v (Opener is not Open)", f.asked, want)
 	}
 	if env := call(t, r, "definition", map[string]any{"file_path": "a.go", "line": 2, "symbol": "Open"}); env.Code != toolbridge.CodeNotFound {
@@ -228,8 +227,8 @@ func TestRenameAppliesThroughTheCommitPath(t *testing.T) {
 	f := &fakeLanguage{}
 	d, r, root := langWorkspace(t, map[string]string{"a.go": "package a\n\nfunc Open() {}\n", "b.go": "package a\n\nvar _ = Open\n"}, f, 0)
 	f.renames = []toolbridge.FileEdits{
-		{Path: root + "/a.go", Base: "package a\n\nfunc Open() {}\n", Edits: []edits.TextEdit{{Start: edits.Pos{Line: 2, Col: 5}, End: edits.Pos{Line: 2, Col: 9}, NewText: "OpenStore"}}},
-		{Path: root + "/b.go", Base: "package a\n\nvar _ = Open\n", Edits: []edits.TextEdit{{Start: edits.Pos{Line: 2, Col: 8}, End: edits.Pos{Line: 2, Col: 12}, NewText: "OpenStore"}}},
+		{Path: root + "/a.go", Base: "package a\n\nfunc Open() {}\n", Edits: []toolbridge.TextEdit{{Start: toolbridge.Pos{Line: 2, Col: 5}, End: toolbridge.Pos{Line: 2, Col: 9}, NewText: "OpenStore"}}},
+		{Path: root + "/b.go", Base: "package a\n\nvar _ = Open\n", Edits: []toolbridge.TextEdit{{Start: toolbridge.Pos{Line: 2, Col: 8}, End: toolbridge.Pos{Line: 2, Col: 12}, NewText: "OpenStore"}}},
 	}
 	env := call(t, r, "rename", map[string]any{"file_path": "a.go", "line": 3, "symbol": "Open", "new_name": "OpenStore"})
 	if !env.OK || !strings.HasPrefix(env.Text, "Renamed Open to OpenStore in 2 files.") {

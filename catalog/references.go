@@ -5,7 +5,6 @@ import (
 	_ "embed"
 	"fmt"
 
-	"github.com/whale-ls/whale-ls/edits"
 	"github.com/whale-ls/whale-ls/toolbridge"
 )
 
@@ -15,7 +14,7 @@ var referencesDoc string
 // References is references: every use of a symbol, from the editor's
 // language server.
 func References(l Lang) toolbridge.Tool {
-	return positionTool(l, "references", referencesDoc, func(ctx context.Context, in positionInput, path string, at edits.Pos) (toolbridge.Result, error) {
+	return positionTool(l, "references", referencesDoc, func(ctx context.Context, in positionInput, path string, at toolbridge.Pos) (toolbridge.Result, error) {
 		locs, err := l.Language.References(ctx, path, at)
 		if err != nil {
 			return toolbridge.Result{}, languageFailure(ctx, "references", err)

@@ -94,7 +94,7 @@ func (c *Committer) applyFileEdits(ctx context.Context, files []toolbridge.FileE
 // applyTextEdits applies non-overlapping edits (line, byte column; lines
 // end at "\r\n", "\r" or "\n") to text; false when a position is not in it
 // or edits overlap.
-func applyTextEdits(text string, es []edits.TextEdit) (string, bool) {
+func applyTextEdits(text string, es []toolbridge.TextEdit) (string, bool) {
 	starts := []int{0}
 	for i := 0; i < len(text); i++ {
 		switch text[i] {
@@ -107,7 +107,7 @@ func applyTextEdits(text string, es []edits.TextEdit) (string, bool) {
 			starts = append(starts, i+1)
 		}
 	}
-	offset := func(p edits.Pos) (int, bool) {
+	offset := func(p toolbridge.Pos) (int, bool) {
 		if p.Line < 0 || p.Line >= len(starts) || p.Col < 0 {
 			return 0, false
 		}

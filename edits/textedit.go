@@ -4,16 +4,19 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/whale-ls/whale-ls/textpos"
 )
 
-// Pos is a position in a text (textpos.Pos: 0-based line, byte column).
-type Pos = textpos.Pos
+// Pos is a position in a text: Line is 0-based, and lines end at "\r\n",
+// "\r" or "\n" as in LSP; Col is a byte offset into that line.
+type Pos struct{ Line, Col int }
 
-// TextEdit replaces the range [Start, End) of the old text with NewText
-// (textpos.TextEdit, which the tool contract names too).
-type TextEdit = textpos.TextEdit
+// TextEdit replaces the range [Start, End) of the old text with NewText.
+// The tool contract has the same shape (toolbridge.TextEdit); catalog
+// converts between them, so neither package imports the other.
+type TextEdit struct {
+	Start, End Pos
+	NewText    string
+}
 
 // MinimalEdits returns edits that turn oldText into newText while touching
 // as little as possible: only the lines that changed, and within a changed

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/whale-ls/whale-ls/edits"
 	"github.com/whale-ls/whale-ls/toolbridge"
 	"go.lsp.dev/protocol"
 )
@@ -148,7 +147,7 @@ func (e *editorBridge) SaveDocuments(ctx context.Context, paths []string) ([]str
 
 // lspEdits converts edits of text (byte columns) to LSP text edits in the
 // negotiated position encoding.
-func lspEdits(text string, es []edits.TextEdit, enc string) []textEdit {
+func lspEdits(text string, es []toolbridge.TextEdit, enc string) []textEdit {
 	out := make([]textEdit, 0, len(es))
 	for _, e := range es {
 		out = append(out, textEdit{
@@ -160,7 +159,7 @@ func lspEdits(text string, es []edits.TextEdit, enc string) []textEdit {
 }
 
 // lspPosition converts a line and byte column of text to an LSP position.
-func lspPosition(text string, p edits.Pos, enc string) Position {
+func lspPosition(text string, p toolbridge.Pos, enc string) Position {
 	start, _ := lineStart(text, uint32(p.Line))
 	end := min(start+p.Col, len(text))
 	return Position{Line: uint32(p.Line), Character: units(text[start:end], enc)}

@@ -7,7 +7,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/whale-ls/whale-ls/edits"
 	"github.com/whale-ls/whale-ls/toolbridge"
 )
 
@@ -42,10 +41,10 @@ func (s *Server) encoding() string {
 }
 
 // bytePos converts an LSP position in path's text to a byte column.
-func (s *Server) bytePos(path string, p Position) edits.Pos {
+func (s *Server) bytePos(path string, p Position) toolbridge.Pos {
 	text := s.textOf(path)
 	start, _ := lineStart(text, p.Line)
-	return edits.Pos{Line: int(p.Line), Col: offsetOf(text, p, s.encoding()) - start}
+	return toolbridge.Pos{Line: int(p.Line), Col: offsetOf(text, p, s.encoding()) - start}
 }
 
 func (l language) Diagnostics(ctx context.Context, paths []string) (toolbridge.Problems, error) {
@@ -100,7 +99,7 @@ func (l language) feature(ctx context.Context, p languageFeatureParams, out any)
 	return json.Unmarshal(raw, out)
 }
 
-func (l language) at(kind, path string, at edits.Pos) languageFeatureParams {
+func (l language) at(kind, path string, at toolbridge.Pos) languageFeatureParams {
 	text := l.s.textOf(path)
 	pos := lspPosition(text, at, l.s.encoding())
 	return languageFeatureParams{Kind: kind, URI: l.s.uriOf(path), Position: &pos}
@@ -141,19 +140,19 @@ func (ll *locationList) UnmarshalJSON(b []byte) error {
 	return err
 }
 
-func (l language) Definition(ctx context.Context, path string, at edits.Pos) ([]toolbridge.Location, error) {
+func (l language) Definition(ctx context.Context, path string, at toolbridge.Pos) ([]toolbridge.Location, error) {
 	var res locationList
 	err := l.feature(ctx, l.at("definition", path, at), &res)
 	return l.locations(res), err
 }
 
-func (l language) References(ctx context.Context, path string, at edits.Pos) ([]toolbridge.Location, error) {
+func (l language) References(ctx context.Context, path string, at toolbridge.Pos) ([]toolbridge.Location, error) {
 	var res locationList
 	err := l.feature(ctx, l.at("references", path, at), &res)
 	return l.locations(res), err
 }
 
-func (l language) Hover(ctx context.Context, path string, at edits.Pos) (string, error) {
+func (l language) Hover(ctx context.Context, path string, at toolbridge.Pos) (string, error) {
 	var res struct {
 		Contents json.RawMessage `json:"contents"`
 	}
@@ -232,7 +231,7 @@ func (l language) WorkspaceSymbols(ctx context.Context, query string) ([]toolbri
 	return l.symbols(res, ""), err
 }
 
-func (l language) Rename(ctx context.Context, path string, at edits.Pos, newName string) ([]toolbridge.FileEdits, error) {
+func (l language) Rename(ctx context.Context, path string, at toolbridge.Pos, newName string) ([]toolbridge.FileEdits, error) {
 	p := l.at("rename", path, at)
 	p.NewName = newName
 	var res struct {
@@ -273,7 +272,7 @@ func (l language) Rename(ctx context.Context, path string, at edits.Pos, newName
 		fpath = realPath(fpath)
 		fe := toolbridge.FileEdits{Path: fpath, Base: l.s.textOf(fpath)}
 		for _, e := range es {
-			fe.Edits = append(fe.Edits, edits.TextEdit{Start: l.s.bytePos(fpath, e.Range.Start), End: l.s.bytePos(fpath, e.Range.End), NewText: e.NewText})
+			fe.Edits = append(fe.Edits, toolbridge.TextEdit{Start: l.s.bytePos(fpath, e.Range.Start), End: l.s.bytePos(fpath, e.Range.End), NewText: e.NewText})
 		}
 		out = append(out, fe)
 	}

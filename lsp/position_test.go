@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/whale-ls/whale-ls/edits"
+	"github.com/whale-ls/whale-ls/toolbridge"
 )
 
 func TestPositions(t *testing.T) {
@@ -55,7 +56,11 @@ func TestTextEdits(t *testing.T) {
 		{"one\ntwo\nthree\nfour\n", "one\n2\nthree\nFOUR\n"},
 		{"a😀b\r\nc\r\n", "a😀B\r\nc\r\nd\r\n"},
 	} {
-		es := lspEdits(tc.old, edits.MinimalEdits(tc.old, tc.new), encUTF16)
+		var minimal []toolbridge.TextEdit
+		for _, e := range edits.MinimalEdits(tc.old, tc.new) {
+			minimal = append(minimal, toolbridge.TextEdit{Start: toolbridge.Pos(e.Start), End: toolbridge.Pos(e.End), NewText: e.NewText})
+		}
+		es := lspEdits(tc.old, minimal, encUTF16)
 		got := tc.old
 		// LSP edits all refer to the original text: apply from the end.
 		for i := len(es) - 1; i >= 0; i-- {

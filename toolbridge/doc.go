@@ -10,6 +10,7 @@
 // yields an Envelope with ok=false and a stable code, never a Go panic or a
 // JSON-RPC error. The package knows nothing of LSP or MCP: the front ends
 // implement Editor, Prompter and Notifier and pick the wire names. It
-// imports only the leaves excerpt and textpos (Pos, TextEdit, which the
-// edits engine aliases) — nothing of the engine, the store or the fronts.
+// imports nothing of whale: its Pos and TextEdit have the shape of the
+// edits engine's own (catalog converts), and it quotes model input by
+// package excerpt's rule without importing it.
 package toolbridge

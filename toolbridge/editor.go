@@ -3,8 +3,6 @@ package toolbridge
 import (
 	"context"
 	"fmt"
-
-	"github.com/whale-ls/whale-ls/textpos"
 )
 
 // Document is an editor buffer as the server's overlay holds it: the only
@@ -22,7 +20,7 @@ type Document struct {
 type DocumentChange struct {
 	Path    string
 	Version int32
-	Edits   []textpos.TextEdit
+	Edits   []TextEdit
 	NewText string
 }
 

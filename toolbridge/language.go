@@ -2,13 +2,11 @@ package toolbridge
 
 import (
 	"context"
-
-	"github.com/whale-ls/whale-ls/textpos"
 )
 
 // Language is what an editor that declared languageFeatures answers: its
 // diagnostics and its own language servers' answers (definition,
-// references, hover, symbols, rename). Positions are textpos.Pos (0-based
+// references, hover, symbols, rename). Positions are Pos (0-based
 // line, byte column); the front end converts to and from the encoding the
 // editor speaks. A nil Language means the editor offers none of this, and
 // the tools that need it are not listed.
@@ -16,15 +14,15 @@ type Language interface {
 	// Diagnostics returns the problems the editor knows of in the files
 	// (all files when paths is empty).
 	Diagnostics(ctx context.Context, paths []string) (Problems, error)
-	Definition(ctx context.Context, path string, at textpos.Pos) ([]Location, error)
-	References(ctx context.Context, path string, at textpos.Pos) ([]Location, error)
+	Definition(ctx context.Context, path string, at Pos) ([]Location, error)
+	References(ctx context.Context, path string, at Pos) ([]Location, error)
 	// Hover is the hover text at a position, as Markdown or plain text.
-	Hover(ctx context.Context, path string, at textpos.Pos) (string, error)
+	Hover(ctx context.Context, path string, at Pos) (string, error)
 	DocumentSymbols(ctx context.Context, path string) ([]Symbol, error)
 	WorkspaceSymbols(ctx context.Context, query string) ([]Symbol, error)
 	// Rename returns the edits the editor's rename provider computes; it
 	// applies nothing.
-	Rename(ctx context.Context, path string, at textpos.Pos, newName string) ([]FileEdits, error)
+	Rename(ctx context.Context, path string, at Pos, newName string) ([]FileEdits, error)
 }
 
 // Severities of a Diagnostic, as LSP numbers them.
@@ -49,7 +47,7 @@ type Problems struct {
 // Diagnostic is one problem the editor reports in a file.
 type Diagnostic struct {
 	Path       string
-	Start, End textpos.Pos
+	Start, End Pos
 	Severity   int
 	Message    string
 	Source     string
@@ -59,7 +57,7 @@ type Diagnostic struct {
 // Location is a range in a file.
 type Location struct {
 	Path       string
-	Start, End textpos.Pos
+	Start, End Pos
 }
 
 // Symbol is a named thing in a file (a function, a type, a field …) with
@@ -67,7 +65,7 @@ type Location struct {
 type Symbol struct {
 	Name, Kind, Container string
 	Path                  string
-	Start                 textpos.Pos
+	Start                 Pos
 	Children              []Symbol
 }
 
@@ -77,5 +75,5 @@ type Symbol struct {
 type FileEdits struct {
 	Path  string
 	Base  string
-	Edits []textpos.TextEdit
+	Edits []TextEdit
 }

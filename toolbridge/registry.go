@@ -11,8 +11,6 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
-
-	"github.com/whale-ls/whale-ls/excerpt"
 )
 
 // Call is one tool invocation as a front end received it.
@@ -239,7 +237,7 @@ func (r *Registry) envelope(res Result, err error, repairs []string) Envelope {
 func (r *Registry) unknownTool(name string) Envelope {
 	names := r.Names()
 	close := Closest(name, names, 3)
-	text := fmt.Sprintf("there is no tool named %s", excerpt.Quote(name))
+	text := fmt.Sprintf("there is no tool named %s", quoteInput(name))
 	if len(close) > 0 {
 		text += fmt.Sprintf("; did you mean %s? ", strings.Join(QuoteAll(close), " or "))
 	} else {

@@ -6,8 +6,6 @@ import (
 	"math"
 	"sort"
 	"strings"
-
-	"github.com/whale-ls/whale-ls/excerpt"
 )
 
 // validate checks v against s and returns one sentence per problem: missing
@@ -42,7 +40,7 @@ func validate(s *Schema, v any, path string) []string {
 			ps, known := s.Properties[k]
 			if !known {
 				if s.AdditionalProperties == nil || !*s.AdditionalProperties {
-					problems = append(problems, fmt.Sprintf("%s is not a field of this tool", join(path, excerpt.Text(k))))
+					problems = append(problems, fmt.Sprintf("%s is not a field of this tool", join(path, textInput(k))))
 				}
 				continue
 			}
@@ -65,7 +63,7 @@ func validate(s *Schema, v any, path string) []string {
 			return []string{fmt.Sprintf("%s must be a string, got %s", name, describe(v))}
 		}
 		if len(s.Enum) > 0 && !contains(s.Enum, str) {
-			problems = append(problems, fmt.Sprintf("%s must be one of %s, got %s", name, strings.Join(s.Enum, ", "), excerpt.Quote(str)))
+			problems = append(problems, fmt.Sprintf("%s must be one of %s, got %s", name, strings.Join(s.Enum, ", "), quoteInput(str)))
 		}
 	case "boolean":
 		if _, ok := v.(bool); !ok {
@@ -78,16 +76,16 @@ func validate(s *Schema, v any, path string) []string {
 		}
 		f, err := n.Float64()
 		if err != nil {
-			return []string{fmt.Sprintf("%s is not a usable number: %s", name, excerpt.Text(n.String()))}
+			return []string{fmt.Sprintf("%s is not a usable number: %s", name, textInput(n.String()))}
 		}
 		if s.Type == "integer" && (f != math.Trunc(f) || math.Abs(f) > 1<<53) {
-			return []string{fmt.Sprintf("%s must be a whole number, got %s", name, excerpt.Text(n.String()))}
+			return []string{fmt.Sprintf("%s must be a whole number, got %s", name, textInput(n.String()))}
 		}
 		if s.Minimum != nil && f < *s.Minimum {
-			problems = append(problems, fmt.Sprintf("%s must be at least %v, got %s", name, *s.Minimum, excerpt.Text(n.String())))
+			problems = append(problems, fmt.Sprintf("%s must be at least %v, got %s", name, *s.Minimum, textInput(n.String())))
 		}
 		if s.Maximum != nil && f > *s.Maximum {
-			problems = append(problems, fmt.Sprintf("%s must be at most %v, got %s", name, *s.Maximum, excerpt.Text(n.String())))
+			problems = append(problems, fmt.Sprintf("%s must be at most %v, got %s", name, *s.Maximum, textInput(n.String())))
 		}
 	}
 	return problems
@@ -117,9 +115,9 @@ func describe(v any) string {
 	case bool:
 		return fmt.Sprintf("boolean %v", x)
 	case json.Number:
-		return "number " + excerpt.Text(x.String())
+		return "number " + textInput(x.String())
 	case string:
-		return "string " + excerpt.Quote(x)
+		return "string " + quoteInput(x)
 	case []any:
 		return "an array"
 	case map[string]any:
