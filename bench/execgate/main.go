@@ -75,6 +75,7 @@ func main() {
 	// gateCPU sums this process's own CPU time over the gated runs of
 	// the exec loop: the gate's work (the loop's ungated runs are left out).
 	var gateCPU time.Duration
+	var gateSwitches int64
 	profiling := false
 	run := func(mode string, t task, dir string, args ...string) time.Duration {
 		check(gate.Configure(mode, nil, 0))
@@ -86,8 +87,8 @@ func main() {
 				check(pprof.StartCPUProfile(f))
 				profiling = true
 			}
-			cpu0 := selfCPU()
-			defer func() { gateCPU += selfCPU() - cpu0 }()
+			cpu0, sw0 := selfCPU(), selfSwitches()
+			defer func() { gateCPU += selfCPU() - cpu0; gateSwitches += selfSwitches() - sw0 }()
 		}
 		cmd := exec.Command(args[0], args[1:]...)
 		cmd.Dir = dir
@@ -147,6 +148,7 @@ func main() {
 	fmt.Printf("gate / off:          %.2f× (goal ≤ 1.5×)\n", float64(gated)/float64(off))
 	fmt.Printf("gate+sandbox / gate: %.3f× (goal ≤ 1.05×)\n", float64(boxed)/float64(gated))
 	fmt.Printf("gate CPU:            %.1f µs/exec (goal ≤ 100 µs; this process's CPU over the gated runs / their execs)\n", float64(gateCPU.Microseconds())/float64(*n**rounds*2))
+	fmt.Printf("gate sleeps:         %.1f per exec (this process's threads' voluntary context switches over the gated runs)\n", float64(gateSwitches)/float64(*n**rounds*2))
 	cpuGated, cpuBoxed := taskCPU["enforce /bin/bash"], taskCPU["enforce+sandbox /bin/bash"]
 	fmt.Printf("task CPU, gate:      %.1f µs/exec\n", float64(cpuGated.Microseconds())/float64(*n**rounds))
 	fmt.Printf("task CPU, +sandbox:  %.1f µs/exec (%.3f× of gate only)\n", float64(cpuBoxed.Microseconds())/float64(*n**rounds), float64(cpuBoxed)/float64(cpuGated))
@@ -205,6 +207,16 @@ func loadavg() string {
 		return "unknown"
 	}
 	return strings.Join(f[:3], " ")
+}
+
+// selfSwitches is how often this process's threads gave up the CPU to
+// wait so far (voluntary context switches): each is a sleep and a wake-up.
+func selfSwitches() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Nvcsw
 }
 
 // selfCPU is the user and system CPU time this process used so far.
