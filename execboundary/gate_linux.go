@@ -363,24 +363,31 @@ const (
 	firstCheckDelay = time.Millisecond
 	checkGrowth     = 4
 	maxChecks       = 6
+	// maxEarlyLooks bounds the early looks per wake-up, so that a burst of
+	// execs whose images are still loading costs no more than a few.
+	maxEarlyLooks = 8
 )
 
 // runChecks runs the image checks that are due at now and returns when the
-// next one is (zero: none is pending). With early, it also looks at the
-// checks not due yet, settling those whose process runs another image by
-// now or is gone, and leaving the others as they were. Only the loop calls
-// it.
+// next one is (zero: none is pending). With early, it also looks at up to
+// maxEarlyLooks checks not due yet, settling those whose process runs
+// another image by now or is gone, and leaving the others as they were.
+// Only the loop calls it.
 func (tg *taskGate) runChecks(now time.Time, early bool) time.Time {
 	var next time.Time
 	keep := tg.checks[:0]
+	looks := 0
 	for _, c := range tg.checks {
 		if !now.Before(c.due) {
 			if !tg.check(&c) {
 				continue
 			}
 			c.due = now.Add(c.delay)
-		} else if early && tg.settled(&c) {
-			continue
+		} else if early && looks < maxEarlyLooks {
+			looks++
+			if tg.settled(&c) {
+				continue
+			}
 		}
 		keep = append(keep, c)
 		if next.IsZero() || c.due.Before(next) {
