@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // callEnvelope is the --json output of `whale-ls call`, with the "via"
@@ -118,5 +119,41 @@ func TestCallWithoutServerRunsStandalone(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(root, "a.txt")); string(b) != "beta\n" {
 		t.Errorf("standalone edit left %q on disk", b)
+	}
+}
+
+// TestCallAttachedAsksTheEditor: an attached call's exec approval is asked
+// in the server's editor (not answered by the command line), and the
+// editor's answer decides.
+func TestCallAttachedAsksTheEditor(t *testing.T) {
+	s, audit := gatedSession(t, nil)
+	state := filepath.Dir(filepath.Dir(audit)) // the server's runtime and state folder
+	type result struct {
+		env callEnvelope
+		out string
+	}
+	done := make(chan result, 1)
+	bin := whaleBinary(t)
+	go func() {
+		cmd := exec.Command(bin, "call", "--json", "shell_run", `{"command":"rm -rf victim; echo rc=$?","yield_time_ms":30000}`)
+		cmd.Dir = s.root
+		cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+state, "XDG_STATE_HOME="+state)
+		out, _ := cmd.Output()
+		var env callEnvelope
+		json.Unmarshal(out, &env)
+		done <- result{env, string(out)}
+	}()
+	answerNextPrompt(t, s, 1, "deny")
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the attached call did not return after the editor's answer")
+	}
+	if r.env.Data.Via.Mode != "attached" || !strings.Contains(r.env.Text, "rc=126") {
+		t.Errorf("attached shell_run = %s; want it attached, rm refused (rc=126)", r.out)
+	}
+	if _, err := os.Stat(s.path("victim/keep.txt")); err != nil {
+		t.Errorf("the victim is gone although the editor said deny: %v", err)
 	}
 }
