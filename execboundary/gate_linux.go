@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -441,7 +442,39 @@ func procPath(pid int, name string) string {
 // ready polls the listener for at most timeout ms (-1: without end):
 // ready says a notification waits; more is false once no process of the
 // task uses the filter any more (or the listener failed).
+//
+// A wait of the usual kind (a system call the runtime knows about) hands
+// the loop's processor back and takes it again, and around each one the
+// runtime's monitor and other threads wake up and sleep: per exec that cost
+// more CPU time than deciding it. So the first rawWait of a wait, one loop
+// at a time and only where the runtime has more than one processor, is a
+// raw poll(2) that keeps the processor; a task that execs often is answered
+// from it. After rawWait the loop waits as usual, so that an idle task
+// holds no processor. A raw wait delays a stop of the world (the garbage
+// collector's) by at most rawWait, or not at all where the runtime
+// preempts with signals, which end the poll early.
 func (tg *taskGate) ready(timeout int) (ready, more bool) {
+	if timeout == 0 {
+		for {
+			if ready, more, ok := pollRaw(tg.listener, 0); ok {
+				return ready, more
+			}
+		}
+	}
+	if runtime.GOMAXPROCS(0) > 1 && rawWaiting.CompareAndSwap(false, true) {
+		short := int(rawWait / time.Millisecond)
+		if timeout >= 0 {
+			short = min(short, timeout)
+		}
+		ready, more, ok := pollRaw(tg.listener, short)
+		rawWaiting.Store(false)
+		if ok && (ready || !more || short == timeout) {
+			return ready, more
+		}
+		if ok && timeout > 0 {
+			timeout -= short
+		}
+	}
 	for {
 		pfd := [1]unix.PollFd{{Fd: int32(tg.listener), Events: unix.POLLIN}}
 		_, err := unix.Poll(pfd[:], timeout)
@@ -451,11 +484,38 @@ func (tg *taskGate) ready(timeout int) (ready, more bool) {
 		if err != nil {
 			return false, false
 		}
-		if pfd[0].Revents&unix.POLLIN != 0 {
-			return true, true
-		}
-		return false, pfd[0].Revents&(unix.POLLHUP|unix.POLLERR|unix.POLLNVAL) == 0
+		return pollResult(pfd[0].Revents)
 	}
+}
+
+// rawWaiting is held by the one gate loop in a raw wait (see ready).
+var rawWaiting atomic.Bool
+
+// rawWait bounds a raw wait.
+const rawWait = 2 * time.Millisecond
+
+// pollRaw is poll(2) on fd for at most ms milliseconds, as a raw system
+// call (see ready); ok is false when a signal ended it.
+func pollRaw(fd, ms int) (ready, more, ok bool) {
+	pfd := [1]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	ts := unix.NsecToTimespec(int64(ms) * int64(time.Millisecond))
+	_, _, errno := unix.RawSyscall6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd[0])), 1, uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
+	switch errno {
+	case 0:
+		ready, more = pollResult(pfd[0].Revents)
+		return ready, more, true
+	case unix.EINTR:
+		return false, true, false
+	}
+	return false, false, true
+}
+
+// pollResult reads poll(2)'s revents for the listener.
+func pollResult(revents int16) (ready, more bool) {
+	if revents&unix.POLLIN != 0 {
+		return true, true
+	}
+	return false, revents&(unix.POLLHUP|unix.POLLERR|unix.POLLNVAL) == 0
 }
 
 // receive reads one notification and answers it; false when the listener
