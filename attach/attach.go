@@ -45,6 +45,10 @@ type Discovery struct {
 	Root    string `json:"root"`
 	Version string `json:"version"`
 	UID     int    `json:"uid"`
+	// Roots are all the server's workspace folders, the first one first:
+	// relative paths in tool inputs are resolved against it. Absent in
+	// the files of servers older than the field.
+	Roots []string `json:"roots,omitempty"`
 }
 
 // Status is the answer to whale/status: what the running server says
@@ -136,7 +140,7 @@ func Listen(roots []string, svc Service, o ListenOptions) (*Listener, error) {
 		l.log = slog.New(slog.DiscardHandler)
 	}
 	for _, root := range roots {
-		d := Discovery{PID: os.Getpid(), Socket: sock, Root: root, Version: o.Version, UID: os.Getuid()}
+		d := Discovery{PID: os.Getpid(), Socket: sock, Root: root, Version: o.Version, UID: os.Getuid(), Roots: roots}
 		b, _ := json.Marshal(d)
 		file := filepath.Join(dir, Key(root)+".json")
 		if err := atomicfile.WriteFile(file, b, 0o600); err != nil {
@@ -378,19 +382,9 @@ type Client struct {
 // Dial finds the running server of root (or of the nearest parent folder
 // that has one) and connects. It returns an error when none is running.
 func Dial(ctx context.Context, root string, dir string) (*Client, error) {
-	if dir == "" {
-		d, err := Dir()
-		if err != nil {
-			return nil, err
-		}
-		dir = d
-	}
-	abs, err := filepath.Abs(root)
+	abs, dir, err := dialPaths(root, dir)
 	if err != nil {
 		return nil, err
-	}
-	if r, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = r
 	}
 	for p := abs; ; p = filepath.Dir(p) {
 		if c, err := dialDiscovery(ctx, filepath.Join(dir, Key(p)+".json")); err == nil {
@@ -401,6 +395,41 @@ func Dial(ctx context.Context, root string, dir string) (*Client, error) {
 		}
 	}
 	return nil, fmt.Errorf("no whale-ls language server is running for %s", abs)
+}
+
+// DialRoot connects to the running server whose workspace folder is root
+// itself (not a parent of it), as Dial does otherwise. The caller decides
+// whether the server's folders suit it (Discovery.Roots).
+func DialRoot(ctx context.Context, root string, dir string) (*Client, error) {
+	abs, dir, err := dialPaths(root, dir)
+	if err != nil {
+		return nil, err
+	}
+	c, err := dialDiscovery(ctx, filepath.Join(dir, Key(abs)+".json"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("no whale-ls language server is running for %s", abs)
+	}
+	return c, err
+}
+
+// dialPaths returns root's real absolute path and the attach folder (dir,
+// or Dir when dir is empty).
+func dialPaths(root, dir string) (string, string, error) {
+	if dir == "" {
+		d, err := Dir()
+		if err != nil {
+			return "", "", err
+		}
+		dir = d
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return "", "", err
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = r
+	}
+	return abs, dir, nil
 }
 
 func dialDiscovery(ctx context.Context, file string) (*Client, error) {

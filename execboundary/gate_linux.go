@@ -10,9 +10,11 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -210,6 +212,9 @@ type cached struct {
 	by      string // who decided, so that a repeated denial says why
 	final   [2]uint64
 	deps    []dependency
+	// policy is the rule set the decision was made under: once the rules
+	// change (Configure), the entry no longer answers.
+	policy *Policy
 }
 
 // taskGate answers the execs of one task.
@@ -237,6 +242,11 @@ type taskGate struct {
 	// gens counts the execs seen per thread group, so that a check after
 	// one exec ignores images loaded by later (separately checked) ones.
 	gens map[int]uint64
+
+	// Owned by the loop's goroutine: the image checks pending, and the
+	// buffer the cache key is built in.
+	checks []imageCheck
+	keyBuf []byte
 }
 
 // sharedPrompt is one prompt and the identical execs of a task waiting for
@@ -294,32 +304,229 @@ func (tg *taskGate) stop() {
 }
 
 func (tg *taskGate) loop() {
+	// One thread of its own waits in poll(2) for the next notification, or
+	// until the next image check (imageCheck) is due: a notification then
+	// wakes that thread and no other (the runtime's poller would wake one
+	// thread for the event and more to look for work), and a check costs
+	// no goroutine or timer. Checks also run early whenever a notification
+	// woke the loop anyway.
+	runtime.LockOSThread()
 	defer func() {
 		tg.end(errGone)
 		tg.prompts.Wait()
 		unix.Close(tg.listener)
 	}()
 	for {
-		pfd := []unix.PollFd{{Fd: int32(tg.listener), Events: unix.POLLIN}}
-		_, err := unix.Poll(pfd, -1)
+		next := tg.runChecks(time.Now(), false)
+		timeout := -1 // no check pending: wait for a notification
+		if !next.IsZero() {
+			timeout = max(int((time.Until(next)+time.Millisecond-1)/time.Millisecond), 0)
+		}
+		ready, more := tg.ready(timeout)
+		if !more {
+			return
+		}
+		if !ready {
+			continue // a check is due
+		}
+		tg.runChecks(time.Now(), true)
+		for ready {
+			if !tg.receive() {
+				return
+			}
+			if ready, more = tg.ready(0); !more {
+				return
+			}
+		}
+	}
+}
+
+// imageCheck is a check, after an allowed exec of a process that could not
+// race it, that the process runs the image decided: the loop looks at the
+// process's executable at growing intervals until it changed (or the
+// process is gone or exec'd again), and kills the task if it is another
+// file.
+type imageCheck struct {
+	ex          *execRequest
+	tgid        int
+	gen         uint64
+	prev, final [2]uint64
+	due         time.Time
+	delay       time.Duration
+	tries       int
+}
+
+// Timing of imageCheck: the first look after firstCheckDelay, each later
+// one checkGrowth times later, at most maxChecks looks (about 1.4 s). Few,
+// growing waits: an exec completes within a millisecond or so, and every
+// wake-up costs CPU time.
+const (
+	firstCheckDelay = time.Millisecond
+	checkGrowth     = 4
+	maxChecks       = 6
+	// maxEarlyLooks bounds the early looks per wake-up, so that a burst of
+	// execs whose images are still loading costs no more than a few.
+	maxEarlyLooks = 8
+)
+
+// runChecks runs the image checks that are due at now and returns when the
+// next one is (zero: none is pending). With early, it also looks at up to
+// maxEarlyLooks checks not due yet, settling those whose process runs
+// another image by now or is gone, and leaving the others as they were.
+// Only the loop calls it.
+func (tg *taskGate) runChecks(now time.Time, early bool) time.Time {
+	var next time.Time
+	keep := tg.checks[:0]
+	looks := 0
+	for _, c := range tg.checks {
+		if !now.Before(c.due) {
+			if !tg.check(&c) {
+				continue
+			}
+			c.due = now.Add(c.delay)
+		} else if early && looks < maxEarlyLooks {
+			looks++
+			if tg.settled(&c) {
+				continue
+			}
+		}
+		keep = append(keep, c)
+		if next.IsZero() || c.due.Before(next) {
+			next = c.due
+		}
+	}
+	clear(tg.checks[len(keep):])
+	tg.checks = keep
+	return next
+}
+
+// settled looks once before c is due: true when that settled it (the
+// process runs the image decided, another one and was killed, is gone or
+// exec'd again); otherwise c stays as it was.
+func (tg *taskGate) settled(c *imageCheck) bool {
+	now, err := identityOf(procPath(c.tgid, "exe"))
+	if err != nil || tg.gen(c.tgid) != c.gen {
+		return true
+	}
+	if now == c.prev {
+		return false
+	}
+	if now != c.final {
+		tg.kill(c.ex, c.tgid)
+	}
+	return true
+}
+
+// check looks once; true when it must look again later.
+func (tg *taskGate) check(c *imageCheck) bool {
+	c.tries++
+	now, err := identityOf(procPath(c.tgid, "exe"))
+	if err != nil || tg.gen(c.tgid) != c.gen {
+		return false // gone, or exec'd again: that exec was checked on its own
+	}
+	if now == c.prev {
+		c.delay *= checkGrowth
+		return c.tries < maxChecks
+	}
+	if now != c.final {
+		tg.kill(c.ex, c.tgid)
+	}
+	return false
+}
+
+// procPath is /proc/PID/NAME.
+func procPath(pid int, name string) string {
+	return "/proc/" + strconv.Itoa(pid) + "/" + name
+}
+
+// ready polls the listener for at most timeout ms (-1: without end):
+// ready says a notification waits; more is false once no process of the
+// task uses the filter any more (or the listener failed).
+//
+// A wait of the usual kind (a system call the runtime knows about) hands
+// the loop's processor back and takes it again, and around each one the
+// runtime's monitor and other threads wake up and sleep: per exec that cost
+// more CPU time than deciding it. So the first rawWait of a wait, one loop
+// at a time and only where the runtime has more than one processor, is a
+// raw poll(2) that keeps the processor; a task that execs often is answered
+// from it. After rawWait the loop waits as usual, so that an idle task
+// holds no processor. A raw wait delays a stop of the world (the garbage
+// collector's) by at most rawWait, or not at all where the runtime
+// preempts with signals, which end the poll early.
+func (tg *taskGate) ready(timeout int) (ready, more bool) {
+	if timeout == 0 {
+		for {
+			if ready, more, ok := pollRaw(tg.listener, 0); ok {
+				return ready, more
+			}
+		}
+	}
+	if runtime.GOMAXPROCS(0) > 1 && rawWaiting.CompareAndSwap(false, true) {
+		short := int(rawWait / time.Millisecond)
+		if timeout >= 0 {
+			short = min(short, timeout)
+		}
+		ready, more, ok := pollRaw(tg.listener, short)
+		rawWaiting.Store(false)
+		if ok && (ready || !more || short == timeout) {
+			return ready, more
+		}
+		if ok && timeout > 0 {
+			timeout -= short
+		}
+	}
+	for {
+		pfd := [1]unix.PollFd{{Fd: int32(tg.listener), Events: unix.POLLIN}}
+		_, err := unix.Poll(pfd[:], timeout)
 		if err == unix.EINTR {
 			continue
 		}
 		if err != nil {
-			return
+			return false, false
 		}
-		if pfd[0].Revents&unix.POLLIN == 0 && pfd[0].Revents&(unix.POLLHUP|unix.POLLERR|unix.POLLNVAL) != 0 {
-			return
-		}
-		var req seccompNotif
-		if err := ioctl(tg.listener, unix.SECCOMP_IOCTL_NOTIF_RECV, unsafe.Pointer(&req)); err != nil {
-			if errors.Is(err, unix.EINTR) || errors.Is(err, unix.ENOENT) {
-				continue
-			}
-			return
-		}
-		tg.handle(req)
+		return pollResult(pfd[0].Revents)
 	}
+}
+
+// rawWaiting is held by the one gate loop in a raw wait (see ready).
+var rawWaiting atomic.Bool
+
+// rawWait bounds a raw wait.
+const rawWait = 2 * time.Millisecond
+
+// pollRaw is poll(2) on fd for at most ms milliseconds, as a raw system
+// call (see ready); ok is false when a signal ended it.
+func pollRaw(fd, ms int) (ready, more, ok bool) {
+	pfd := [1]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	ts := unix.NsecToTimespec(int64(ms) * int64(time.Millisecond))
+	_, _, errno := unix.RawSyscall6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd[0])), 1, uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
+	switch errno {
+	case 0:
+		ready, more = pollResult(pfd[0].Revents)
+		return ready, more, true
+	case unix.EINTR:
+		return false, true, false
+	}
+	return false, false, true
+}
+
+// pollResult reads poll(2)'s revents for the listener.
+func pollResult(revents int16) (ready, more bool) {
+	if revents&unix.POLLIN != 0 {
+		return true, true
+	}
+	return false, revents&(unix.POLLHUP|unix.POLLERR|unix.POLLNVAL) == 0
+}
+
+// receive reads one notification and answers it; false when the listener
+// failed.
+func (tg *taskGate) receive() bool {
+	var req seccompNotif
+	if err := ioctl(tg.listener, unix.SECCOMP_IOCTL_NOTIF_RECV, unsafe.Pointer(&req)); err != nil {
+		return errors.Is(err, unix.EINTR) || errors.Is(err, unix.ENOENT)
+	}
+	tg.handle(req)
+	return true
 }
 
 func ioctl(fd int, req uint, arg unsafe.Pointer) error {
@@ -375,31 +582,33 @@ func (tg *taskGate) handle(req seccompNotif) {
 	}
 	if ex.passthrough {
 		ex.close()
-		tg.allow(req.id, ex, [2]uint64{})
+		tg.allow(req.id, ex, [2]uint64{}, true)
 		return
 	}
-	key := ex.cacheKey()
-	if key != "" {
+	pol := tg.g.Policy()
+	tg.keyBuf = ex.appendCacheKey(tg.keyBuf[:0])
+	key := ""
+	if len(tg.keyBuf) > 0 {
 		tg.mu.Lock()
-		c, hit := tg.cache[key]
+		c, hit := tg.cache[string(tg.keyBuf)] // no copy of the key for a lookup
 		tg.mu.Unlock()
-		if hit && unchanged(c.deps) {
+		if hit && c.policy == pol && unchanged(c.deps) {
 			ex.close()
 			tg.answerCached(req.id, ex, c)
 			return
 		}
+		key = string(tg.keyBuf)
 	}
-	pol := tg.g.Policy()
 	v, final, deps := judge(pol, ex.prog, ex.file, ex.argv, ex.cwd, 0)
 	ex.close()
 	ex.final = final
 	switch v.Decision {
 	case Allow:
-		tg.remember(key, cached{allow: true, verdict: v, final: final, deps: deps})
+		tg.remember(key, cached{allow: true, verdict: v, final: final, deps: deps, policy: pol})
 		tg.audit(ex, v, "allow", ByPolicy)
-		tg.allow(req.id, ex, final)
+		tg.allow(req.id, ex, final, true)
 	case Deny:
-		tg.remember(key, cached{verdict: v, by: ByPolicy, deps: deps})
+		tg.remember(key, cached{verdict: v, by: ByPolicy, deps: deps, policy: pol})
 		tg.audit(ex, v, "deny", ByPolicy)
 		tg.deny(req.id, ex, v, ByPolicy)
 	default:
@@ -409,7 +618,7 @@ func (tg *taskGate) handle(req seccompNotif) {
 
 func (tg *taskGate) answerCached(id uint64, ex *execRequest, c cached) {
 	if c.allow {
-		tg.allow(id, ex, c.final)
+		tg.allow(id, ex, c.final, true)
 	} else {
 		tg.deny(id, ex, c.verdict, c.by)
 	}
@@ -490,7 +699,7 @@ func (tg *taskGate) prompt(ctx context.Context, p *sharedPrompt, first waitingEx
 			continue
 		}
 		if ok {
-			tg.allow(w.id, w.ex, w.final)
+			tg.allow(w.id, w.ex, w.final, false)
 		} else {
 			tg.deny(w.id, w.ex, w.verdict, by)
 		}
@@ -578,22 +787,30 @@ func (tg *taskGate) deny(id uint64, ex *execRequest, v Verdict, by string) {
 // a shared address space, a tracer) it is stopped before the new image runs
 // a single instruction and resumed only if the image is the one decided.
 // Otherwise the check runs just after the exec.
-func (tg *taskGate) allow(id uint64, ex *execRequest, final [2]uint64) {
+//
+// fromLoop says that the loop calls it (the check is then the loop's, see
+// imageCheck); an answer given elsewhere (a prompt's) checks from a
+// goroutine of its own.
+func (tg *taskGate) allow(id uint64, ex *execRequest, final [2]uint64, fromLoop bool) {
 	st := ex.st
 	tgid := st.tgid
-	prev, _ := identityOf(fmt.Sprintf("/proc/%d/exe", tgid))
+	prev, _ := identityOf(procPath(tgid, "exe"))
 	racy := st.threads > 1 || st.tracer != 0 || sharesMemory(ex.tid, st.ppid)
 	if !racy {
 		tg.respond(id, 0)
 		if final != ([2]uint64{}) && final != prev {
-			go tg.verifyAfter(ex, tgid, tg.gen(tgid), prev, final)
+			if fromLoop {
+				tg.checks = append(tg.checks, imageCheck{ex: ex, tgid: tgid, gen: tg.gen(tgid), prev: prev, final: final, due: time.Now().Add(firstCheckDelay), delay: firstCheckDelay})
+			} else {
+				go tg.verifyAfter(ex, tgid, tg.gen(tgid), prev, final)
+			}
 		}
 		return
 	}
 	_ = unix.Tgkill(tgid, ex.tid, unix.SIGSTOP)
 	tg.respond(id, 0)
 	waitStopped(tgid, 2*time.Second)
-	now, err := identityOf(fmt.Sprintf("/proc/%d/exe", tgid))
+	now, err := identityOf(procPath(tgid, "exe"))
 	if err == nil && now != prev && now != final {
 		tg.kill(ex, tgid)
 		return
@@ -623,26 +840,15 @@ func (tg *taskGate) argvChanged(ex *execRequest, tgid int) bool {
 	return pol.Decide(ex.prog, got).Decision > pol.Decide(ex.prog, ex.argv).Decision
 }
 
-// verifyAfter polls the process's image after an exec of a process that
-// could not race it, and kills the task if a different program runs.
+// verifyAfter is imageCheck from a goroutine of its own, for execs that a
+// prompt's answer allowed.
 func (tg *taskGate) verifyAfter(ex *execRequest, tgid int, gen uint64, prev, final [2]uint64) {
-	// Few, growing waits: an exec completes within a millisecond or so,
-	// and every wake-up costs the task CPU time.
-	delay := time.Millisecond
-	for range 6 {
-		time.Sleep(delay)
-		delay *= 4
-		now, err := identityOf(fmt.Sprintf("/proc/%d/exe", tgid))
-		if err != nil || tg.gen(tgid) != gen {
-			return // gone, or exec'd again: that exec was checked on its own
+	c := imageCheck{ex: ex, tgid: tgid, gen: gen, prev: prev, final: final, delay: firstCheckDelay}
+	for {
+		time.Sleep(c.delay)
+		if !tg.check(&c) {
+			return
 		}
-		if now == prev {
-			continue
-		}
-		if now != final {
-			tg.kill(ex, tgid)
-		}
-		return
 	}
 }
 
@@ -685,31 +891,51 @@ func killSession(sid int) {
 // procStatus holds the fields of /proc/PID/status the gate needs.
 type procStatus struct{ tgid, ppid, threads, tracer int }
 
+// readStatus reads them for thread tid, once per exec: one read into a
+// buffer on the stack, parsed without allocating.
 func readStatus(tid int) procStatus {
 	var st procStatus
 	var buf [4096]byte
-	raw, err := readProc("/proc/"+strconv.Itoa(tid)+"/status", buf[:])
+	raw, err := readProc(procPath(tid, "status"), buf[:])
 	if err != nil {
 		return st
 	}
-	for line := range bytes.SplitSeq(raw, []byte("\n")) {
-		k, v, ok := bytes.Cut(line, []byte(":"))
-		if !ok {
+	for len(raw) > 0 {
+		line := raw
+		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
+			line, raw = raw[:i], raw[i+1:]
+		} else {
+			raw = nil
+		}
+		var field *int
+		switch {
+		case bytes.HasPrefix(line, []byte("Tgid:")):
+			field = &st.tgid
+		case bytes.HasPrefix(line, []byte("PPid:")):
+			field = &st.ppid
+		case bytes.HasPrefix(line, []byte("Threads:")):
+			field = &st.threads
+		case bytes.HasPrefix(line, []byte("TracerPid:")):
+			field = &st.tracer
+		default:
 			continue
 		}
-		n, _ := strconv.Atoi(string(bytes.TrimSpace(v)))
-		switch string(k) {
-		case "Tgid":
-			st.tgid = n
-		case "PPid":
-			st.ppid = n
-		case "Threads":
-			st.threads = n
-		case "TracerPid":
-			st.tracer = n
-		}
+		_, v, _ := bytes.Cut(line, []byte(":"))
+		*field = atoi(bytes.TrimSpace(v))
 	}
 	return st
+}
+
+// atoi parses a decimal number without allocating; 0 for anything else.
+func atoi(b []byte) int {
+	n := 0
+	for _, c := range b {
+		if c < '0' || c > '9' || n > 1<<40 {
+			return 0
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
 }
 
 // readProc reads a small /proc file into buf with plain system calls (the
@@ -731,6 +957,11 @@ func readProc(path string, buf []byte) ([]byte, error) {
 			return nil, err
 		case k == 0:
 			return buf[:n], nil
+		case k < len(buf)-n:
+			// These one-record files are generated whole by the first read
+			// and handed out up to the size asked for: a shorter read was
+			// the end (no second call).
+			return buf[:n+k], nil
 		}
 		n += k
 	}

@@ -22,6 +22,7 @@ import (
 	"unsafe"
 
 	"github.com/whale-ls/whale-ls/internal/probe"
+	"github.com/whale-ls/whale-ls/internal/syncbuf"
 	"golang.org/x/sys/unix"
 )
 
@@ -101,14 +102,24 @@ type runResult struct {
 	task *fakeTask
 }
 
-// runGated runs script with bash behind g in dir and waits for it.
-func runGated(t *testing.T, g *Gate, dir, script string) runResult {
+// gatedRun is a script started behind a gate: its output so far, its task,
+// and done, which yields Wait's error.
+type gatedRun struct {
+	cmd  *exec.Cmd
+	out  *syncbuf.Buffer
+	task *fakeTask
+	stop func()
+	done chan error
+}
+
+// launchGated starts script with bash behind g in dir.
+func launchGated(t *testing.T, g *Gate, dir, script string) gatedRun {
 	t.Helper()
 	cmd := exec.Command("/bin/bash", "-c", script)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), helperEnv+"=1")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	out := &syncbuf.Buffer{}
+	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	task := &fakeTask{id: "t1"}
 	stop, err := g.Start(cmd, task)
@@ -117,6 +128,14 @@ func runGated(t *testing.T, g *Gate, dir, script string) runResult {
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
+	return gatedRun{cmd: cmd, out: out, task: task, stop: stop, done: done}
+}
+
+// runGated runs script with bash behind g in dir and waits for it.
+func runGated(t *testing.T, g *Gate, dir, script string) runResult {
+	t.Helper()
+	r := launchGated(t, g, dir, script)
+	cmd, out, task, stop, done := r.cmd, r.out, r.task, r.stop, r.done
 	select {
 	case <-done:
 	case <-time.After(60 * time.Second):
@@ -210,6 +229,13 @@ func TestBypassSuite(t *testing.T) {
 		{name: "dynamic loader, allowed in another folder", setup: needLoader, script: `mkdir A && cp /usr/bin/true A/x && cp /usr/bin/rm x && (cd A && /lib64/ld-linux-x86-64.so.2 ./x -f victim); /lib64/ld-linux-x86-64.so.2 ./x -f victim`},
 		{name: "dynamic loader, target rewritten", setup: needLoader, script: `cp /usr/bin/true x && /lib64/ld-linux-x86-64.so.2 ./x victim; cat /usr/bin/rm > x; /lib64/ld-linux-x86-64.so.2 ./x victim`},
 		{name: "shebang interpreter rewritten", script: `cp /usr/bin/true interp && printf '#!%s/interp\n' "$PWD" > s && chmod +x s && ./s victim; cat /usr/bin/rm > interp; ./s victim`},
+		// The program itself changes at the same path after the cache
+		// allowed it with the same arguments: a new file renamed over it (a
+		// new inode), the same file rewritten in place (new size and
+		// times), a symlink pointed elsewhere.
+		{name: "program replaced by rename", script: `cp /usr/bin/true x && ./x -f victim; cp /usr/bin/rm y && mv -f y x; ./x -f victim`},
+		{name: "program rewritten in place", script: `cp /usr/bin/true x && ./x -f victim; cat /usr/bin/rm > x; ./x -f victim`},
+		{name: "symlink retargeted", script: `ln -s /usr/bin/true x && ./x -f victim; ln -sfn /usr/bin/rm x; ./x -f victim`},
 		{name: "memfd", needs: "python3", script: `python3 -c '
 import os
 fd = os.memfd_create("x", 0)
@@ -592,25 +618,15 @@ func promptsLeft(t *testing.T) {
 // returned function kills what is left of the task and waits for it.
 func startGated(t *testing.T, g *Gate, dir, script string) (task *fakeTask, done <-chan error, kill func()) {
 	t.Helper()
-	cmd := exec.Command("/bin/bash", "-c", script)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), helperEnv+"=1")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	task = &fakeTask{id: "t1"}
-	stop, err := g.Start(cmd, task)
-	if err != nil {
-		t.Fatalf("Start: %v", err)
-	}
-	ch := make(chan error, 1)
-	go func() { ch <- cmd.Wait() }()
+	r := launchGated(t, g, dir, script)
 	kill = func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		within(t, ch, "the killed task to end")
-		if stop != nil {
-			stop()
+		_ = syscall.Kill(-r.cmd.Process.Pid, syscall.SIGKILL)
+		within(t, r.done, "the killed task to end")
+		if r.stop != nil {
+			r.stop()
 		}
 	}
-	return task, ch, kill
+	return r.task, r.done, kill
 }
 
 // TestConcurrentIdenticalAsksShareOnePrompt: two identical execs of one
@@ -924,5 +940,172 @@ func TestSharedPromptTimesOut(t *testing.T) {
 	}
 	if n := prompts.Load(); n != 1 {
 		t.Errorf("prompts = %d, want 1", n)
+	}
+}
+
+// TestCacheAnswersRepeatsOnly: an exec repeated with the same program file,
+// paths, folder and arguments is answered from the task's cache (one audit
+// entry for two execs), while the same file run by another name is judged
+// again: a rule may match the name it was run by.
+func TestCacheAnswersRepeatsOnly(t *testing.T) {
+	g, state := testGate(t, `[{"program":"rm","decision":"deny"}]`, nil)
+	dir := t.TempDir()
+	victim := filepath.Join(dir, "victim")
+	os.WriteFile(victim, []byte("keep me\n"), 0o644)
+	// /usr/bin/true under the name rm (a symlink: the same file, another
+	// name), with the same argv, argv[0] included, as the allowed runs
+	// before it.
+	res := runGated(t, g, dir, `mkdir bin && ln -s /usr/bin/true bin/rm && /usr/bin/true victim && /usr/bin/true victim && (exec -a /usr/bin/true ./bin/rm victim); echo rc=$?`)
+	if !strings.Contains(res.out, "rc=126") || !strings.Contains(res.task.text(), "whale: policy denied") {
+		t.Errorf("true run as ./bin/rm after true was allowed: output %q, notes %q; want it denied by the rm rule (rc=126)", res.out, res.task.text())
+	}
+	n := 0
+	for _, e := range readAudit(t, state) {
+		if e.Program == "/usr/bin/true" && e.Decision == "allow" && slices.Equal(e.Argv, []string{"/usr/bin/true", "victim"}) {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("audit entries for the two identical execs of true = %d, want 1 (the second from the cache); audit %+v", n, readAudit(t, state))
+	}
+}
+
+// TestCacheForgetsOnNewRules: a decision cached under one rule set does not
+// answer once the rules changed while the task runs.
+func TestCacheForgetsOnNewRules(t *testing.T) {
+	g, _ := testGate(t, `[]`, nil)
+	dir := t.TempDir()
+	r := launchGated(t, g, dir, `/usr/bin/true && echo first; while [ ! -e go ]; do sleep 0.02; done; /usr/bin/true && echo second`)
+	cmd, out, task, stop, done := r.cmd, r.out, r.task, r.stop, r.done
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(out.String(), "first") {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("the first true did not run; output %q", out.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := g.Configure("enforce", json.RawMessage(`[{"program":"true","decision":"deny"}]`), 0); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "go"), nil, 0o644)
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("the task did not finish; output %q", out.String())
+	}
+	if stop != nil {
+		stop()
+	}
+	if strings.Contains(out.String(), "second") || !strings.Contains(task.text(), "whale: policy denied") {
+		t.Errorf("true ran again after a rule denied it: output %q, notes %q", out.String(), task.text())
+	}
+}
+
+// TestImageCheckKillsAnotherImage: the check after an allowed exec kills
+// the task when the process runs another file than the one decided, and
+// leaves it alone when it runs that file.
+func TestImageCheckKillsAnotherImage(t *testing.T) {
+	start := func() *exec.Cmd {
+		cmd := exec.Command("/bin/sleep", "30")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		return cmd
+	}
+	sleepID, err := identityOf("/bin/sleep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	trueID, err := identityOf("/usr/bin/true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		final [2]uint64
+		kill  bool
+	}{{"the image decided", sleepID, false}, {"another image", trueID, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := start()
+			pid := cmd.Process.Pid
+			waitForExe(t, pid, sleepID)
+			task := &fakeTask{id: "t1"}
+			tg := &taskGate{g: NewGate(Options{}), task: task, session: pid}
+			ex := &execRequest{tid: pid, prog: Program{Path: "/usr/bin/true"}, file: -1}
+			tg.checks = []imageCheck{{ex: ex, tgid: pid, gen: tg.gen(pid), prev: [2]uint64{1, 1}, final: tc.final, delay: firstCheckDelay}}
+			if next := tg.runChecks(time.Now(), false); !next.IsZero() || len(tg.checks) != 0 {
+				t.Errorf("after the image changed: next check %v, %d pending; want none", next, len(tg.checks))
+			}
+			exited := make(chan struct{})
+			go func() { cmd.Process.Wait(); close(exited) }()
+			select {
+			case <-exited:
+				if !tc.kill {
+					t.Errorf("the process was killed although it runs the image decided; notes %q", task.text())
+				}
+			case <-time.After(300 * time.Millisecond):
+				if tc.kill {
+					t.Errorf("the process runs on with another image than the one decided; notes %q", task.text())
+				}
+			}
+			if tc.kill && !strings.Contains(task.text(), "the task was killed") {
+				t.Errorf("no note of the kill: %q", task.text())
+			}
+		})
+	}
+}
+
+// TestImageCheckEarly: a check not due yet is settled early when the
+// process already runs the image decided, and left as it was while the
+// process still runs the image it ran before the exec.
+func TestImageCheckEarly(t *testing.T) {
+	cmd := exec.Command("/bin/sleep", "30")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	pid := cmd.Process.Pid
+	sleepID, err := identityOf("/bin/sleep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitForExe(t, pid, sleepID)
+	task := &fakeTask{id: "t1"}
+	tg := &taskGate{g: NewGate(Options{}), task: task, session: pid}
+	ex := &execRequest{tid: pid, file: -1}
+	due := time.Now().Add(time.Hour)
+	tg.checks = []imageCheck{
+		{ex: ex, tgid: pid, gen: tg.gen(pid), prev: sleepID, final: [2]uint64{1, 1}, due: due, delay: firstCheckDelay},
+		{ex: ex, tgid: pid, gen: tg.gen(pid), prev: [2]uint64{1, 1}, final: sleepID, due: due, delay: firstCheckDelay},
+	}
+	if next := tg.runChecks(time.Now(), false); !next.Equal(due) || len(tg.checks) != 2 {
+		t.Fatalf("checks not due were run: next %v, %d pending", next, len(tg.checks))
+	}
+	next := tg.runChecks(time.Now(), true)
+	if len(tg.checks) != 1 || tg.checks[0].final != [2]uint64{1, 1} || tg.checks[0].tries != 0 || !next.Equal(due) {
+		t.Errorf("early look: %+v pending, next %v; want only the check whose exec has not happened, untouched", tg.checks, next)
+	}
+	if task.text() != "" {
+		t.Errorf("an early look killed: %q", task.text())
+	}
+}
+
+// waitForExe waits until process pid runs the file id.
+func waitForExe(t *testing.T, pid int, id [2]uint64) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if now, err := identityOf(procPath(pid, "exe")); err == nil && now == id {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d does not run the expected file", pid)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }

@@ -38,27 +38,47 @@ type execRequest struct {
 	// kernel will refuse it, so no decision is made.
 	passthrough bool
 	prog        Program
-	file        *os.File
-	final       [2]uint64 // identity of the image the exec loads
+	// file is the program's O_PATH descriptor, -1 when none is open.
+	file  int
+	final [2]uint64 // identity of the image the exec loads
 }
 
 func (ex *execRequest) close() {
-	if ex != nil && ex.file != nil {
-		ex.file.Close()
-		ex.file = nil
+	if ex != nil && ex.file >= 0 {
+		unix.Close(ex.file)
+		ex.file = -1
 	}
 }
 
-// cacheKey keys the task's decision cache: the program file as it is now,
-// the folder (relative paths in a #! line or a loader's argument depend on
-// it, and a prompt shows it) and the arguments. The other files a decision
-// rests on are checked on a hit (see dependency).
-func (ex *execRequest) cacheKey() string {
+// appendCacheKey appends the key of the task's decision cache to b, or
+// nothing when the exec must not be cached: the program file as it is now
+// (device, inode, size, mtime and ctime, so that a file replaced or
+// rewritten at the same path is a new key), its real path and the path it
+// was executed by (a rule may match either name), the folder (relative
+// paths in a #! line or a loader's argument depend on it, and a prompt
+// shows it) and every argument (argv[0] included: a multi-call program
+// acts by it, and rules match arguments). The other files a decision rests
+// on are checked on a hit (see dependency). The loop builds the key in a
+// reused buffer and looks it up without converting it to a string.
+func (ex *execRequest) appendCacheKey(b []byte) []byte {
 	p := ex.prog
 	if p.Ino == 0 || p.Anonymous() {
-		return ""
+		return b
 	}
-	return fmt.Sprintf("%d:%d:%d:%d:%d\x00%s\x00%s", p.Dev, p.Ino, p.Size, p.ModNs, p.ChangeNs, ex.cwd, strings.Join(ex.argv, "\x00"))
+	for _, n := range [...]uint64{p.Dev, p.Ino, uint64(p.Size), uint64(p.ModNs), uint64(p.ChangeNs)} {
+		b = strconv.AppendUint(b, n, 16)
+		b = append(b, ':')
+	}
+	for _, str := range [...]string{p.Path, p.Given, ex.cwd} {
+		b = append(b, 0)
+		b = append(b, str...)
+	}
+	b = append(b, 0, 0)
+	for _, a := range ex.argv {
+		b = append(b, 0)
+		b = append(b, a...)
+	}
+	return b
 }
 
 // fileID identifies a file and its content's version; zero for a path the
@@ -109,8 +129,9 @@ func depsKey(deps []dependency) string {
 // readExec reads the path, argv and working folder of a waiting exec and
 // opens the file it names.
 func readExec(tid int, call execCall, args [6]uint64) (*execRequest, error) {
-	ex := &execRequest{tid: tid}
-	fd, err := unix.Open("/proc/"+strconv.Itoa(tid)+"/mem", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	ex := &execRequest{tid: tid, file: -1}
+	dir := "/proc/" + strconv.Itoa(tid) + "/"
+	fd, err := unix.Open(dir+"mem", unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return ex, fmt.Errorf("open the process's memory: %w", err)
 	}
@@ -129,7 +150,7 @@ func readExec(tid int, call execCall, args [6]uint64) (*execRequest, error) {
 	if ex.argv, err = readArgv(mem, argvPtr, call.ptr32); err != nil {
 		return ex, fmt.Errorf("read the arguments: %w", err)
 	}
-	ex.cwd, _ = os.Readlink(fmt.Sprintf("/proc/%d/cwd", tid))
+	ex.cwd, _ = os.Readlink(dir + "cwd")
 	var target string
 	switch {
 	case ex.given == "" && flags&unix.AT_EMPTY_PATH != 0:
@@ -188,26 +209,28 @@ func selfToPid(p string, tid int) string {
 	return p
 }
 
-// openProgram opens the file at target without side effects (O_PATH),
-// checks that it is an executable regular file, and reopens it for reading
-// when it can. ok is false when the kernel would refuse the exec anyway.
-func openProgram(target, given string) (Program, *os.File, bool) {
+// openProgram opens the file at target without side effects (O_PATH) and
+// checks that it is an executable regular file; fd is that O_PATH
+// descriptor, the caller's to close. ok is false when the kernel would
+// refuse the exec anyway. The file is reopened for reading only when a
+// decision needs its content (see judge), not for cached decisions; a raw
+// descriptor, not an *os.File, since the gate opens one for every exec.
+func openProgram(target, given string) (p Program, fd int, ok bool) {
 	fd, err := unix.Open(target, unix.O_PATH|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return Program{}, nil, false
+		return Program{}, -1, false
 	}
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Mode&0o111 == 0 {
 		unix.Close(fd)
-		return Program{}, nil, false
+		return Program{}, -1, false
 	}
-	real, _ := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", fd))
-	// The O_PATH file is reopened for reading only when a decision needs
-	// the content (see judge), not for cached decisions.
-	f := os.NewFile(uintptr(fd), real)
-	p := Program{Path: real, Given: given, Dev: st.Dev, Ino: st.Ino, Size: st.Size, ModNs: st.Mtim.Nano(), ChangeNs: st.Ctim.Nano()}
-	p.open = func() (*os.File, error) { return reopen(f) }
-	return p, f, true
+	self := "/proc/self/fd/" + strconv.Itoa(fd)
+	real, _ := os.Readlink(self)
+	p = Program{Path: real, Given: given, Dev: st.Dev, Ino: st.Ino, Size: st.Size, ModNs: st.Mtim.Nano(), ChangeNs: st.Ctim.Nano()}
+	// Valid while fd is open: the policy hashes the content during judge.
+	p.open = func() (*os.File, error) { return reopen(fd) }
+	return p, fd, true
 }
 
 // judge decides a program and what it makes the kernel or the loader run
@@ -215,13 +238,13 @@ func openProgram(target, given string) (Program, *os.File, bool) {
 // the program the dynamic loader is asked to load. final is the identity
 // of the image the exec ends up with; deps are the files besides prog that
 // the verdict rests on.
-func judge(pol *Policy, prog Program, f *os.File, argv []string, cwd string, depth int) (Verdict, [2]uint64, []dependency) {
+func judge(pol *Policy, prog Program, f int, argv []string, cwd string, depth int) (Verdict, [2]uint64, []dependency) {
 	v := pol.Decide(prog, argv)
 	final := [2]uint64{prog.Dev, prog.Ino}
 	if prog.Anonymous() {
 		v = stricter(v, Verdict{Decision: Ask, Reason: "it runs from a memfd or a deleted file, which cannot be identified"})
 	}
-	if f == nil || depth >= maxDepth {
+	if f < 0 || depth >= maxDepth {
 		return v, final, nil
 	}
 	head := make([]byte, 256)
@@ -240,7 +263,7 @@ func judge(pol *Policy, prog Program, f *os.File, argv []string, cwd string, dep
 		if !ok {
 			return v, final, []dependency{{path: target}} // the kernel fails the exec
 		}
-		defer ifile.Close()
+		defer unix.Close(ifile)
 		dep := dependency{path: target, id: idOf(iprog)}
 		iargv := []string{interp}
 		if arg != "" {
@@ -266,16 +289,16 @@ func judge(pol *Policy, prog Program, f *os.File, argv []string, cwd string, dep
 		if !ok {
 			return stricter(v, Verdict{Decision: Ask, Reason: fmt.Sprintf("the dynamic loader was asked to load %q, which cannot be identified", name)}), final, []dependency{{path: target}}
 		}
-		defer lfile.Close()
+		defer unix.Close(lfile)
 		lv, _, ldeps := judge(pol, lprog, lfile, largv, cwd, depth+1)
 		return stricter(v, lv), final, append([]dependency{{path: target, id: idOf(lprog)}}, ldeps...)
 	}
 	return v, final, nil
 }
 
-// reopen opens an O_PATH file for reading.
-func reopen(f *os.File) (*os.File, error) {
-	return os.OpenFile(fmt.Sprintf("/proc/self/fd/%d", f.Fd()), os.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+// reopen opens an O_PATH descriptor for reading.
+func reopen(fd int) (*os.File, error) {
+	return os.OpenFile("/proc/self/fd/"+strconv.Itoa(fd), os.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 }
 
 // parseShebang reads a "#!interpreter [arg]" line the way the kernel does:
@@ -380,14 +403,17 @@ func readCString(mem io.ReaderAt, addr uint64, max int) (string, error) {
 		return "", errors.New("null pointer")
 	}
 	var out []byte
+	var page [512]byte
 	for len(out) < max {
-		chunk := min(pageSize-int(addr%pageSize), 512)
-		buf := make([]byte, chunk)
+		buf := page[:min(pageSize-int(addr%pageSize), len(page))]
 		n, err := mem.ReadAt(buf, int64(addr))
 		if n == 0 && err != nil {
 			return "", err
 		}
 		if i := bytes.IndexByte(buf[:n], 0); i >= 0 {
+			if out == nil {
+				return string(buf[:i]), nil
+			}
 			return string(append(out, buf[:i]...)), nil
 		}
 		out = append(out, buf[:n]...)
@@ -407,21 +433,34 @@ func readArgv(mem io.ReaderAt, addr uint64, ptr32 bool) ([]string, error) {
 	}
 	var argv []string
 	total := 0
-	buf := make([]byte, size)
+	// The pointers are read up to 64 at a time, never across the end of a
+	// page (the next one may not be mapped).
+	var block [512]byte
+	var ptrs []byte
 	for i := 0; ; i++ {
 		if i >= maxArgs || total >= maxArgTotal {
 			argv = append(argv, "…")
 			return argv, nil
 		}
-		if _, err := mem.ReadAt(buf, int64(addr+uint64(i)*size)); err != nil {
-			return argv, err
+		if len(ptrs) == 0 {
+			at := addr + uint64(i)*size
+			n := min(uint64(len(block)), pageSize-at%pageSize)
+			n -= n % size
+			if n == 0 {
+				n = size // a pointer straddling pages (unaligned)
+			}
+			if _, err := mem.ReadAt(block[:n], int64(at)); err != nil {
+				return argv, err
+			}
+			ptrs = block[:n]
 		}
 		var p uint64
 		if ptr32 {
-			p = uint64(binary.NativeEndian.Uint32(buf))
+			p = uint64(binary.NativeEndian.Uint32(ptrs))
 		} else {
-			p = binary.NativeEndian.Uint64(buf)
+			p = binary.NativeEndian.Uint64(ptrs)
 		}
+		ptrs = ptrs[size:]
 		if p == 0 {
 			return argv, nil
 		}

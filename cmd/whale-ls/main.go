@@ -51,8 +51,9 @@ const usage = `whale-ls — the hands of an AI assistant inside a code editor
 Usage:
   whale-ls [serve] [--log-level debug|info|warn|error]
                                    run the language server on stdio
-  whale-ls call [--root DIR] [--config FILE.json] [--approve allow|deny] [--json] TOOL [INPUT_JSON|-]
-                                   run one tool and print its text (or the whole Envelope with --json)
+  whale-ls call [--root DIR] [--config FILE.json] [--approve allow|deny] [--standalone] [--json] TOOL [INPUT_JSON|-]
+                                   run one tool and print its text (or the whole Envelope with --json),
+                                   through the language server running for DIR when there is one
   whale-ls mcp [--root DIR] [--config FILE.json] [--approve allow|deny] [--standalone] [--structured]
                [--http HOST:PORT [--token-file FILE] [--allow-remote] [--allow-origin ORIGINS]]
                                    serve the tools over MCP on stdio (or Streamable HTTP with
@@ -319,67 +320,6 @@ func openSession(root, config, approve string, ephemeral bool, log *slog.Logger)
 		Log:        log,
 		FileIndex:  !ephemeral,
 	})
-}
-
-func call(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("call", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	root := fs.String("root", "", "workspace folder (default: the current folder)")
-	config := fs.String("config", "", "settings file: the same JSON object as initializationOptions")
-	approve := fs.String("approve", "deny", `answer to "ask" decisions: allow or deny`)
-	asJSON := fs.Bool("json", false, "print the whole Envelope as JSON")
-	fs.Usage = func() { fmt.Fprint(stderr, usage) }
-	if err := fs.Parse(flagsFirst(fs, args)); err != nil {
-		return exitUsage
-	}
-	if *approve != "allow" && *approve != "deny" {
-		fmt.Fprintf(stderr, "whale-ls call: --approve must be allow or deny, not %q\n", *approve)
-		return exitUsage
-	}
-	rest := fs.Args()
-	if len(rest) < 1 || len(rest) > 2 {
-		fmt.Fprintf(stderr, "whale-ls call: give a tool name and at most one input (JSON, or - for stdin)\n\n%s", usage)
-		return exitUsage
-	}
-	input := []byte("{}")
-	if len(rest) == 2 {
-		input = []byte(rest[1])
-		if rest[1] == "-" {
-			b, err := io.ReadAll(stdin)
-			if err != nil {
-				fmt.Fprintf(stderr, "whale-ls call: read stdin: %v\n", err)
-				return exitUsage
-			}
-			input = b
-		}
-	}
-	log := newLogger(stderr)
-	sess, err := newSession(*root, *config, *approve, log)
-	if err != nil {
-		fmt.Fprintf(stderr, "whale-ls call: %v\n", err)
-		return exitUsage
-	}
-	defer within(stopCloseBudget, sess.Close)
-	ctx, stop := stopSignals()
-	defer stop()
-	env := dispatchUntilStopped(ctx, sess.Registry, toolbridge.Call{Name: rest[0], Input: input})
-	if *asJSON {
-		stdout.Write(toolbridge.MarshalEnvelope(env))
-		fmt.Fprintln(stdout)
-	} else {
-		text := env.Text
-		if line := gateStateLine(sess.Gate, rest[0]); line != "" {
-			text += "\n" + line
-		}
-		if !env.OK {
-			text = fmt.Sprintf("%s: %s", env.Code, text)
-		}
-		fmt.Fprintln(stdout, text)
-	}
-	if !env.OK {
-		return exitFailure
-	}
-	return exitOK
 }
 
 func tools(args []string, stdout, stderr io.Writer) int {
