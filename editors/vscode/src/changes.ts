@@ -84,7 +84,8 @@ export function entryView(e: ChangeEntry, now?: Date): ItemView {
 export function fileView(e: ChangeEntry, f: ChangeFile): ItemView {
     return {
         id: `whale.change/${e.id}/${f.path}`,
-        label: f.name || basename(f.path),
+        // The path from the workspace folder ("build/sub/x.o"): a base name alone is ambiguous.
+        label: f.relPath || f.name || basename(f.path),
         description: fileDescription(f),
         tooltip: `${f.path}\n${f.where === 'editor' ? 'changed in the editor' : 'changed on disk'}\nClick to see the change`,
         contextValue: fileContext,

@@ -11,7 +11,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import {
     copyLogs,
     env,
@@ -35,7 +35,9 @@ interface Step {
 }
 
 const started = Date.now();
-const deadline = started + Number(env('E2E_DEADLINE_S', '420')) * 1000;
+/** How long the review stays open, unanswered, before the driver chooses its hunks (#28: 3 minutes). */
+const reviewWaitMs = Number(env('E2E_REVIEW_WAIT_S', '180')) * 1000;
+const deadline = started + Number(env('E2E_DEADLINE_S', '420')) * 1000 + reviewWaitMs;
 const out = path.resolve(env('OUT'));
 const steps: Step[] = [];
 const dialogLog: string[] = [];
@@ -150,13 +152,20 @@ async function typeIntoTerminal(page: Page): Promise<string> {
  */
 async function chooseReviewHunks(page: Page): Promise<Step> {
     const name =
-        'UI: the review diff has Accept, Reject… and Choose Hunks… in its title; Choose Hunks… lists both hunks, the second is unchecked and confirmed';
+        'UI: the review diff stays open 3 minutes unanswered, has Accept, Reject… and Choose Hunks… in its title; Choose Hunks… lists both hunks, the second is unchecked and confirmed';
     const t0 = Date.now();
     const problems: string[] = [];
     let detail = '';
     try {
         const choose = page.locator('.editor-actions a.action-label[aria-label^="Choose Hunks"]').first();
         await choose.waitFor({ state: 'visible', timeout: 20_000 });
+        // A careful reviewer takes minutes: the review is still open after reviewWaitMs.
+        await screenshot(page, 'review-open.png');
+        await sleep(reviewWaitMs);
+        await screenshot(page, 'review-still-open.png');
+        if (!(await choose.isVisible().catch(() => false))) {
+            problems.push(`the review was gone after ${reviewWaitMs / 1000} s unanswered`);
+        }
         const labels = await page.locator('.editor-actions a.action-label').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
         for (const want of ['Accept Change', 'Reject Change…', 'Choose Hunks…']) {
             if (!labels.some((l) => l.startsWith(want))) {
@@ -188,7 +197,7 @@ async function chooseReviewHunks(page: Page): Promise<Step> {
             await page.keyboard.press('Enter');
         }
         await widget.waitFor({ state: 'hidden', timeout: 5000 });
-        detail = `title actions: ${labels.filter((l) => /Change|Hunks/.test(l)).join(' | ')}; hunks: ${texts.join(' / ')}; checked ${checked.join(',')}`;
+        detail = `open ${reviewWaitMs / 1000} s unanswered, then answered; title actions: ${labels.filter((l) => /Change|Hunks/.test(l)).join(' | ')}; hunks: ${texts.join(' / ')}; checked ${checked.join(',')}`;
     } catch (err) {
         problems.push(String(err));
         await screenshot(page, 'review-failed.png');
@@ -443,6 +452,32 @@ async function changesOpenDiff(page: Page): Promise<void> {
     });
 }
 
+/**
+ * Right-clicks entry, picks "Revert this change" and confirms it with
+ * Revert ("Revert this change" asks first, as "Revert to before this"
+ * does); returns the menu's items and the question asked.
+ */
+async function revertThisChange(page: Page, entry: Locator, menuShot: string, confirmShot: string): Promise<{ items: string[]; asked: string }> {
+    await entry.click({ button: 'right' });
+    const menu = page.locator('.monaco-menu').first();
+    await menu.waitFor({ state: 'visible', timeout: 10_000 });
+    const items = (await menu.locator('.action-label').allInnerTexts()).map((t) => t.trim()).filter(Boolean);
+    await screenshot(page, menuShot);
+    await menu
+        .locator('.action-label', { hasText: /^\s*Revert this change\s*$/ })
+        .first()
+        .click({ timeout: 5000 });
+    const dialog = page.locator('.monaco-dialog-box').first();
+    await dialog.waitFor({ state: 'visible', timeout: 10_000 });
+    const asked = (await dialog.innerText().catch(() => '')).replace(/\s+/g, ' ');
+    await screenshot(page, confirmShot);
+    await dialog
+        .locator('.dialog-buttons .monaco-button', { hasText: /^\s*Revert\s*$/ })
+        .first()
+        .click({ timeout: 5000 });
+    return { items, asked };
+}
+
 /** Right-clicks the entry of the edit and picks "Revert this change" (the companion checks the file). */
 async function changesRevert(page: Page): Promise<void> {
     const t0 = Date.now();
@@ -450,26 +485,9 @@ async function changesRevert(page: Page): Promise<void> {
     let ok: boolean;
     try {
         const entry = await whaleRow(page, /edit changes\.txt/, 10_000);
-        await entry.click({ button: 'right' });
-        const menu = page.locator('.monaco-menu').first();
-        await menu.waitFor({ state: 'visible', timeout: 10_000 });
-        const items = (await menu.locator('.action-label').allInnerTexts()).map((t) => t.trim()).filter(Boolean);
+        const { items, asked } = await revertThisChange(page, entry, 'changes-menu.png', 'changes-revert-confirm.png');
         detail = `context menu: ${items.join(' | ')}`;
         ok = items.includes('Revert this change') && items.includes('Revert to before this');
-        await screenshot(page, 'changes-menu.png');
-        await menu
-            .locator('.action-label', { hasText: /^\s*Revert this change\s*$/ })
-            .first()
-            .click({ timeout: 5000 });
-        // "Revert this change" asks first, as "Revert to before this" does.
-        const dialog = page.locator('.monaco-dialog-box').first();
-        await dialog.waitFor({ state: 'visible', timeout: 10_000 });
-        const asked = (await dialog.innerText().catch(() => '')).replace(/\s+/g, ' ');
-        await screenshot(page, 'changes-revert-confirm.png');
-        await dialog
-            .locator('.dialog-buttons .monaco-button', { hasText: /^\s*Revert\s*$/ })
-            .first()
-            .click({ timeout: 5000 });
         detail += `; asked: ${asked.slice(0, 160)}`;
         ok = ok && asked.includes('Revert');
         await sleep(1500);
@@ -481,6 +499,51 @@ async function changesRevert(page: Page): Promise<void> {
     }
     steps.push({
         name: 'UI: the entry\'s context menu offers "Revert this change" and "Revert to before this"',
+        ok,
+        detail: detail.slice(0, 600),
+        ms: Date.now() - t0,
+    });
+}
+
+/**
+ * The entry of the shell task that made build/sub/x.o names its command, its
+ * file row the path with its folders; "Revert this change" (confirmed) takes
+ * the file away (the companion checks the disk).
+ */
+async function changesShell(page: Page): Promise<void> {
+    const t0 = Date.now();
+    let detail = '';
+    let ok: boolean;
+    try {
+        await expand(whaleView(page));
+        const entry = await whaleRow(page, /mkdir -p build\/sub/, 20_000);
+        const entryText = (await entry.innerText()).replace(/\s+/g, ' ').trim();
+        if ((await entry.getAttribute('aria-expanded')) !== 'true') {
+            await entry.click();
+        }
+        const file = await whaleRow(page, /build\/sub\/x\.o\s*created/, 10_000);
+        const fileText = (await file.innerText()).replace(/\s+/g, ' ').trim();
+        detail = `entry: "${entryText}"; file row: "${fileText}"`;
+        ok = entryText.includes('mkdir -p build/sub && echo x > build/sub/x.o');
+        await screenshot(page, 'changes-shell-entry.png');
+        await revertThisChange(page, entry, 'changes-shell-menu.png', 'changes-shell-confirm.png');
+        await sleep(1500);
+        const notices = (
+            await page
+                .locator('.notifications-toasts')
+                .innerText()
+                .catch(() => '')
+        ).replace(/\s+/g, ' ');
+        detail += notices ? `; notifications: ${notices.slice(0, 200)}` : '';
+        ok &&= !/open in the editor|close it first/i.test(notices);
+        await screenshot(page, 'changes-shell-reverted.png');
+    } catch (err) {
+        detail = `${String(err)} ${detail}`;
+        ok = false;
+        await screenshot(page, 'changes-shell-failed.png');
+    }
+    steps.push({
+        name: 'UI: the shell entry shows its command and build/sub/x.o; "Revert this change" is confirmed without a false "open in the editor"',
         ok,
         detail: detail.slice(0, 600),
         ms: Date.now() - t0,
@@ -515,7 +578,7 @@ async function main(): Promise<number> {
             codeServer,
             chromium: env('CHROMIUM', '/usr/bin/chromium'),
             dirs,
-            env: { WHALE_E2E_RESULTS: dirs.results },
+            env: { WHALE_E2E_RESULTS: dirs.results, E2E_REVIEW_WAIT_S: String(reviewWaitMs / 1000) },
             log: serverLog,
         });
         page = wb.page;
@@ -543,9 +606,9 @@ async function main(): Promise<number> {
                 typed = true;
                 log(await typeIntoTerminal(page));
             }
-            if ((r?.phase === 'changes-open-diff' || r?.phase === 'changes-revert') && !changesDone.has(r.phase)) {
+            if ((r?.phase === 'changes-open-diff' || r?.phase === 'changes-revert' || r?.phase === 'changes-shell') && !changesDone.has(r.phase)) {
                 changesDone.add(r.phase);
-                await (r.phase === 'changes-open-diff' ? changesOpenDiff(page) : changesRevert(page));
+                await { 'changes-open-diff': changesOpenDiff, 'changes-revert': changesRevert, 'changes-shell': changesShell }[r.phase](page);
             }
             if (r?.phase === 'review-choose-hunks' && !reviewed) {
                 reviewed = true;

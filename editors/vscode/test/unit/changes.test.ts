@@ -77,6 +77,11 @@ test('file items: name, +added −removed, created and deleted marks', () => {
     assert.match(fileView(e, file({ where: 'editor' })).tooltip, /changed in the editor/);
     assert.equal(fileView(e, file({ deleted: true })).icon, 'diff-removed');
     assert.equal(fileView(e, file({ name: '', path: '/w/x/b.txt' })).label, 'b.txt');
+    assert.equal(
+        fileView(e, file({ name: 'x.o', relPath: 'build/sub/x.o', path: '/w/build/sub/x.o' })).label,
+        'build/sub/x.o',
+        'the path from the workspace folder',
+    );
 });
 
 test('entry items: label, time, id as tooltip, revert icon, menus', () => {

@@ -57,14 +57,14 @@ function withTimeout<T>(p: Thenable<T>, ms: number, what: string): Promise<T> {
     });
 }
 
-async function step(name: string, fn: () => Promise<string>): Promise<boolean> {
+async function step(name: string, fn: () => Promise<string>, ms = 90_000): Promise<boolean> {
     report.phase = name;
     save();
     const start = Date.now();
     let ok = false;
     let detail: string;
     try {
-        detail = await withTimeout(fn(), 90_000, name);
+        detail = await withTimeout(fn(), ms, name);
         ok = true;
     } catch (err) {
         detail = err instanceof Error ? err.message : String(err);
@@ -309,6 +309,22 @@ async function run(): Promise<void> {
             return 'changes.txt holds its text before the edit';
         });
     }
+    // A file a shell task made (#28): its entry names the command and the
+    // file with its folders; "Revert this change" removes it.
+    const madePath = path.join(root, 'build', 'sub', 'x.o');
+    const made = await step('whale_shell_run makes build/sub/x.o (for the Changes view)', async () => {
+        const out = await invoke('whale_shell_run', { command: 'mkdir -p build/sub && echo x > build/sub/x.o' });
+        check(fs.existsSync(madePath), `build/sub/x.o was not made: ${out}`);
+        return out.split('\n').find((l) => l.includes('journal entry')) ?? out.split('\n')[0];
+    });
+    if (made) {
+        await step('Changes: reverting the shell entry removes the file it made', async () => {
+            report.phase = 'changes-shell';
+            save();
+            await waitFor(() => !fs.existsSync(madePath), 60_000, 'build/sub/x.o to be gone after the revert');
+            return 'build/sub/x.o is gone';
+        });
+    }
     // Review before apply (#18). edits.review is a user setting (application
     // scope: VS Code ignores it in a workspace's settings), so the test sets
     // it for these steps only; the edits above went through unreviewed.
@@ -333,18 +349,24 @@ async function run(): Promise<void> {
             return `diff ${diff!.modified.scheme}:${path.basename(diff!.modified.path)} open; review.txt untouched`;
         },
     );
-    await step('review: "Choose Hunks…" accepts one of the two hunks; the file holds exactly that and the diff closes', async () => {
-        check(reviewOpened && proposal, 'no review is open');
-        // The driver clicks Choose Hunks… in the diff's title, unchecks the second hunk and confirms.
-        report.phase = 'review-choose-hunks';
-        save();
-        const env = await withTimeout(proposal!, 80_000, 'the reviewed apply_patch');
-        check(env.ok && env.text.includes('applied hunk 1 of 2 in review.txt'), `apply_patch: ${env.code} ${env.text}`);
-        const disk = fs.readFileSync(reviewPath, 'utf8');
-        check(disk === 'r1\nR2\nr3\nr4\nr5\nr6\nr7\n', `review.txt = ${JSON.stringify(disk)}, want only the first hunk applied`);
-        await waitFor(() => reviewDiffs().length === 0, 5000, 'the review diff to close');
-        return env.text.split('\n')[0];
-    });
+    // The driver leaves the review open E2E_REVIEW_WAIT_S (3 minutes) before it answers.
+    const reviewWaitMs = Number(process.env.E2E_REVIEW_WAIT_S ?? '180') * 1000;
+    await step(
+        'review: left 3 minutes unanswered, then "Choose Hunks…" accepts one of the two hunks; the file holds exactly that and the diff closes',
+        async () => {
+            check(reviewOpened && proposal, 'no review is open');
+            // The driver clicks Choose Hunks… in the diff's title, unchecks the second hunk and confirms.
+            report.phase = 'review-choose-hunks';
+            save();
+            const env = await withTimeout(proposal!, 80_000 + reviewWaitMs, 'the reviewed apply_patch');
+            check(env.ok && env.text.includes('applied hunk 1 of 2 in review.txt'), `apply_patch: ${env.code} ${env.text}`);
+            const disk = fs.readFileSync(reviewPath, 'utf8');
+            check(disk === 'r1\nR2\nr3\nr4\nr5\nr6\nr7\n', `review.txt = ${JSON.stringify(disk)}, want only the first hunk applied`);
+            await waitFor(() => reviewDiffs().length === 0, 5000, 'the review diff to close');
+            return env.text.split('\n')[0];
+        },
+        90_000 + reviewWaitMs,
+    );
     await setReview('off');
 
     await step('update_plan and todo_add fill the Whale view', async () => {
