@@ -23,10 +23,10 @@ FUZZ_TARGETS := \
 	./execboundary:FuzzParseCommandLine \
 	./changes:FuzzMerge3
 
-.PHONY: test check lint lint-go lint-lua lint-ts test-short fmt-check vet race fuzz replay neovim vscode vscode-e2e vscode-chat-e2e vscode-package mcp-conformance hosts build build-test bench-rpc cross wine release release-check
+.PHONY: test check lint lint-go lint-lua lint-ts test-short fmt-check vet race fuzz replay neovim vscode vscode-e2e vscode-chat-e2e vscode-package mcp-conformance acp hosts build build-test bench-rpc cross wine release release-check
 
 # Every target, each to its end, then a table of times and results.
-TEST_TARGETS := fmt-check vet lint-go lint-lua lint-ts cross wine race fuzz neovim vscode vscode-package vscode-e2e vscode-chat-e2e mcp-conformance hosts release-check
+TEST_TARGETS := fmt-check vet lint-go lint-lua lint-ts cross wine race fuzz neovim vscode vscode-package vscode-e2e vscode-chat-e2e mcp-conformance acp hosts release-check
 test:
 	@bash scripts/run-targets.sh $(TEST_TARGETS)
 
@@ -173,6 +173,15 @@ vscode-chat-e2e:
 mcp-conformance: build
 	cd mcpfront/conformance && npm ci --no-audit --no-fund --loglevel=error && WHALE_LS=$(CURDIR)/bin/whale-ls npm test
 	WHALE_LS=$(CURDIR)/bin/whale-ls mcpfront/conformance/suite.sh
+
+# The real `whale-ls acp` between a client built with the official Agent
+# Client Protocol TypeScript SDK and a scripted agent built with the same SDK
+# (acpfront/e2e, the SDK pinned in its package-lock.json): reads, stale
+# writes merged and refused, a fresh write, terminal commands the exec
+# boundary denies, asks about and allows, a canceled turn; node's test
+# runner prints the summary.
+acp: build
+	cd acpfront/e2e && npm ci --no-audit --no-fund --loglevel=error && WHALE_LS=$(CURDIR)/bin/whale-ls npm test
 
 # Real agent CLIs as MCP hosts of the real `whale-ls mcp` (mcpfront/hosts,
 # build tag "hosts"): Claude Code, Codex CLI, Gemini CLI, opencode,
