@@ -30,8 +30,6 @@ type writeParams struct {
 // fileService serves the agent's file reads and writes with the session's
 // commit path, remembering what the agent last saw of each file.
 type fileService struct {
-	sess *session.Session
-
 	mu sync.Mutex
 	// bases holds, per path as the agent names it (cleaned), the whole
 	// text the agent last read or wrote: the base of the merge when it
@@ -64,8 +62,8 @@ func (f *fileService) remember(path, text string) {
 
 // read answers fs/read_text_file: the editor's buffer or the disk, lines
 // line (1-based) to line+limit-1 when given.
-func (f *fileService) read(in readParams) (any, error) {
-	tf, err := f.sess.Commits.ReadText(in.Path)
+func (f *fileService) read(sess *session.Session, in readParams) (any, error) {
+	tf, err := sess.Commits.ReadText(in.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -97,12 +95,12 @@ func sliceLines(text string, line, limit *int) string {
 // write answers fs/write_text_file through the commit path, then shows the
 // change to the editor as a diff in a tool call of the session before the
 // agent hears that it is done.
-func (p *Proxy) write(ctx context.Context, sessionID string, in writeParams) (any, error) {
+func (p *Proxy) write(ctx context.Context, sess *session.Session, sessionID string, in writeParams) (any, error) {
 	wi := catalog.WriteTextInput{Path: in.Path, Content: in.Content, Tool: "fs/write_text_file", Agent: p.agentName.Load().(string)}
 	if b, ok := p.files.base(in.Path); ok {
 		wi.Base = &b
 	}
-	res, err := p.sess.Commits.WriteText(ctx, wi)
+	res, err := sess.Commits.WriteText(ctx, wi)
 	if err != nil {
 		return nil, err
 	}

@@ -28,9 +28,17 @@ type Options struct {
 	Dir string
 	// Stderr receives the agent's standard error.
 	Stderr io.Writer
-	// MCPServer, when set, is the stdio MCP server added to every
-	// session/new and session/load (whale's own tools); nil adds none.
-	MCPServer *MCPServer
+	// Root is the workspace folder; "" takes the cwd of the first
+	// session/new or session/load.
+	Root string
+	// OpenSession opens the whale session of the workspace root, at the
+	// first session/new or session/load. Its Prompter and terminal sink
+	// must be the proxy's (Prompter, TerminalSink).
+	OpenSession func(root string) (*session.Session, error)
+	// MCPServer, when set, makes the stdio MCP server added to every
+	// session/new and session/load (whale's own tools) for the root; nil
+	// adds none.
+	MCPServer func(root string) *MCPServer
 	// AgentName names the agent for a person until its initialize response
 	// names it (default: the base name of Agent[0]).
 	AgentName string
@@ -59,7 +67,6 @@ type Proxy struct {
 	log    *slog.Logger
 	editor *peer
 	agent  *peer
-	sess   *session.Session
 	// lastSession is the ACP session id of the latest session/prompt or
 	// whale-served request: the session an exec approval is asked in.
 	lastSession atomic.Value // string
@@ -67,6 +74,10 @@ type Proxy struct {
 	terms       *terminals
 	files       *fileService
 	updates     *toolCalls
+
+	sessMu sync.Mutex
+	sess   *session.Session // nil until the first session/new or session/load
+	root   string
 
 	mu sync.Mutex
 	// fromEditor holds the editor's requests passed to the agent and not
@@ -104,7 +115,7 @@ func New(o Options) *Proxy {
 	p := &Proxy{opts: o, log: o.Log,
 		fromEditor: map[string]string{}, toEditor: map[string]*outgoing{}, agentToEditor: map[string]json.RawMessage{},
 		served: map[string]context.CancelFunc{}, sessionCalls: map[string]map[*int]context.CancelFunc{},
-		terms: newTerminals(), updates: newToolCalls()}
+		terms: newTerminals(), updates: newToolCalls(), files: &fileService{bases: map[string]string{}}}
 	name := o.AgentName
 	if name == "" && len(o.Agent) > 0 {
 		name = filepath.Base(o.Agent[0])
@@ -120,10 +131,8 @@ func (p *Proxy) TerminalSink() *TerminalSink { return &TerminalSink{t: p.terms} 
 
 // Serve runs the agent and relays between in/out (the editor) and it until
 // the editor's input ends, ctx ends or the agent exits. The agent is
-// stopped and sess is left open (the caller closes it).
-func (p *Proxy) Serve(ctx context.Context, sess *session.Session, in io.Reader, out io.Writer) error {
-	p.sess = sess
-	p.files = &fileService{sess: sess, bases: map[string]string{}}
+// stopped; the session stays open until Close.
+func (p *Proxy) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	p.editor = &peer{w: out}
 	a, err := startAgent(p.opts.Agent, p.opts.Dir, p.opts.Stderr)
 	if err != nil {
@@ -155,6 +164,61 @@ func (p *Proxy) Serve(ctx context.Context, sess *session.Session, in io.Reader, 
 	p.cancelServed()
 	a.stop()
 	return result
+}
+
+// Session returns the whale session, nil before the first session/new or
+// session/load.
+func (p *Proxy) Session() *session.Session {
+	p.sessMu.Lock()
+	defer p.sessMu.Unlock()
+	return p.sess
+}
+
+// Close closes the whale session, if one was opened.
+func (p *Proxy) Close() {
+	if s := p.Session(); s != nil {
+		s.Close()
+	}
+}
+
+// openSession opens the whale session on the first session/new or
+// session/load, in the root given (or the request's cwd), and returns the
+// root.
+func (p *Proxy) openSession(params json.RawMessage) (string, error) {
+	p.sessMu.Lock()
+	defer p.sessMu.Unlock()
+	if p.sess != nil {
+		return p.root, nil
+	}
+	root := p.opts.Root
+	if root == "" {
+		var c struct {
+			Cwd string `json:"cwd"`
+		}
+		_ = json.Unmarshal(params, &c)
+		if !filepath.IsAbs(c.Cwd) {
+			return "", fmt.Errorf("the session's cwd %s is not an absolute path, and whale-ls acp has no --root; send an absolute cwd, or start whale-ls acp with --root", excerpt.Quote(c.Cwd))
+		}
+		root = c.Cwd
+	}
+	if p.opts.OpenSession == nil {
+		return "", errors.New("whale-ls acp was built without a way to open its session")
+	}
+	s, err := p.opts.OpenSession(root)
+	if err != nil {
+		return "", fmt.Errorf("whale could not open the workspace %s (%w); check the folder, or start whale-ls acp with --root", root, err)
+	}
+	p.sess, p.root = s, root
+	return root, nil
+}
+
+// session returns the whale session, or the error an agent request gets
+// before there is one.
+func (p *Proxy) session() (*session.Session, error) {
+	if s := p.Session(); s != nil {
+		return s, nil
+	}
+	return nil, &rpcError{Code: codeInvalidRequest, Message: "whale serves files and terminals once a session exists; send this after session/new or session/load"}
 }
 
 // readLines hands each line of r to handle until r ends.
@@ -217,7 +281,12 @@ func (p *Proxy) fromEditorLine(ctx context.Context, line []byte) {
 	case m.Method == "initialize" && m.isRequest():
 		line = p.rewriteInitialize(line, m)
 	case (m.Method == "session/new" || m.Method == "session/load") && m.isRequest():
-		line = p.addMCPServer(line, m)
+		root, err := p.openSession(m.Params)
+		if err != nil {
+			_ = p.editor.fail(m.ID, &rpcError{Code: codeInternal, Message: err.Error()})
+			return
+		}
+		line = p.addMCPServer(line, m, root)
 	case m.Method == "session/prompt":
 		p.noteSession(m.Params)
 	case m.Method == "session/cancel":
@@ -519,10 +588,11 @@ func (p *Proxy) rewriteInitialize(line []byte, m *message) []byte {
 
 // addMCPServer adds whale's MCP server to a session/new or session/load,
 // unless one of that name is there.
-func (p *Proxy) addMCPServer(line []byte, m *message) []byte {
+func (p *Proxy) addMCPServer(line []byte, m *message, root string) []byte {
 	if p.opts.MCPServer == nil {
 		return line
 	}
+	server := p.opts.MCPServer(root)
 	var params map[string]json.RawMessage
 	if json.Unmarshal(m.Params, &params) != nil || params == nil {
 		return line
@@ -533,11 +603,11 @@ func (p *Proxy) addMCPServer(line []byte, m *message) []byte {
 		var named struct {
 			Name string `json:"name"`
 		}
-		if json.Unmarshal(s, &named) == nil && named.Name == p.opts.MCPServer.Name {
+		if json.Unmarshal(s, &named) == nil && named.Name == server.Name {
 			return line
 		}
 	}
-	servers = append(servers, mustJSON(p.opts.MCPServer))
+	servers = append(servers, mustJSON(server))
 	params["mcpServers"] = mustJSON(servers)
 	out, err := withFields(line, map[string]any{"params": params})
 	if err != nil {

@@ -71,16 +71,25 @@ func startProxy(t *testing.T, cfg string) *editor {
 			t.Fatal(err)
 		}
 	}
-	p := New(Options{Agent: []string{os.Args[0]}, MCPServer: &MCPServer{Name: "whale", Command: "/bin/whale-ls", Args: []string{"mcp"}, Env: []EnvVar{}}})
-	sess, err := session.New(session.Options{Roots: []string{root}, Prompter: p.Prompter(), Terminal: terminal.Options{Sink: p.TerminalSink()}, Settings: s})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := &editor{t: t, root: root, served: make(chan error, 1), waiters: map[string]chan *message{}, permissionAnswer: "allow_once"}
+	var p *Proxy
+	p = New(Options{Agent: []string{os.Args[0]},
+		MCPServer: func(root string) *MCPServer {
+			return &MCPServer{Name: "whale", Command: "/bin/whale-ls", Args: []string{"mcp", "--root", root}, Env: []EnvVar{}}
+		},
+		OpenSession: func(r string) (*session.Session, error) {
+			if r != root {
+				t.Errorf("the session opened in %s, want the session/new cwd %s", r, root)
+			}
+			sess, err := session.New(session.Options{Roots: []string{r}, Prompter: p.Prompter(), Terminal: terminal.Options{Sink: p.TerminalSink()}, Settings: s})
+			e.sess = sess
+			return sess, err
+		}})
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	e := &editor{t: t, w: inW, proxy: p, sess: sess, root: root, served: make(chan error, 1), waiters: map[string]chan *message{}, permissionAnswer: "allow_once"}
+	e.w, e.proxy = inW, p
 	go func() {
-		e.served <- p.Serve(context.Background(), sess, inR, outW)
+		e.served <- p.Serve(context.Background(), inR, outW)
 		outW.Close()
 	}()
 	go e.read(outR)
@@ -91,7 +100,7 @@ func startProxy(t *testing.T, cfg string) *editor {
 		case <-time.After(10 * time.Second):
 			t.Error("the proxy did not stop within 10 s of the editor's input ending")
 		}
-		sess.Close()
+		p.Close()
 		if t.Failed() {
 			t.Logf("messages the editor got:\n%s", strings.Join(e.lines, "\n"))
 		}
@@ -242,7 +251,7 @@ func TestInitializeAdvertisesWhaleAndPassesTheAgentOn(t *testing.T) {
 	if r.AgentCapabilities["loadSession"] != true || len(r.AuthMethods) != 1 || r.AgentInfo["title"] != "Fake Agent" {
 		t.Errorf("the editor got %s, want the agent's capabilities, auth methods and info", ini.Result)
 	}
-	if !strings.Contains(string(sn.Result), `"command":"/bin/whale-ls"`) {
+	if !strings.Contains(string(sn.Result), `"command":"/bin/whale-ls","args":["mcp","--root",`+strconv.Quote(e.root)) {
 		t.Errorf("session/new reached the agent with %s, want whale's MCP server added", sn.Result)
 	}
 }

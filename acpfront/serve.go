@@ -48,25 +48,29 @@ func (p *Proxy) serve(ctx context.Context, m *message) {
 
 // handle runs one whale-served request.
 func (p *Proxy) handle(ctx context.Context, sessionID string, m *message) (any, error) {
+	sess, err := p.session()
+	if err != nil {
+		return nil, err
+	}
 	switch m.Method {
 	case "fs/read_text_file":
 		var in readParams
 		if err := decodeParams(m.Params, &in); err != nil {
 			return nil, err
 		}
-		return p.files.read(in)
+		return p.files.read(sess, in)
 	case "fs/write_text_file":
 		var in writeParams
 		if err := decodeParams(m.Params, &in); err != nil {
 			return nil, err
 		}
-		return p.write(ctx, sessionID, in)
+		return p.write(ctx, sess, sessionID, in)
 	case "terminal/create":
 		var in createTerminalParams
 		if err := decodeParams(m.Params, &in); err != nil {
 			return nil, err
 		}
-		return p.createTerminal(ctx, in)
+		return p.createTerminal(ctx, sess, in)
 	}
 	var in terminalParams
 	if err := decodeParams(m.Params, &in); err != nil {
@@ -78,9 +82,9 @@ func (p *Proxy) handle(ctx context.Context, sessionID string, m *message) (any, 
 	case "terminal/wait_for_exit":
 		return p.terms.waitForExit(ctx, in.TerminalID)
 	case "terminal/kill":
-		return p.killTerminal(in.TerminalID, false)
+		return p.killTerminal(sess, in.TerminalID, false)
 	default: // terminal/release
-		return p.killTerminal(in.TerminalID, true)
+		return p.killTerminal(sess, in.TerminalID, true)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/whale-ls/whale-ls/catalog"
 	"github.com/whale-ls/whale-ls/execboundary"
+	"github.com/whale-ls/whale-ls/session"
 	"github.com/whale-ls/whale-ls/terminal"
 	"github.com/whale-ls/whale-ls/toolbridge"
 )
@@ -172,7 +173,7 @@ func (ts *terminals) waitForExit(ctx context.Context, id string) (any, error) {
 // createTerminal answers terminal/create: the command runs as a shell task
 // of the session (exec boundary, sandbox, journal of what it changed) in a
 // pipe, in the background; its id is the terminal's.
-func (p *Proxy) createTerminal(ctx context.Context, in createTerminalParams) (any, error) {
+func (p *Proxy) createTerminal(ctx context.Context, sess *session.Session, in createTerminalParams) (any, error) {
 	command := strings.TrimSpace(in.Command)
 	if command == "" {
 		return nil, toolbridge.Fail(toolbridge.CodeInvalidInput, "command is empty; give the program to run in command and its arguments in args")
@@ -188,7 +189,7 @@ func (p *Proxy) createTerminal(ctx context.Context, in createTerminalParams) (an
 	if in.Cwd != nil {
 		cwd = *in.Cwd
 	}
-	if err := p.judge(command, cwd); err != nil {
+	if err := judge(sess, command, cwd); err != nil {
 		return nil, err
 	}
 	input := map[string]any{"command": command, "background": true, "mode": "pipe"}
@@ -199,7 +200,7 @@ func (p *Proxy) createTerminal(ctx context.Context, in createTerminalParams) (an
 		input["env"] = in.Env
 	}
 	raw, _ := json.Marshal(input)
-	env := p.sess.Registry.Dispatch(ctx, toolbridge.Call{Name: "shell_run", Input: raw})
+	env := sess.Registry.Dispatch(ctx, toolbridge.Call{Name: "shell_run", Input: raw})
 	if !env.OK {
 		return nil, &toolbridge.Failure{Code: env.Code, Text: env.Text}
 	}
@@ -219,8 +220,8 @@ func (p *Proxy) createTerminal(ctx context.Context, in createTerminalParams) (an
 
 // judge refuses a command the exec boundary denies before it starts; the
 // boundary still checks every program the command runs.
-func (p *Proxy) judge(command, cwd string) error {
-	j, err := catalog.JudgeShellCommand(p.sess.Workspace, p.sess.Gate, command, cwd)
+func judge(sess *session.Session, command, cwd string) error {
+	j, err := catalog.JudgeShellCommand(sess.Workspace, sess.Gate, command, cwd)
 	if err != nil {
 		return err
 	}
@@ -229,9 +230,9 @@ func (p *Proxy) judge(command, cwd string) error {
 	}
 	dir := cwd
 	if dir == "" {
-		dir = p.sess.Workspace.Roots()[0].Path
+		dir = sess.Workspace.Roots()[0].Path
 	}
-	why := p.sess.Gate.JudgeCommand(command, dir)
+	why := sess.Gate.JudgeCommand(command, dir)
 	reason := why.Off
 	for _, prog := range why.Programs {
 		if prog.Verdict.Decision == execboundary.Deny {
@@ -245,7 +246,7 @@ func (p *Proxy) judge(command, cwd string) error {
 // killTerminal answers terminal/kill (the command's whole process tree
 // stops; the terminal stays for its output) and terminal/release (the
 // same, and the terminal is forgotten).
-func (p *Proxy) killTerminal(id string, release bool) (any, error) {
+func (p *Proxy) killTerminal(sess *session.Session, id string, release bool) (any, error) {
 	t, err := p.terms.lookup(id)
 	if err != nil {
 		return nil, err
@@ -253,7 +254,7 @@ func (p *Proxy) killTerminal(id string, release bool) (any, error) {
 	select {
 	case <-t.exited:
 	default:
-		if _, err := p.sess.Terminals.Cancel(id); err != nil {
+		if _, err := sess.Terminals.Cancel(id); err != nil {
 			p.log.Debug("cancel task", "id", id, "err", err)
 		}
 	}

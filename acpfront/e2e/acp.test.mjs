@@ -52,10 +52,11 @@ async function start(t, settings) {
     });
     const config = join(state, 'settings.json');
     writeFileSync(config, JSON.stringify(settings ?? {}));
-    // Its own runtime and state folders: no running whale-ls is attached,
-    // and the journal is this test's.
+    // No --root: the workspace is session/new's cwd. Its own runtime and
+    // state folders: no running whale-ls is attached, and the journal is
+    // this test's.
     const env = { ...process.env, XDG_RUNTIME_DIR: state, XDG_STATE_HOME: state };
-    const proc = spawn(bin, ['acp', '--root', root, '--config', config, '--', process.execPath, agentScript], {
+    const proc = spawn(bin, ['acp', '--config', config, '--', process.execPath, agentScript], {
         env,
         stdio: ['pipe', 'pipe', 'pipe'],
     });

@@ -19,7 +19,7 @@ import (
 func acpCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("acp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	root := fs.String("root", "", "workspace folder (default: the current folder)")
+	root := fs.String("root", "", "workspace folder (default: the cwd of the editor's first session/new)")
 	config := fs.String("config", "", "settings file: the same JSON object as initializationOptions")
 	noTools := fs.Bool("no-tools", false, "do not add whale's MCP server (whale-ls mcp) to the agent's sessions")
 	fs.Usage = func() { fmt.Fprint(stderr, usage) }
@@ -40,50 +40,52 @@ func acpCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "whale-ls acp: give the agent's command line after --, e.g. whale-ls acp -- gemini --experimental-acp")
 		return exitUsage
 	}
-	if *root == "" {
-		wd, err := os.Getwd()
+	if *root != "" {
+		abs, err := filepath.Abs(*root)
 		if err != nil {
 			fmt.Fprintln(stderr, "whale-ls acp:", err)
 			return exitUsage
 		}
-		*root = wd
+		*root = abs
 	}
-	abs, err := filepath.Abs(*root)
-	if err != nil {
-		fmt.Fprintln(stderr, "whale-ls acp:", err)
-		return exitUsage
-	}
-	*root = abs
 	log := newLogger(stderr)
 	cfg, err := loadConfig(*config, log)
 	if err != nil {
 		fmt.Fprintln(stderr, "whale-ls acp:", err)
 		return exitUsage
 	}
-	opts := acpfront.Options{Agent: agent, Stderr: stderr, Log: log}
-	if !*noTools {
-		if opts.MCPServer, err = whaleMCPServer(*root, *config); err != nil {
+	exe, err := os.Executable()
+	if err != nil && !*noTools {
+		fmt.Fprintln(stderr, "whale-ls acp: cannot find this executable for the agent's MCP server (use --no-tools to run without it):", err)
+		return exitFailure
+	}
+	configAbs := ""
+	if *config != "" {
+		if configAbs, err = filepath.Abs(*config); err != nil {
 			fmt.Fprintln(stderr, "whale-ls acp:", err)
-			return exitFailure
+			return exitUsage
 		}
 	}
-	proxy := acpfront.New(opts)
-	sess, err := session.New(session.Options{
-		Roots:      []string{*root},
-		Prompter:   proxy.Prompter(),
-		Terminal:   terminal.Options{Sink: proxy.TerminalSink(), Supervisor: supervisorArgv()},
-		Settings:   cfg,
-		ExtraTools: testTools,
-		Log:        log,
-	})
-	if err != nil {
-		fmt.Fprintln(stderr, "whale-ls acp:", err)
-		return exitUsage
+	var proxy *acpfront.Proxy
+	opts := acpfront.Options{Agent: agent, Root: *root, Stderr: stderr, Log: log,
+		OpenSession: func(root string) (*session.Session, error) {
+			return session.New(session.Options{
+				Roots:      []string{root},
+				Prompter:   proxy.Prompter(),
+				Terminal:   terminal.Options{Sink: proxy.TerminalSink(), Supervisor: supervisorArgv()},
+				Settings:   cfg,
+				ExtraTools: testTools,
+				Log:        log,
+			})
+		}}
+	if !*noTools {
+		opts.MCPServer = func(root string) *acpfront.MCPServer { return whaleMCPServer(exe, root, configAbs) }
 	}
+	proxy = acpfront.New(opts)
 	ctx, stop := stopSignals()
 	defer stop()
-	serveErr := proxy.Serve(ctx, sess, stdin, stdout)
-	if !within(stopCloseBudget, sess.Close) {
+	serveErr := proxy.Serve(ctx, stdin, stdout)
+	if !within(stopCloseBudget, proxy.Close) {
 		log.Warn("the session was not released in time; exiting anyway")
 	}
 	if serveErr != nil {
@@ -93,20 +95,12 @@ func acpCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// whaleMCPServer is the ACP MCP server entry that runs this executable's
-// `whale-ls mcp` on the same workspace and settings.
-func whaleMCPServer(root, config string) (*acpfront.MCPServer, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, fmt.Errorf("find this executable for the agent's MCP server (use --no-tools to run without it): %w", err)
-	}
+// whaleMCPServer is the ACP MCP server entry that runs exe's `whale-ls mcp`
+// on root with the same settings file (absolute; "" for none).
+func whaleMCPServer(exe, root, config string) *acpfront.MCPServer {
 	args := []string{"mcp", "--root", root}
 	if config != "" {
-		abs, err := filepath.Abs(config)
-		if err != nil {
-			return nil, err
-		}
-		args = append(args, "--config", abs)
+		args = append(args, "--config", config)
 	}
-	return &acpfront.MCPServer{Name: "whale", Command: exe, Args: args, Env: []acpfront.EnvVar{}}, nil
+	return &acpfront.MCPServer{Name: "whale", Command: exe, Args: args, Env: []acpfront.EnvVar{}}
 }
