@@ -189,7 +189,8 @@ acp: build
 # each driven through a turn by a scripted model on 127.0.0.1, in a
 # loopback-only network namespace when run as root; then again in whale
 # mode, after `whale-ls setup HOST`, with none of its built-in edit or
-# shell tools offered. Without npm or the
+# shell tools offered; and Gemini CLI's ACP mode behind `whale-ls acp`,
+# whose own file writes must land through whale (acp_test.go). Without npm or the
 # registry a host is skipped, except in CI (CI=true).
 hosts: build
 	$(GO) vet -tags hosts ./mcpfront/hosts
