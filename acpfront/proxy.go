@@ -498,14 +498,19 @@ func (p *Proxy) failPendingEditorRequests(why string) {
 // cancelServed cancels every request whale is serving.
 func (p *Proxy) cancelServed() {
 	p.mu.Lock()
-	defer p.mu.Unlock()
+	var cancels []context.CancelFunc
 	for _, cancel := range p.served {
-		cancel()
+		cancels = append(cancels, cancel)
 	}
 	for _, calls := range p.sessionCalls {
 		for _, cancel := range calls {
-			cancel()
+			cancels = append(cancels, cancel)
 		}
+	}
+	p.mu.Unlock()
+	// Outside the lock: a served request's cancel function takes it.
+	for _, cancel := range cancels {
+		cancel()
 	}
 }
 

@@ -509,6 +509,32 @@ func (e *editor) waitServed(why string) {
 	}
 }
 
+// The editor leaves while whale serves an agent request (a terminal wait):
+// the proxy still stops, the request canceled and the agent gone.
+func TestEditorEOFWhileWhaleServes(t *testing.T) {
+	e := startProxy(t, "")
+	ini, _ := e.open()
+	pid := agentPID(ini)
+	e.mu.Lock()
+	from := len(e.messages)
+	e.mu.Unlock()
+	steps, _ := json.Marshal([]map[string]any{
+		req("terminal/create", map[string]any{"command": "sleep 30"}),
+		req("terminal/wait_for_exit", map[string]any{"terminalId": "t1"}),
+	})
+	e.send(map[string]any{"jsonrpc": "2.0", "id": 99, "method": "session/prompt", "params": map[string]any{"sessionId": "s1", "prompt": []any{map[string]any{"type": "text", "text": string(steps)}}}})
+	deadline := time.Now().Add(20 * time.Second)
+	for len(e.chunksSince(from)) < 1 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond) // the wait is under way
+	e.w.Close()
+	e.waitServed("the editor's input ended during a terminal wait")
+	if !processGone(pid) {
+		t.Errorf("the agent (pid %d) outlived the proxy", pid)
+	}
+}
+
 func TestSliceLines(t *testing.T) {
 	one, two, zero := 1, 2, 0
 	for _, tc := range []struct {
