@@ -46,7 +46,7 @@ type step struct {
 }
 
 func runFakeAgent(in io.Reader, out io.Writer) {
-	a := &fakeAgent{out: &peer{w: out}, pending: map[string]chan *message{}, canceled: make(chan struct{}, 1)}
+	a := &fakeAgent{out: newPeer(out), pending: map[string]chan *message{}, canceled: make(chan struct{}, 1)}
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for sc.Scan() {

@@ -2,6 +2,7 @@ package acpfront
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -133,19 +134,19 @@ func (p *Proxy) TerminalSink() *TerminalSink { return &TerminalSink{t: p.terms} 
 // the editor's input ends, ctx ends or the agent exits. The agent is
 // stopped; the session stays open until Close.
 func (p *Proxy) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
-	p.editor = &peer{w: out}
+	p.editor = newPeer(out)
 	a, err := startAgent(p.opts.Agent, p.opts.Dir, p.opts.Stderr)
 	if err != nil {
 		return err
 	}
-	p.agent = &peer{w: a.stdin}
+	p.agent = newPeer(a.stdin)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
 	editorDone := make(chan error, 1)
 	agentDone := make(chan error, 1)
-	go func() { editorDone <- p.readLines(ctx, in, p.fromEditorLine) }()
-	go func() { agentDone <- p.readLines(ctx, a.stdout, p.fromAgentLine) }()
+	go func() { editorDone <- p.readLines(ctx, in, p.fromEditorLine, p.agent) }()
+	go func() { agentDone <- p.readLines(ctx, a.stdout, p.fromAgentLine, p.editor) }()
 
 	var result error
 	select {
@@ -221,13 +222,20 @@ func (p *Proxy) session() (*session.Session, error) {
 	return nil, &rpcError{Code: codeInvalidRequest, Message: "whale serves files and terminals once a session exists; send this after session/new or session/load"}
 }
 
-// readLines hands each line of r to handle until r ends.
-func (p *Proxy) readLines(ctx context.Context, r io.Reader, handle func(context.Context, []byte)) error {
+// readLines hands each line of r to handle until r ends, and flushes what
+// handle relayed to dest whenever r has nothing more buffered: a burst of
+// messages leaves in few writes, and none waits while the reader blocks.
+func (p *Proxy) readLines(ctx context.Context, r io.Reader, handle func(context.Context, []byte), dest *peer) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	for {
 		line, err := readLine(br)
 		if len(line) > 0 {
 			handle(ctx, line)
+		}
+		if br.Buffered() == 0 || err != nil {
+			if ferr := dest.flush(); ferr != nil {
+				p.log.Debug("flush", "err", ferr)
+			}
 		}
 		if err != nil {
 			return err
@@ -256,6 +264,11 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 
 // parse decodes a line, or answers on back what it cannot route.
 func parse(line []byte, back *peer) (*message, bool) {
+	// The stream of session/update the proxy only relays is routed on its
+	// top-level fields; every other message is decoded.
+	if id, method, ok := scanHead(line); ok && id == nil && method == "session/update" && !bytes.Contains(line, []byte(`"toolCallId"`)) {
+		return &message{Method: method}, true
+	}
 	var m message
 	if err := json.Unmarshal(line, &m); err != nil {
 		_ = back.fail(nil, &rpcError{Code: codeParseError, Message: fmt.Sprintf("parse error: the line is not a JSON-RPC message (%s); send one JSON object per line", excerpt.Quote(string(line)))})
@@ -300,17 +313,17 @@ func (p *Proxy) fromEditorLine(ctx context.Context, line []byte) {
 	p.toAgent(line)
 }
 
-// toAgent sends a line to the agent; a failure means the agent is gone,
+// toAgent relays a line to the agent; a failure means the agent is gone,
 // which the agent's reader notices.
 func (p *Proxy) toAgent(line []byte) {
-	if err := p.agent.send(line); err != nil {
+	if err := p.agent.relay(line); err != nil {
 		p.log.Debug("write to the agent", "err", err)
 	}
 }
 
-// toEditorLine sends a line to the editor.
+// toEditorLine relays a line to the editor.
 func (p *Proxy) toEditorLine(line []byte) {
-	if err := p.editor.send(line); err != nil {
+	if err := p.editor.relay(line); err != nil {
 		p.log.Debug("write to the editor", "err", err)
 	}
 }
@@ -356,7 +369,7 @@ func (p *Proxy) fromAgentLine(ctx context.Context, line []byte) {
 	case m.Method == "$/cancel_request":
 		p.agentCancel(m, line)
 	default:
-		if m.Method == "session/update" {
+		if m.Method == "session/update" && m.Params != nil {
 			p.updates.observe(m.Params)
 		}
 		p.toEditorLine(line)

@@ -277,13 +277,14 @@ func TestAgentRequestIDInUseIsMapped(t *testing.T) {
 	var buf strings.Builder
 	var agentOut strings.Builder
 	p := New(Options{})
-	p.editor, p.agent = &peer{w: &buf}, &peer{w: &agentOut}
+	p.editor, p.agent = newPeer(&buf), newPeer(&agentOut)
 	// whale's own question to the editor holds the id "x".
 	own := &outgoing{reply: make(chan *message, 1)}
 	p.toEditor[`"x"`] = own
 	line := []byte(`{"jsonrpc":"2.0","id":"x","method":"session/request_permission","params":{}}`)
 	m, _ := parse(line, p.agent)
 	p.forwardAgentRequest(m, line)
+	p.editor.flush()
 	var sent message
 	if err := json.Unmarshal([]byte(buf.String()), &sent); err != nil {
 		t.Fatal(err)
@@ -294,6 +295,7 @@ func TestAgentRequestIDInUseIsMapped(t *testing.T) {
 	// The editor answers both; each answer reaches its asker with its id.
 	p.editorResponse(&message{ID: sent.ID, Result: json.RawMessage(`{}`)}, []byte(`{"jsonrpc":"2.0","id":`+string(sent.ID)+`,"result":{}}`))
 	p.editorResponse(&message{ID: json.RawMessage(`"x"`), Result: json.RawMessage(`{}`)}, []byte(`{"jsonrpc":"2.0","id":"x","result":{}}`))
+	p.agent.flush()
 	if !strings.Contains(agentOut.String(), `"id":"x"`) {
 		t.Errorf("the agent got %q, want its answer under its own id \"x\"", agentOut.String())
 	}
@@ -551,5 +553,44 @@ func TestSliceLines(t *testing.T) {
 		if got := sliceLines(tc.text, tc.line, tc.limit); got != tc.want {
 			t.Errorf("sliceLines(%q, %v, %v) = %q, want %q", tc.text, tc.line, tc.limit, got, tc.want)
 		}
+	}
+}
+
+// scanHead agrees with encoding/json on the id and method of every line it
+// accepts, and refuses what it cannot walk.
+func TestScanHead(t *testing.T) {
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","method":"session/update","params":{"a":[1,{"b":"}]"}],"c":"\"method\":\"x\""}}`,
+		`{"id":7,"method":"fs/read_text_file","params":{}}`,
+		`{ "id" : "a\"b" , "result" : null }`,
+		`{"params":{"method":"inner"},"method":"outer"}`,
+		`{"id":[1,2],"method":"m"}`,
+		`{}`,
+		`{"method":"a\u0062"}`,
+		`{"method":"x"`,
+		`{"method":"x"} trailing`,
+		`{"a":[1,2}`,
+		`["method"]`,
+		`{"method":"x",}`,
+	} {
+		id, method, ok := scanHead([]byte(line))
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		err := json.Unmarshal([]byte(line), &m)
+		if !ok {
+			continue
+		}
+		if err != nil {
+			t.Errorf("scanHead(%s) accepted a line encoding/json refuses (%v)", line, err)
+			continue
+		}
+		if string(id) != string(m.ID) || method != m.Method {
+			t.Errorf("scanHead(%s) = %s, %q; encoding/json reads %s, %q", line, id, method, m.ID, m.Method)
+		}
+	}
+	if _, method, ok := scanHead([]byte(`{"jsonrpc":"2.0","method":"session/update","params":{"update":{"text":"a \"quoted\" }"}}}`)); !ok || method != "session/update" {
+		t.Errorf("scanHead refused a session/update line (ok %v, method %q)", ok, method)
 	}
 }

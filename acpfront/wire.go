@@ -1,6 +1,7 @@
 package acpfront
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"io"
@@ -67,20 +68,43 @@ func withFields(line []byte, fields map[string]any) ([]byte, error) {
 	return json.Marshal(obj)
 }
 
-// peer writes whole lines to one side; safe for concurrent use.
+// peer writes whole lines to one side; safe for concurrent use. Lines the
+// proxy relays are buffered (relay) and flushed when the side they come
+// from has nothing more buffered; whale's own messages are flushed at once
+// (send).
 type peer struct {
 	mu sync.Mutex
-	w  io.Writer
+	w  *bufio.Writer
 }
 
-// send writes one message and its newline in a single write.
-func (p *peer) send(line []byte) error {
-	buf := make([]byte, 0, len(line)+1)
-	buf = append(append(buf, line...), '\n')
+func newPeer(w io.Writer) *peer { return &peer{w: bufio.NewWriterSize(w, 64<<10)} }
+
+// send writes one message and its newline and flushes.
+func (p *peer) send(line []byte) error { return p.write(line, true) }
+
+// relay writes one message and its newline, to be flushed later.
+func (p *peer) relay(line []byte) error { return p.write(line, false) }
+
+func (p *peer) write(line []byte, flush bool) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	_, err := p.w.Write(buf)
-	return err
+	if _, err := p.w.Write(line); err != nil {
+		return err
+	}
+	if err := p.w.WriteByte('\n'); err != nil {
+		return err
+	}
+	if flush {
+		return p.w.Flush()
+	}
+	return nil
+}
+
+// flush writes what relay buffered.
+func (p *peer) flush() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.w.Flush()
 }
 
 // sendJSON marshals v and sends it.
@@ -130,4 +154,135 @@ func (p *peer) request(id json.RawMessage, method string, params any) error {
 		Method  string          `json:"method"`
 		Params  any             `json:"params"`
 	}{"2.0", id, method, params})
+}
+
+// scanHead reads the top-level "id" and "method" of a JSON object without
+// decoding the rest, for the stream of messages the proxy only relays. ok
+// is false when the line is not a plain object it can walk (then the
+// caller decodes it with encoding/json, which also says what is wrong); a
+// method written with escapes counts as not found that way too. It checks
+// the structure it walks (brackets, strings, separators), not every
+// literal.
+func scanHead(line []byte) (id []byte, method string, ok bool) {
+	i := skipSpace(line, 0)
+	if i >= len(line) || line[i] != '{' {
+		return nil, "", false
+	}
+	i = skipSpace(line, i+1)
+	if i < len(line) && line[i] == '}' {
+		return nil, "", skipSpace(line, i+1) == len(line)
+	}
+	for {
+		if i >= len(line) || line[i] != '"' {
+			return nil, "", false
+		}
+		end, escaped := stringEnd(line, i)
+		if end < 0 {
+			return nil, "", false
+		}
+		key := line[i+1 : end]
+		i = skipSpace(line, end+1)
+		if i >= len(line) || line[i] != ':' {
+			return nil, "", false
+		}
+		i = skipSpace(line, i+1)
+		vend := valueEnd(line, i)
+		if vend < 0 {
+			return nil, "", false
+		}
+		switch {
+		case escaped:
+		case string(key) == "id":
+			id = line[i:vend]
+		case string(key) == "method":
+			if line[i] != '"' {
+				return nil, "", false
+			}
+			if e, esc := stringEnd(line, i); esc || e != vend-1 {
+				return nil, "", false
+			}
+			method = string(line[i+1 : vend-1])
+		}
+		i = skipSpace(line, vend)
+		switch {
+		case i < len(line) && line[i] == ',':
+			i = skipSpace(line, i+1)
+		case i < len(line) && line[i] == '}':
+			return id, method, skipSpace(line, i+1) == len(line)
+		default:
+			return nil, "", false
+		}
+	}
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// stringEnd returns the index of the closing quote of the string at i, and
+// whether it holds escapes; -1 when it does not close.
+func stringEnd(b []byte, i int) (int, bool) {
+	escaped := false
+	for j := i + 1; j < len(b); j++ {
+		switch {
+		case b[j] == '\\':
+			escaped = true
+			j++
+		case b[j] == '"':
+			return j, escaped
+		case b[j] < 0x20:
+			return -1, false
+		}
+	}
+	return -1, false
+}
+
+// valueEnd returns the index just past the JSON value at i; -1 when the
+// brackets or strings do not close.
+func valueEnd(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		e, _ := stringEnd(b, i)
+		if e < 0 {
+			return -1
+		}
+		return e + 1
+	case '{', '[':
+		var stack []byte
+		for j := i; j < len(b); j++ {
+			switch c := b[j]; c {
+			case '"':
+				e, _ := stringEnd(b, j)
+				if e < 0 {
+					return -1
+				}
+				j = e
+			case '{', '[':
+				stack = append(stack, c)
+			case '}', ']':
+				if len(stack) == 0 || (c == '}') != (stack[len(stack)-1] == '{') {
+					return -1
+				}
+				stack = stack[:len(stack)-1]
+				if len(stack) == 0 {
+					return j + 1
+				}
+			}
+		}
+		return -1
+	}
+	j := i
+	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\t' && b[j] != '\n' && b[j] != '\r' {
+		j++
+	}
+	if j == i {
+		return -1
+	}
+	return j
 }
