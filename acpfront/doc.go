@@ -14,6 +14,9 @@
 // (session/request_permission for an exec the boundary asks about) travels
 // under another id and its response is given its own id back.
 //
+// With a whale language server attached (Options.Attach), files go through
+// that server's commit path instead, so reads see the editor's buffers.
+//
 // Guarantees: the agent's process group is stopped on every exit path
 // (the editor's input ends, the context ends, the agent exits); requests
 // the editor sent and the agent never answered get an error when the agent

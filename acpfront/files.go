@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	"github.com/whale-ls/whale-ls/catalog"
-	"github.com/whale-ls/whale-ls/session"
 )
 
 // readParams is fs/read_text_file's params.
@@ -62,8 +61,8 @@ func (f *fileService) remember(path, text string) {
 
 // read answers fs/read_text_file: the editor's buffer or the disk, lines
 // line (1-based) to line+limit-1 when given.
-func (f *fileService) read(sess *session.Session, in readParams) (any, error) {
-	tf, err := sess.Commits.ReadText(in.Path)
+func (f *fileService) read(ctx context.Context, files Files, in readParams) (any, error) {
+	tf, err := files.ReadText(ctx, in.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -95,12 +94,12 @@ func sliceLines(text string, line, limit *int) string {
 // write answers fs/write_text_file through the commit path, then shows the
 // change to the editor as a diff in a tool call of the session before the
 // agent hears that it is done.
-func (p *Proxy) write(ctx context.Context, sess *session.Session, sessionID string, in writeParams) (any, error) {
+func (p *Proxy) write(ctx context.Context, files Files, sessionID string, in writeParams) (any, error) {
 	wi := catalog.WriteTextInput{Path: in.Path, Content: in.Content, Tool: "fs/write_text_file", Agent: p.agentName.Load().(string)}
 	if b, ok := p.files.base(in.Path); ok {
 		wi.Base = &b
 	}
-	res, err := sess.Commits.WriteText(ctx, wi)
+	res, err := files.WriteText(ctx, wi)
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/whale-ls/whale-ls/catalog"
 	"github.com/whale-ls/whale-ls/excerpt"
 	"github.com/whale-ls/whale-ls/session"
 )
@@ -36,6 +37,11 @@ type Options struct {
 	// first session/new or session/load. Its Prompter and terminal sink
 	// must be the proxy's (Prompter, TerminalSink).
 	OpenSession func(root string) (*session.Session, error)
+	// Attach, when set, reaches the running language server of the root
+	// (nil when there is none): the agent's files are then read and written
+	// through it, so reads see the editor's unsaved buffers and writes land
+	// in them. Terminals stay this process's.
+	Attach func(root string) Attached
 	// MCPServer, when set, makes the stdio MCP server added to every
 	// session/new and session/load (whale's own tools) for the root; nil
 	// adds none.
@@ -44,6 +50,32 @@ type Options struct {
 	// names it (default: the base name of Agent[0]).
 	AgentName string
 	Log       *slog.Logger
+}
+
+// Files serves the agent's whole-file reads and writes: a session's commit
+// path, here or in an attached language server.
+type Files interface {
+	ReadText(ctx context.Context, path string) (catalog.TextFile, error)
+	WriteText(ctx context.Context, in catalog.WriteTextInput) (catalog.WriteTextResult, error)
+}
+
+// Attached is the file service of a running language server; Done is
+// closed when the connection ends (the proxy then serves files itself).
+type Attached interface {
+	Files
+	Done() <-chan struct{}
+	Close() error
+}
+
+// localFiles is a session's own commit path as Files.
+type localFiles struct{ c *catalog.Committer }
+
+func (l localFiles) ReadText(_ context.Context, path string) (catalog.TextFile, error) {
+	return l.c.ReadText(path)
+}
+
+func (l localFiles) WriteText(ctx context.Context, in catalog.WriteTextInput) (catalog.WriteTextResult, error) {
+	return l.c.WriteText(ctx, in)
 }
 
 // MCPServer is an ACP stdio MCP server entry.
@@ -79,6 +111,8 @@ type Proxy struct {
 	sessMu sync.Mutex
 	sess   *session.Session // nil until the first session/new or session/load
 	root   string
+	// attached is the language server the files go through; nil: none.
+	attached Attached
 
 	mu sync.Mutex
 	// fromEditor holds the editor's requests passed to the agent and not
@@ -175,11 +209,34 @@ func (p *Proxy) Session() *session.Session {
 	return p.sess
 }
 
-// Close closes the whale session, if one was opened.
+// Close closes the whale session, if one was opened, and the connection
+// to an attached language server.
 func (p *Proxy) Close() {
-	if s := p.Session(); s != nil {
+	p.sessMu.Lock()
+	s, a := p.sess, p.attached
+	p.sessMu.Unlock()
+	if a != nil {
+		a.Close()
+	}
+	if s != nil {
 		s.Close()
 	}
+}
+
+// filesOf returns where the agent's files are served: the attached language
+// server while its connection lasts, else sess's commit path.
+func (p *Proxy) filesOf(sess *session.Session) Files {
+	p.sessMu.Lock()
+	a := p.attached
+	p.sessMu.Unlock()
+	if a != nil {
+		select {
+		case <-a.Done():
+		default:
+			return a
+		}
+	}
+	return localFiles{sess.Commits}
 }
 
 // openSession opens the whale session on the first session/new or
@@ -210,6 +267,9 @@ func (p *Proxy) openSession(params json.RawMessage) (string, error) {
 		return "", fmt.Errorf("whale could not open the workspace %s (%w); check the folder, or start whale-ls acp with --root", root, err)
 	}
 	p.sess, p.root = s, root
+	if p.opts.Attach != nil {
+		p.attached = p.opts.Attach(root)
+	}
 	return root, nil
 }
 

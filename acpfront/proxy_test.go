@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/whale-ls/whale-ls/catalog"
 	"github.com/whale-ls/whale-ls/execboundary"
 	"github.com/whale-ls/whale-ls/internal/probe"
 	"github.com/whale-ls/whale-ls/sandbox"
@@ -59,6 +60,12 @@ type editor struct {
 // with the settings cfg (JSON, may be "").
 func startProxy(t *testing.T, cfg string) *editor {
 	t.Helper()
+	return startProxyWith(t, cfg, nil)
+}
+
+// startProxyWith is startProxy with the proxy's Attach option.
+func startProxyWith(t *testing.T, cfg string, attachTo func(root string) Attached) *editor {
+	t.Helper()
 	root := t.TempDir()
 	state := t.TempDir()
 	t.Setenv("XDG_STATE_HOME", state)
@@ -73,7 +80,7 @@ func startProxy(t *testing.T, cfg string) *editor {
 	}
 	e := &editor{t: t, root: root, served: make(chan error, 1), waiters: map[string]chan *message{}, permissionAnswer: "allow_once"}
 	var p *Proxy
-	p = New(Options{Agent: []string{os.Args[0]},
+	p = New(Options{Agent: []string{os.Args[0]}, Attach: attachTo,
 		MCPServer: func(root string) *MCPServer {
 			return &MCPServer{Name: "whale", Command: "/bin/whale-ls", Args: []string{"mcp", "--root", root}, Env: []EnvVar{}}
 		},
@@ -534,6 +541,57 @@ func TestEditorEOFWhileWhaleServes(t *testing.T) {
 	e.waitServed("the editor's input ended during a terminal wait")
 	if !processGone(pid) {
 		t.Errorf("the agent (pid %d) outlived the proxy", pid)
+	}
+}
+
+// fakeServer stands for an attached language server: its "editor buffer"
+// of every file reads "unsaved\n", and it records the writes it got.
+type fakeServer struct {
+	mu     sync.Mutex
+	writes []catalog.WriteTextInput
+	done   chan struct{}
+}
+
+func (f *fakeServer) ReadText(_ context.Context, path string) (catalog.TextFile, error) {
+	return catalog.TextFile{Path: path, Text: "unsaved\n"}, nil
+}
+
+func (f *fakeServer) WriteText(_ context.Context, in catalog.WriteTextInput) (catalog.WriteTextResult, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.writes = append(f.writes, in)
+	return catalog.WriteTextResult{Path: in.Path, OldText: *in.Base, NewText: in.Content}, nil
+}
+
+func (f *fakeServer) Done() <-chan struct{} { return f.done }
+func (f *fakeServer) Close() error          { return nil }
+
+// With a language server attached, the agent reads the editor's buffer and
+// its writes go to that server, with what it read as the base; when the
+// connection ends, whale serves the files itself.
+func TestFilesGoThroughTheAttachedServer(t *testing.T) {
+	srv := &fakeServer{done: make(chan struct{})}
+	e := startProxyWith(t, "", func(string) Attached { return srv })
+	e.open()
+	path := filepath.Join(e.root, "a.txt")
+	os.WriteFile(path, []byte("on disk\n"), 0o644)
+	_, chunks := e.prompt(
+		req("fs/read_text_file", map[string]any{"path": path}),
+		req("fs/write_text_file", map[string]any{"path": path, "content": "changed\n"}),
+	)
+	if len(chunks) != 2 || chunks[0] != `ok {"content":"unsaved\n"}` || chunks[1] != "ok {}" {
+		t.Fatalf("chunks = %q, want the buffer's text and the write done", chunks)
+	}
+	if len(srv.writes) != 1 || *srv.writes[0].Base != "unsaved\n" || srv.writes[0].Agent != "Fake Agent" {
+		t.Errorf("the server got writes %+v, want one based on the buffer's text, by Fake Agent", srv.writes)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "on disk\n" {
+		t.Errorf("the file on disk changed to %q: the write went around the server", got)
+	}
+	close(srv.done)
+	_, chunks = e.prompt(req("fs/read_text_file", map[string]any{"path": path}))
+	if len(chunks) != 1 || chunks[0] != `ok {"content":"on disk\n"}` {
+		t.Errorf("after the server left, the read answered %q, want the disk", chunks)
 	}
 }
 

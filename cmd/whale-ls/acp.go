@@ -1,14 +1,17 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/whale-ls/whale-ls/acpfront"
+	"github.com/whale-ls/whale-ls/attach"
 	"github.com/whale-ls/whale-ls/session"
 	"github.com/whale-ls/whale-ls/terminal"
 )
@@ -22,6 +25,7 @@ func acpCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := fs.String("root", "", "workspace folder (default: the cwd of the editor's first session/new)")
 	config := fs.String("config", "", "settings file: the same JSON object as initializationOptions")
 	noTools := fs.Bool("no-tools", false, "do not add whale's MCP server (whale-ls mcp) to the agent's sessions")
+	standalone := fs.Bool("standalone", false, "never attach to a running language server of the workspace (files are then read and written on disk, not in the editor's buffers)")
 	fs.Usage = func() { fmt.Fprint(stderr, usage) }
 	var agent []string
 	if i := slices.Index(args, "--"); i >= 0 {
@@ -78,6 +82,18 @@ func acpCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				Log:        log,
 			})
 		}}
+	if !*standalone {
+		opts.Attach = func(root string) acpfront.Attached {
+			dctx, cancel := context.WithTimeout(context.Background(), attachDialTimeout)
+			defer cancel()
+			c, err := attach.Dial(dctx, root, "")
+			if err != nil {
+				return nil
+			}
+			log.Info("attached: the agent's files go through the language server", "root", c.Discovery.Root, "pid", c.Discovery.PID)
+			return c
+		}
+	}
 	if !*noTools {
 		opts.MCPServer = func(root string) *acpfront.MCPServer { return whaleMCPServer(exe, root, configAbs) }
 	}
@@ -94,6 +110,10 @@ func acpCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	return exitOK
 }
+
+// attachDialTimeout bounds looking for a running language server of the
+// workspace when the first session opens.
+const attachDialTimeout = 5 * time.Second
 
 // whaleMCPServer is the ACP MCP server entry that runs exe's `whale-ls mcp`
 // on root with the same settings file (absolute; "" for none).
