@@ -393,6 +393,46 @@ func TestWriteDiffGoesToTheAgentsEditCall(t *testing.T) {
 	t.Errorf("no tool_call_update of the agent's edit call call-7 with the write's diff")
 }
 
+// With edits.review "ask", a write is shown to the editor as a
+// session/request_permission with the diff first: accepted, it is written;
+// rejected, the file stays and the agent hears why.
+func TestWriteReviewAskedInTheEditor(t *testing.T) {
+	e := startProxy(t, `{"edits": {"review": "ask"}}`)
+	e.open()
+	path := filepath.Join(e.root, "a.txt")
+	os.WriteFile(path, []byte("one\n"), 0o644)
+	e.mu.Lock()
+	e.permissionAnswer = "accept"
+	e.mu.Unlock()
+	_, chunks := e.prompt(req("fs/write_text_file", map[string]any{"path": path, "content": "two\n"}))
+	if len(chunks) != 1 || chunks[0] != "ok {}" {
+		t.Fatalf("the accepted write answered %q", chunks)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "two\n" {
+		t.Errorf("after the accepted review the file holds %q", got)
+	}
+	e.mu.Lock()
+	e.permissionAnswer = "reject"
+	asked := len(e.permissionIDs)
+	var question map[string]any
+	for _, m := range e.messages {
+		if m.Method == "session/request_permission" {
+			json.Unmarshal(m.Params, &question)
+		}
+	}
+	e.mu.Unlock()
+	if asked != 1 || !strings.Contains(fmt.Sprint(question["toolCall"]), "newText:two") {
+		t.Errorf("the editor was asked %d times, last %v; want one question with the diff", asked, question)
+	}
+	_, chunks = e.prompt(req("fs/write_text_file", map[string]any{"path": path, "content": "three\n"}))
+	if len(chunks) != 1 || !strings.HasPrefix(chunks[0], "error ") {
+		t.Fatalf("the rejected write answered %q, want an error", chunks)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "two\n" {
+		t.Errorf("after the rejected review the file holds %q", got)
+	}
+}
+
 // needGate skips unless the exec boundary can watch programs here.
 func needGate(t *testing.T) {
 	probe.Need(t, probe.SeccompUserNotif())
