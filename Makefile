@@ -23,10 +23,10 @@ FUZZ_TARGETS := \
 	./execboundary:FuzzParseCommandLine \
 	./changes:FuzzMerge3
 
-.PHONY: test check lint lint-go lint-lua lint-ts test-short fmt-check vet race fuzz replay neovim vscode vscode-e2e vscode-chat-e2e vscode-package mcp-conformance hosts build build-test bench-rpc bench-tokens cross wine release release-check
+.PHONY: test check lint lint-go lint-lua lint-ts test-short fmt-check vet race fuzz replay neovim vscode vscode-e2e vscode-chat-e2e vscode-package mcp-conformance acp hosts build build-test bench-rpc bench-tokens cross wine release release-check
 
 # Every target, each to its end, then a table of times and results.
-TEST_TARGETS := fmt-check vet lint-go lint-lua lint-ts cross wine race fuzz neovim vscode vscode-package vscode-e2e vscode-chat-e2e mcp-conformance hosts release-check
+TEST_TARGETS := fmt-check vet lint-go lint-lua lint-ts cross wine race fuzz neovim vscode vscode-package vscode-e2e vscode-chat-e2e mcp-conformance acp hosts release-check
 test:
 	@bash scripts/run-targets.sh $(TEST_TARGETS)
 
@@ -174,13 +174,23 @@ mcp-conformance: build
 	cd mcpfront/conformance && npm ci --no-audit --no-fund --loglevel=error && WHALE_LS=$(CURDIR)/bin/whale-ls npm test
 	WHALE_LS=$(CURDIR)/bin/whale-ls mcpfront/conformance/suite.sh
 
+# The real `whale-ls acp` between a client built with the official Agent
+# Client Protocol TypeScript SDK and a scripted agent built with the same SDK
+# (acpfront/e2e, the SDK pinned in its package-lock.json): reads, stale
+# writes merged and refused, a fresh write, terminal commands the exec
+# boundary denies, asks about and allows, a canceled turn; node's test
+# runner prints the summary.
+acp: build
+	cd acpfront/e2e && npm ci --no-audit --no-fund --loglevel=error && WHALE_LS=$(CURDIR)/bin/whale-ls npm test
+
 # Real agent CLIs as MCP hosts of the real `whale-ls mcp` (mcpfront/hosts,
 # build tag "hosts"): Claude Code, Codex CLI, Gemini CLI, opencode,
 # Copilot CLI and Qwen Code from npm, cached under ${XDG_CACHE_HOME:-~/.cache}/whale-ls/hosts,
 # each driven through a turn by a scripted model on 127.0.0.1, in a
 # loopback-only network namespace when run as root; then again in whale
 # mode, after `whale-ls setup HOST`, with none of its built-in edit or
-# shell tools offered. Without npm or the
+# shell tools offered; and Gemini CLI's ACP mode behind `whale-ls acp`,
+# whose own file writes must land through whale (acp_test.go). Without npm or the
 # registry a host is skipped, except in CI (CI=true).
 hosts: build
 	$(GO) vet -tags hosts ./mcpfront/hosts

@@ -81,11 +81,12 @@ type Service interface {
 
 // Listener serves attach connections for one language-server session.
 type Listener struct {
-	ln     net.Listener
-	files  []string // discovery files to remove on Close
-	svc    Service
-	status func() Status
-	log    *slog.Logger
+	ln      net.Listener
+	files   []string // discovery files to remove on Close
+	svc     Service
+	status  func() Status
+	fileSvc Files // nil: no file service
+	log     *slog.Logger
 	// allowUID is the only user id accepted as a peer.
 	allowUID int
 
@@ -106,6 +107,9 @@ type ListenOptions struct {
 	Log      *slog.Logger
 	// Status answers whale/status; nil answers an empty Status.
 	Status func() Status
+	// Files answers whale/file/read and whale/file/write; nil leaves them
+	// unknown methods.
+	Files Files
 }
 
 // Listen opens the session's socket and writes a discovery file for each
@@ -132,7 +136,7 @@ func Listen(roots []string, svc Service, o ListenOptions) (*Listener, error) {
 		ln.Close()
 		return nil, err
 	}
-	l := &Listener{ln: ln, svc: svc, status: o.Status, log: o.Log, allowUID: os.Getuid(), conns: map[jsonrpc2.Conn]context.CancelCauseFunc{}}
+	l := &Listener{ln: ln, svc: svc, status: o.Status, fileSvc: o.Files, log: o.Log, allowUID: os.Getuid(), conns: map[jsonrpc2.Conn]context.CancelCauseFunc{}}
 	if o.AllowUID != nil {
 		l.allowUID = *o.AllowUID
 	}
@@ -214,6 +218,14 @@ func (l *Listener) serve(c net.Conn) {
 				calls.cancel(id)
 			}
 			return nil, nil
+		case MethodFileRead, MethodFileWrite:
+			if l.fileSvc == nil {
+				break
+			}
+			call, done := calls.add(jsonrpc2.DetachContext(ctx), req.ID())
+			defer done()
+			jsonrpc2.Async(ctx) // a write may wait for a review
+			return serveFile(call, l.fileSvc, req.Method(), json.RawMessage(req.Params())), nil
 		case MethodCall:
 			var p struct {
 				Name  string          `json:"name"`

@@ -15,6 +15,9 @@ const (
 	// the server closes the connection: refusedParams.
 	MethodRefused = "whale/refused"
 	MethodCancel  = "$/cancelRequest" // client → server notification {id}
+	// The file service (ListenOptions.Files), for the ACP proxy.
+	MethodFileRead  = "whale/file/read"  // {path} → fileReply {file | failure}
+	MethodFileWrite = "whale/file/write" // wireWriteInput → fileReply {write | failure}
 )
 
 // refusedParams is the payload of whale/refused: why the connection is

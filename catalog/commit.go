@@ -336,7 +336,11 @@ func (c *Committer) journalBegin(ctx context.Context, chs []*fileChange, revertO
 			files = append(files, changes.FileChange{Path: s.t.Abs, Before: s.raw, BeforeExists: s.exists, After: ch.plan.New, AfterExists: true, Where: where})
 		}
 	}
-	p, err := c.journal.Begin(changes.Meta{Tool: toolbridge.CallTool(ctx), CallID: toolbridge.CallID(ctx), RevertOf: revertOf}, files)
+	meta := changes.Meta{Tool: toolbridge.CallTool(ctx), CallID: toolbridge.CallID(ctx), RevertOf: revertOf}
+	if w, ok := ctx.Value(writerKey{}).(writerInfo); ok {
+		meta.Tool, meta.Agent = w.tool, w.agent
+	}
+	p, err := c.journal.Begin(meta, files)
 	if err != nil {
 		return nil, toolbridge.Fail(toolbridge.CodeInternal, "the change could not be recorded in the journal of changes (%v), so it was not made; nothing was changed — retry, and if it persists ask the user to check the state folder's free space", err)
 	}

@@ -155,6 +155,7 @@ func (j *Journal) fileList(files []FileRecord) string {
 
 // Title describes an entry in one line for a person, with no ids and no
 // tool names: "Edited src/main.go (+2 −1)", "Created notes.md (+12)",
+// "Gemini CLI edited a.go (+1 −1)" (an agent's write through ACP),
 // "`make clean` deleted build/sub/x.o", "Reverted src/main.go (+1 −2)".
 func (j *Journal) Title(e Entry) string {
 	added, removed := 0, 0
@@ -185,6 +186,9 @@ func (j *Journal) Title(e Entry) string {
 		counts = fmt.Sprintf(" (+%d −%d)", added, removed)
 	}
 	what := j.fileList(e.Files)
+	if e.Agent != "" && len(e.RevertOf) == 0 {
+		return e.Agent + " " + verb + " " + what + counts
+	}
 	if e.Command != "" {
 		return commandSpan(e.Command) + " " + verb + " " + what + counts
 	}

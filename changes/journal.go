@@ -220,6 +220,9 @@ type Meta struct {
 	RevertOf []string `json:"revert_of,omitempty"`
 	// Command is the command line of a shell task's entry.
 	Command string `json:"command,omitempty"`
+	// Agent names, for a person, the agent program that made a change
+	// through a client's file service (the ACP proxy), e.g. "Gemini CLI".
+	Agent string `json:"agent,omitempty"`
 }
 
 // FileChange is one file's change as a tool call makes it.

@@ -6,7 +6,8 @@ import (
 
 // TestTitleAndSummary: an entry's line for a person names files relative to
 // the workspace folder with their folders, a shell task by its command,
-// a revert as such, and no tool name or id; the model's summary keeps the
+// a revert as such, an ACP agent's write by the agent's name, and no tool
+// name or id; the model's summary keeps the
 // tool's name and the same paths.
 func TestTitleAndSummary(t *testing.T) {
 	t.Parallel()
@@ -34,6 +35,10 @@ func TestTitleAndSummary(t *testing.T) {
 			"Reverted main.go (+1 −2)", "changes_revert main.go (+1 -2)"},
 		{Entry{Meta: Meta{Tool: "apply_patch"}, Files: []FileRecord{edited("/w/a.go", 1, 1), created("/w/b.go", 1)}},
 			"Edited a.go and b.go (+2 −1)", "apply_patch a.go and b.go (+2 -1)"},
+		{Entry{Meta: Meta{Tool: "fs/write_text_file", Agent: "Gemini CLI"}, Files: []FileRecord{edited("/w/a.go", 1, 1)}},
+			"Gemini CLI edited a.go (+1 −1)", "fs/write_text_file a.go (+1 -1)"},
+		{Entry{Meta: Meta{Tool: "fs/write_text_file", Agent: "Gemini CLI"}, Files: []FileRecord{created("/w/n.md", 2)}},
+			"Gemini CLI created n.md (+2)", "fs/write_text_file n.md (+2 -0)"},
 		{Entry{Files: []FileRecord{edited("/elsewhere/x.txt", 1, 1)}},
 			"Changed elsewhere/x.txt (+1 −1)", "change elsewhere/x.txt (+1 -1)"},
 	} {

@@ -64,6 +64,10 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == execboundary.HelperCommand {
 		os.Exit(execboundary.RunHelper(os.Args[2:], sandbox.Apply))
 	}
+	// The ACP test runs this binary as its agent (acp_e2e_test.go).
+	if os.Getenv(acpAgentVar) == "1" {
+		os.Exit(runACPAgent(os.Stdin, os.Stdout))
+	}
 	code := m.Run()
 	if binaryDir != "" {
 		os.RemoveAll(binaryDir)

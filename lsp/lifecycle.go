@@ -134,8 +134,9 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	s.session, s.registry, s.caps, s.enc, s.state = sess, registry, caps, enc, stateRunning
 	s.mu.Unlock()
 	s.watchTools(registry, raw) // tools activated later (tools_changed.go)
-	// Let MCP front ends of the same user reach this session.
-	if ln, err := attach.Listen(roots, registry, attach.ListenOptions{Version: s.opts.Version, Log: s.log, Status: attachStatus(sess)}); err != nil {
+	// Let MCP front ends of the same user reach this session, and the ACP
+	// proxy its commit path (whale/file/*).
+	if ln, err := attach.Listen(roots, registry, attach.ListenOptions{Version: s.opts.Version, Log: s.log, Status: attachStatus(sess), Files: sess.Commits}); err != nil {
 		s.log.Warn("MCP front ends cannot attach to this session", "err", err)
 	} else {
 		s.mu.Lock()

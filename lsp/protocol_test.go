@@ -76,9 +76,11 @@ func TestWhaleMethodsOnlyInProtocol(t *testing.T) {
 // that the editors' protocol does not have, each with the reason. Every
 // other method of the socket must be one of lsp/protocol.go's.
 var attachOnly = map[string]string{
-	"whale/call":    "a terminal agent's tool call; the editor calls workspace/executeCommand",
-	"whale/status":  "what `whale-ls settings` prints about the running server",
-	"whale/refused": "the refusal a peer of another user, or inside a task, reads before the socket closes",
+	"whale/call":       "a terminal agent's tool call; the editor calls workspace/executeCommand",
+	"whale/status":     "what `whale-ls settings` prints about the running server",
+	"whale/refused":    "the refusal a peer of another user, or inside a task, reads before the socket closes",
+	"whale/file/read":  "the ACP proxy's fs/read_text_file through this session (the editor's buffers)",
+	"whale/file/write": "the ACP proxy's fs/write_text_file through this session's commit path",
 }
 
 // TestAttachMethodsChecked checks the attach socket's methods as the

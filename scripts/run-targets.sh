@@ -18,7 +18,7 @@ needs() {
 	local npm="npm:install Node.js 20 or later with npm"
 	case $1 in
 	neovim) echo "nvim:apt-get install neovim" ;;
-	vscode | vscode-package | mcp-conformance | hosts | lint-ts) echo "$npm" ;;
+	vscode | vscode-package | mcp-conformance | acp | hosts | lint-ts) echo "$npm" ;;
 	vscode-e2e | vscode-chat-e2e)
 		echo "$npm"
 		# As root the e2e scripts install Chromium and the build packages.

@@ -59,6 +59,10 @@ Usage:
                                    serve the tools over MCP on stdio (or Streamable HTTP with
                                    --http), through the workspace's running language server when
                                    there is one
+  whale-ls acp [--root DIR] [--config FILE.json] [--no-tools] [--standalone] -- AGENT [ARGS...]
+                                   run an Agent Client Protocol agent for the editor on stdio, serving
+                                   its file reads and writes and its terminals with whale, and
+                                   offering it whale's tools over MCP (unless --no-tools)
   whale-ls tools [--root DIR] [--config FILE.json] [--json | --long [TOOL...]]
                                    list the tools (their whole descriptions and long help with --long)
   whale-ls changes [--root DIR] [--json] list [--since ID] [--limit N] | diff ID | revert ID | revert --to ID
@@ -90,6 +94,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return listSettings(args, stdout, stderr)
 	case "mcp":
 		return mcpCommand(args, stderr)
+	case "acp":
+		return acpCommand(args, stdin, stdout, stderr)
 	case "changes":
 		return changesCommand(args, stdout, stderr)
 	case "setup":
@@ -296,20 +302,9 @@ func openSession(root, config, approve string, ephemeral bool, log *slog.Logger)
 		}
 		root = wd
 	}
-	var cfg settings.Settings
-	if config != "" {
-		raw, err := os.ReadFile(config)
-		if err != nil {
-			return nil, fmt.Errorf("read --config: %w", err)
-		}
-		var unknown []string
-		cfg, unknown, err = settings.Parse(raw)
-		if err != nil {
-			return nil, fmt.Errorf("--config %s: %w", config, err)
-		}
-		if len(unknown) > 0 {
-			log.Warn("unknown settings ignored", "keys", strings.Join(unknown, ", "))
-		}
+	cfg, err := loadConfig(config, log)
+	if err != nil {
+		return nil, err
 	}
 	return session.New(session.Options{
 		Roots:      []string{root},
@@ -320,6 +315,28 @@ func openSession(root, config, approve string, ephemeral bool, log *slog.Logger)
 		Log:        log,
 		FileIndex:  !ephemeral,
 	})
+}
+
+// loadConfig reads a --config file: the same settings object as
+// initializationOptions; none when config is "". Unknown keys are logged.
+func loadConfig(config string, log *slog.Logger) (settings.Settings, error) {
+	var cfg settings.Settings
+	if config == "" {
+		return cfg, nil
+	}
+	raw, err := os.ReadFile(config)
+	if err != nil {
+		return cfg, fmt.Errorf("read --config: %w", err)
+	}
+	var unknown []string
+	cfg, unknown, err = settings.Parse(raw)
+	if err != nil {
+		return cfg, fmt.Errorf("--config %s: %w", config, err)
+	}
+	if len(unknown) > 0 {
+		log.Warn("unknown settings ignored", "keys", strings.Join(unknown, ", "))
+	}
+	return cfg, nil
 }
 
 func tools(args []string, stdout, stderr io.Writer) int {
