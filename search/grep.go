@@ -834,8 +834,12 @@ var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 256<<10); return 
 
 func getBuf() *[]byte { return bufPool.Get().(*[]byte) }
 
+// maxPooledBuf is the largest read buffer the pool keeps: one grown for a
+// larger file goes to the collector rather than stay with the server.
+const maxPooledBuf = 1 << 20
+
 func putBuf(b *[]byte) {
-	if cap(*b) > 8<<20 {
+	if cap(*b) > maxPooledBuf {
 		return
 	}
 	*b = (*b)[:0]
