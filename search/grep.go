@@ -104,14 +104,18 @@ type FileMatch struct {
 	Lines []Line
 }
 
-// Result is the outcome of Grep. Files holds every file with a match, in
-// path order (folder by folder, names in byte order); Text renders it with the
-// caps applied.
+// Result is the outcome of Grep. Files holds the files with a match, in
+// path order (folder by folder, names in byte order): every one in content
+// mode, and in files and count modes the first ones up to the cap
+// (MaxResults or DefaultMaxFiles), which is all that Text shows, so that a
+// search matching most of a large tree does not hold a record of each
+// file; Text renders it with the caps applied.
 type Result struct {
 	Request Request
 	Files   []FileMatch
-	// Matches is the number of matching lines in all files.
-	Matches int
+	// FileCount is the number of files with a match, Matches the number of
+	// matching lines in all of them (including those Files leaves out).
+	FileCount, Matches int
 	// TooLarge lists the files skipped because they hold MaxFileSize bytes
 	// or more.
 	TooLarge []string
@@ -161,6 +165,12 @@ func Grep(ctx context.Context, root *os.Root, ig *workspace.Ignorer, req Request
 	inner, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	g := &grepRun{outer: ctx, ctx: inner, stop: stop, m: m, mode: req.Mode, context: req.Context, keeper: newLineKeeper(req.contentCap())}
+	if req.Mode != ModeContent {
+		g.fileCap = req.MaxResults
+		if g.fileCap <= 0 {
+			g.fileCap = DefaultMaxFiles
+		}
+	}
 	res := &Result{Request: req}
 	start := cleanPath(req.Path)
 
@@ -226,6 +236,11 @@ type grepRun struct {
 	mu       sync.Mutex
 	files    []FileMatch
 	tooLarge []string
+	// fileCap, when above 0, is how many files (the first in path order)
+	// files keeps, as a max-heap by path while the search runs;
+	// fileCount and matches count them all.
+	fileCap            int
+	fileCount, matches int
 }
 
 // failed is why the search stopped early: the caller's cancellation, or a
@@ -443,19 +458,29 @@ func (g *grepRun) searchText(rel string, data []byte, checkBinary bool) {
 		g.keeper.add(&fm)
 	}
 	g.mu.Lock()
-	g.files = append(g.files, fm)
-	g.mu.Unlock()
+	defer g.mu.Unlock()
+	g.fileCount++
+	g.matches += count
+	switch h := (*pathHeap[FileMatch])(&g.files); {
+	case g.fileCap <= 0:
+		g.files = append(g.files, fm)
+	case len(g.files) < g.fileCap:
+		heap.Push(h, fm)
+	case comparePaths(rel, g.files[0].Path) < 0:
+		g.files[0] = fm
+		heap.Fix(h, 0)
+	}
 }
 
 func (g *grepRun) finish(res *Result) *Result {
 	kept := g.keeper.keptSet()
 	for i := range g.files {
 		f := &g.files[i]
-		res.Matches += f.Count
 		if f.Lines != nil && !kept[f.Path] {
 			f.Lines = nil
 		}
 	}
+	res.FileCount, res.Matches = g.fileCount, g.matches
 	slices.SortFunc(g.files, func(a, b FileMatch) int { return comparePaths(a.Path, b.Path) })
 	slices.SortFunc(g.tooLarge, comparePaths)
 	res.Files = g.files
@@ -722,8 +747,8 @@ type lineKeeper struct {
 	cap int
 
 	mu       sync.Mutex
-	kept     pathHeap // max-heap by path
-	retained int      // matching lines held by kept files
+	kept     pathHeap[keptFile]
+	retained int // matching lines held by kept files
 }
 
 func newLineKeeper(cap int) *lineKeeper { return &lineKeeper{cap: cap} }
@@ -768,13 +793,18 @@ type keptFile struct {
 	lines int
 }
 
-type pathHeap []keptFile
+func (k keptFile) pathOf() string  { return k.path }
+func (f FileMatch) pathOf() string { return f.Path }
 
-func (h pathHeap) Len() int           { return len(h) }
-func (h pathHeap) Less(i, j int) bool { return comparePaths(h[i].path, h[j].path) > 0 }
-func (h pathHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *pathHeap) Push(x any)        { *h = append(*h, x.(keptFile)) }
-func (h *pathHeap) Pop() any {
+// pathHeap is a max-heap by path (container/heap): its top is what an
+// entry earlier in path order replaces once a cap is reached.
+type pathHeap[T interface{ pathOf() string }] []T
+
+func (h pathHeap[T]) Len() int           { return len(h) }
+func (h pathHeap[T]) Less(i, j int) bool { return comparePaths(h[i].pathOf(), h[j].pathOf()) > 0 }
+func (h pathHeap[T]) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *pathHeap[T]) Push(x any)        { *h = append(*h, x.(T)) }
+func (h *pathHeap[T]) Pop() any {
 	old := *h
 	x := old[len(old)-1]
 	*h = old[:len(old)-1]

@@ -43,12 +43,12 @@ func bothWays(t *testing.T, root *os.Root, x *Index, pat string) (files []string
 	var lists [2][]string
 	var greps [2][]string
 	for i, ix := range []*Index{x, nil} {
-		l, err := Files(ctx, root, workspace.NewIgnorer(root), FilesRequest{Pattern: "*", Index: ix})
+		l, err := Files(ctx, root, workspace.NewIgnorer(root), FilesRequest{Pattern: "*", Index: ix, MaxResults: 1 << 30})
 		if err != nil {
 			t.Fatal(err)
 		}
 		lists[i] = l.Paths
-		res, err := Grep(ctx, root, workspace.NewIgnorer(root), Request{Pattern: pat, Mode: ModeFiles, Index: ix})
+		res, err := Grep(ctx, root, workspace.NewIgnorer(root), Request{Pattern: pat, Mode: ModeFiles, Index: ix, MaxResults: 1 << 30})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,8 +4,10 @@
 // checks that both find the same matches, and reports the index's build
 // time (with rg --files on the same tree as the yardstick), how long after
 // the index the content filter's first pass is done and its size, the
-// server's memory above an idle server's (after the filter's first pass,
-// and again after 20 mixed searches), and how soon a new file is found.
+// server's memory above an idle server's (once the filter's first pass is
+// done, after 20 mixed searches with the caps a model gets, and at the end,
+// after the timed cases, which ask for every match), and how soon a new
+// file is found.
 //
 //	go run ./bench/search/server [-tree DIR] [-copies N] [-runs 7] [-bin whale-ls]
 //
@@ -154,6 +156,42 @@ func run(tree string, copies int, unique bool, runs, changes int, bin, cpuProfil
 	}
 	rss := rssKiB(srv)
 	loadAtFilter := loadAvg()
+	// Memory: once the filter is ready, and after 20 mixed searches (with
+	// the default caps a model gets: greps in each output mode, with and
+	// without -i, a path or trigrams, and file-name searches).
+	sub, deep := "net", "bufio"
+	if large {
+		sub, deep = "copy03", "copy07/bufio"
+	}
+	mixed := []struct {
+		tool  string
+		input map[string]any
+	}{
+		{"grep", map[string]any{"pattern": "func main"}},
+		{"grep", map[string]any{"pattern": "content-type", "case_insensitive": true}},
+		{"grep", map[string]any{"pattern": `func \w+Handler\(`}},
+		{"grep", map[string]any{"pattern": `\b[A-Z]{3,}_[A-Z]+\b`, "output_mode": "count"}},
+		{"search_files", map[string]any{"pattern": "*_test.go"}},
+		{"grep", map[string]any{"pattern": "TODO", "output_mode": "files"}},
+		{"grep", map[string]any{"pattern": "errors.New", "output_mode": "count"}},
+		{"grep", map[string]any{"pattern": "return nil", "path": sub}},
+		{"search_files", map[string]any{"pattern": "**/*.go"}},
+		{"grep", map[string]any{"pattern": "sync.Mutex", "output_mode": "files"}},
+		{"grep", map[string]any{"pattern": `\bfunc\b`, "output_mode": "count"}},
+		{"grep", map[string]any{"pattern": "http.Handler", "case_insensitive": true}},
+		{"search_files", map[string]any{"pattern": "*.s"}},
+		{"grep", map[string]any{"pattern": "package main", "output_mode": "files"}},
+		{"grep", map[string]any{"pattern": "unsafe.Pointer"}},
+		{"grep", map[string]any{"pattern": `[0-9]+ms`}},
+		{"grep", map[string]any{"pattern": "go:build", "output_mode": "count"}},
+		{"search_files", map[string]any{"pattern": "*"}},
+		{"grep", map[string]any{"pattern": "NewReader", "path": deep}},
+		{"grep", map[string]any{"pattern": `panic\(`, "output_mode": "files", "include": "*.go"}},
+	}
+	for _, m := range mixed {
+		callTool(srv, m.tool, m.input)
+	}
+	rssMixed, loadMixed := rssKiB(srv), loadAvg()
 
 	cases := []benchCase{
 		{"literal: func main", 0.6, "grep", "func main"},
@@ -224,47 +262,13 @@ func run(tree string, copies int, unique bool, runs, changes int, bin, cpuProfil
 	}
 	fmt.Printf("index build: %.0f ms, rg --files %.1f ms: %s\n", buildMs, rgFilesMs, limitRatio(buildMs, 1.5))
 	fmt.Printf("content filter: first pass done %.0f ms after the index (in the background; load %s), filters %.1f MiB\n", contentMs, loadAtFilter, filterBytes/(1<<20))
-	// Memory: once the filter is ready, and after 20 mixed searches (with
-	// the default caps a model gets: greps in each output mode, with and
-	// without -i, a path or trigrams, and file-name searches).
-	sub, deep := "net", "bufio"
-	if large {
-		sub, deep = "copy03", "copy07/bufio"
-	}
-	mixed := []struct {
-		tool  string
-		input map[string]any
-	}{
-		{"grep", map[string]any{"pattern": "func main"}},
-		{"grep", map[string]any{"pattern": "content-type", "case_insensitive": true}},
-		{"grep", map[string]any{"pattern": `func \w+Handler\(`}},
-		{"grep", map[string]any{"pattern": `\b[A-Z]{3,}_[A-Z]+\b`, "output_mode": "count"}},
-		{"search_files", map[string]any{"pattern": "*_test.go"}},
-		{"grep", map[string]any{"pattern": "TODO", "output_mode": "files"}},
-		{"grep", map[string]any{"pattern": "errors.New", "output_mode": "count"}},
-		{"grep", map[string]any{"pattern": "return nil", "path": sub}},
-		{"search_files", map[string]any{"pattern": "**/*.go"}},
-		{"grep", map[string]any{"pattern": "sync.Mutex", "output_mode": "files"}},
-		{"grep", map[string]any{"pattern": `\bfunc\b`, "output_mode": "count"}},
-		{"grep", map[string]any{"pattern": "http.Handler", "case_insensitive": true}},
-		{"search_files", map[string]any{"pattern": "*.s"}},
-		{"grep", map[string]any{"pattern": "package main", "output_mode": "files"}},
-		{"grep", map[string]any{"pattern": "unsafe.Pointer"}},
-		{"grep", map[string]any{"pattern": `[0-9]+ms`}},
-		{"grep", map[string]any{"pattern": "go:build", "output_mode": "count"}},
-		{"search_files", map[string]any{"pattern": "*"}},
-		{"grep", map[string]any{"pattern": "NewReader", "path": deep}},
-		{"grep", map[string]any{"pattern": `panic\(`, "output_mode": "files", "include": "*.go"}},
-	}
-	for _, m := range mixed {
-		callTool(srv, m.tool, m.input)
-	}
-	rssMixed := rssKiB(srv)
 	above := func(kib int64) string {
 		return fmt.Sprintf("%.1f MiB above idle (%.0f bytes per file)", float64(kib-baseRSS)/1024, float64(kib-baseRSS)*1024/float64(nFiles))
 	}
-	fmt.Printf("server RSS: idle (empty folder) %.1f MiB; with the index and filter %.1f MiB, %s; after %d mixed searches %.1f MiB, %s (load %s)\n",
-		float64(baseRSS)/1024, float64(rss)/1024, above(rss), len(mixed), float64(rssMixed)/1024, above(rssMixed), loadAvg())
+	rssEnd := rssKiB(srv)
+	fmt.Printf("server RSS: idle (empty folder) %.1f MiB; with the index and filter %.1f MiB, %s\n", float64(baseRSS)/1024, float64(rss)/1024, above(rss))
+	fmt.Printf("server RSS after %d mixed searches (default caps): %.1f MiB, %s (load %s)\n", len(mixed), float64(rssMixed)/1024, above(rssMixed), loadMixed)
+	fmt.Printf("server RSS at the end (after the cases above, uncapped): %.1f MiB, %s (load %s)\n", float64(rssEnd)/1024, above(rssEnd), loadAvg())
 	if len(lat) > 0 {
 		fmt.Printf("new file found by grep (whole tree, include its name): p50 %s, p99 %s over %d files, from write to answer; calls that missed it: %d\n",
 			lat[len(lat)/2].Round(time.Microsecond), lat[(len(lat)*99)/100].Round(time.Microsecond), len(lat), extra)
