@@ -16,6 +16,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/whale-ls/whale-ls/workspace"
 )
@@ -341,32 +342,49 @@ func (g *grepRun) searchListed(root *os.Root, ig *workspace.Ignorer, start strin
 			defer wg.Done()
 			bp := getBuf()
 			defer putBuf(bp)
+			// The folder of the last chunk stays open for the next one,
+			// which is often of the same folder; a file's path is built
+			// in relBuf and copied only where it is kept (searchText).
+			var h dirHandle
+			var hDir *indexedDir
+			defer func() {
+				if h != nil {
+					h.close()
+				}
+			}()
+			var relBuf []byte
 			for {
 				i := int(next.Add(1)) - 1
 				if i >= len(chunks) || g.ctx.Err() != nil {
 					return
 				}
 				c := chunks[i]
-				prefix := c.dir.rel + "/"
-				if c.dir.rel == "." {
-					prefix = ""
+				if hDir != c.dir && h != nil {
+					h.close()
+					h = nil
 				}
-				var h dirHandle
+				hDir = c.dir
+				relBuf = relBuf[:0]
+				if c.dir.rel != "." {
+					relBuf = append(append(relBuf, c.dir.rel...), '/')
+				}
+				prefix := len(relBuf)
 				for _, f := range c.files {
 					if g.ctx.Err() != nil {
 						break
 					}
-					rel := prefix + f.name
+					relBuf = append(relBuf[:prefix], f.name...)
+					rel := unsafe.String(unsafe.SliceData(relBuf), len(relBuf))
 					if text, ok := req.Overlay[rel]; ok {
 						seenMu.Lock()
-						seen[rel] = true
+						seen[strings.Clone(rel)] = true
 						seenMu.Unlock()
 						g.searchText(rel, text, false)
 						continue
 					}
 					if f.size >= int64(limit) {
 						g.mu.Lock()
-						g.tooLarge = append(g.tooLarge, rel)
+						g.tooLarge = append(g.tooLarge, strings.Clone(rel))
 						g.mu.Unlock()
 						continue
 					}
@@ -377,9 +395,6 @@ func (g *grepRun) searchListed(root *os.Root, ig *workspace.Ignorer, start strin
 						}
 					}
 					*bp = g.searchFile(h, rel, f.name, *bp, limit, f.size)
-				}
-				if h != nil {
-					h.close()
 				}
 			}
 		}()
@@ -392,8 +407,9 @@ func (g *grepRun) searchListed(root *os.Root, ig *workspace.Ignorer, start strin
 	return nil
 }
 
-// searchFile reads the file name of h (rel from the root; size bytes, or
-// -1 when unknown) into buf and searches it, noting it when it holds limit bytes or more; unreadable and
+// searchFile reads the file name of h (rel from the root, which may be a
+// reused buffer's view; size bytes, or -1 when unknown) into buf and
+// searches it, noting it when it holds limit bytes or more; unreadable and
 // binary files are skipped. It returns the buffer to reuse, grown if the
 // file needed more room.
 func (g *grepRun) searchFile(h dirHandle, rel, name string, buf []byte, limit int, size int64) []byte {
@@ -403,7 +419,7 @@ func (g *grepRun) searchFile(h dirHandle, rel, name string, buf []byte, limit in
 	}
 	if errors.Is(err, errTooLarge) {
 		g.mu.Lock()
-		g.tooLarge = append(g.tooLarge, rel)
+		g.tooLarge = append(g.tooLarge, strings.Clone(rel))
 		g.mu.Unlock()
 	}
 	if err == nil {
@@ -433,7 +449,8 @@ func (g *grepRun) searchNewBuffers(root *os.Root, ig *workspace.Ignorer, start s
 	}
 }
 
-// searchText searches one file's bytes and records a match.
+// searchText searches one file's bytes and records a match. rel may be a
+// view of a buffer the caller reuses: what is kept of it is copied.
 func (g *grepRun) searchText(rel string, data []byte, checkBinary bool) {
 	if checkBinary && isBinary(data) {
 		return
@@ -445,7 +462,7 @@ func (g *grepRun) searchText(rel string, data []byte, checkBinary bool) {
 	count, lines, err := g.m.scan(g.ctx, data, g.mode == ModeFiles, g.context, keep)
 	if err != nil {
 		if wl, ok := errors.AsType[*WorkLimitError](err); ok {
-			wl.Path = rel
+			wl.Path = strings.Clone(rel)
 			g.stop(wl)
 		}
 		return
@@ -453,7 +470,7 @@ func (g *grepRun) searchText(rel string, data []byte, checkBinary bool) {
 	if count == 0 {
 		return
 	}
-	fm := FileMatch{Path: rel, Count: count, Lines: lines}
+	fm := FileMatch{Path: strings.Clone(rel), Count: count, Lines: lines}
 	if lines != nil {
 		g.keeper.add(&fm)
 	}
@@ -866,7 +883,7 @@ func getBuf() *[]byte { return bufPool.Get().(*[]byte) }
 
 // maxPooledBuf is the largest read buffer the pool keeps: one grown for a
 // larger file goes to the collector rather than stay with the server.
-const maxPooledBuf = 1 << 20
+const maxPooledBuf = 4 << 20
 
 func putBuf(b *[]byte) {
 	if cap(*b) > maxPooledBuf {

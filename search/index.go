@@ -514,7 +514,7 @@ func (x *Index) scan(ctx context.Context, w watcher, ig *workspace.Ignorer, rel 
 	for r, n := range nodes {
 		files += len(n.files)
 		slices.SortFunc(n.files, func(a, b indexFile) int { return strings.Compare(a.name, b.name) })
-		n.files = slices.Clip(n.files)
+		n.files = packFiles(n.files)
 		if r == rel {
 			continue
 		}
@@ -719,6 +719,28 @@ func (x *Index) rescanLocked(n *indexDir) {
 	if fi, err := x.root.Lstat(n.rel); err == nil && fi.IsDir() {
 		x.addLocked(p, name)
 	}
+}
+
+// packFiles returns files in a slice of their own size (the listing grew
+// it by doubling), with their names in one allocation (the listing made
+// one per name): together a third less memory for a large tree.
+func packFiles(files []indexFile) []indexFile {
+	if len(files) == 0 {
+		return nil
+	}
+	size := 0
+	for _, f := range files {
+		size += len(f.name)
+	}
+	names := make([]byte, 0, size)
+	out := make([]indexFile, len(files))
+	for i, f := range files {
+		from := len(names)
+		names = append(names, f.name...)
+		f.name = unsafe.String(unsafe.SliceData(names[from:]), len(f.name))
+		out[i] = f
+	}
+	return out
 }
 
 func joinRel(dir, name string) string {

@@ -326,12 +326,16 @@ func TestIndexCloseEndsGoroutines(t *testing.T) {
 
 // TestIndexMemory measures what the index and its content filter cost on
 // the heap per file beyond the bytes of the names, every file with a
-// content of its own (so each has a blob), and fails above 140 bytes; and
-// that the filters' bits, kept outside the heap, stay within the bits the
-// status reports plus one slab.
+// content of its own (so each has a blob), and fails above 125 bytes (main
+// before the filters left the heap took 187); and checks that the
+// filters' bits, kept outside the heap, stay within the bits the status
+// reports plus one slab.
 func TestIndexMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes 10000 files")
+	}
+	if raceDetector {
+		t.Skip("the race detector's allocations change what the heap holds")
 	}
 	const n = 10000
 	dir := t.TempDir()
@@ -371,8 +375,8 @@ func TestIndexMemory(t *testing.T) {
 	if blobs != n {
 		t.Errorf("%d contents, want %d", blobs, n)
 	}
-	if per > 140 {
-		t.Errorf("the index costs %.0f heap bytes per file beyond the names, want at most 140", per)
+	if per > 125 {
+		t.Errorf("the index costs %.0f heap bytes per file beyond the names, want at most 125", per)
 	}
 	if slabs > st.FilterBytes+slabWords*8 {
 		t.Errorf("the filters take %d bytes of slabs for %d bytes of bits", slabs, st.FilterBytes)
