@@ -135,7 +135,7 @@ func TestContentFilterSharesBlobs(t *testing.T) {
 	blobs := func() int {
 		x.mu.Lock()
 		defer x.mu.Unlock()
-		return len(x.content.byKey)
+		return x.content.byKey.n
 	}
 	if n := blobs(); n != 2 {
 		t.Errorf("%d blobs for 4 files of 2 contents, want 2", n)

@@ -54,3 +54,46 @@ func TestFilterStoreCompacts(t *testing.T) {
 		t.Error("the empty filter has a ref other than 0")
 	}
 }
+
+// TestBlobIndex inserts and removes blobs at random, many with hashes
+// that collide in the table's low bits, and checks every lookup against a
+// map.
+func TestBlobIndex(t *testing.T) {
+	t.Parallel()
+	var ix blobIndex
+	keys := make([]blobKey, firstBlob)
+	want := map[blobKey]uint32{}
+	rng := uint64(1)
+	next := func() uint64 { rng = rng*6364136223846793005 + 1442695040888963407; return rng >> 11 }
+	for step := range 20000 {
+		if len(want) > 0 && next()%3 == 0 {
+			for k, id := range want {
+				ix.remove(keys, id)
+				delete(want, k)
+				break
+			}
+		} else {
+			k := blobKey{size: int64(step), sum: next() % 512} // few distinct homes
+			if step%7 == 0 {
+				k.sum = next()
+			}
+			id := uint32(len(keys))
+			keys = append(keys, k)
+			ix.insert(keys, id)
+			want[k] = id
+		}
+		if step%1999 == 0 || step == 19999 {
+			for k, id := range want {
+				if got, ok := ix.find(keys, k); !ok || got != id {
+					t.Fatalf("step %d: find(%v) = %d, %v; want %d", step, k, got, ok, id)
+				}
+			}
+			if _, ok := ix.find(keys, blobKey{size: -1, sum: 3 << 20}); ok {
+				t.Fatalf("step %d: found a key never inserted", step)
+			}
+			if ix.n != len(want) {
+				t.Fatalf("step %d: %d entries, want %d", step, ix.n, len(want))
+			}
+		}
+	}
+}
