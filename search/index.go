@@ -172,20 +172,31 @@ type indexDir struct {
 	wd     int32
 	rules  *workspace.DirRules
 	files  []indexFile // by name
-	sub    map[string]*indexDir
-	// subList is sub in the order of the names, computed by listing when
-	// needed; nil after sub changes.
-	subList []*indexDir
+	// subs are the subfolders, by name (a map per folder took a third
+	// more memory than the files' records on a large tree).
+	subs []*indexDir
 }
 
-// sortedSubs returns d's subfolders in the order of their names.
-func (d *indexDir) sortedSubs() []*indexDir {
-	if d.subList == nil && len(d.sub) > 0 {
-		for _, name := range slices.Sorted(maps.Keys(d.sub)) {
-			d.subList = append(d.subList, d.sub[name])
-		}
+// sub returns the subfolder name of d, or nil.
+func (d *indexDir) sub(name string) *indexDir {
+	if i, ok := d.subIndex(name); ok {
+		return d.subs[i]
 	}
-	return d.subList
+	return nil
+}
+
+// subIndex is where the subfolder name is, or would go, in d.subs.
+func (d *indexDir) subIndex(name string) (int, bool) {
+	return slices.BinarySearchFunc(d.subs, name, func(s *indexDir, name string) int { return strings.Compare(s.name(), name) })
+}
+
+// setSub makes s the subfolder of d of its name.
+func (d *indexDir) setSub(s *indexDir) {
+	if i, ok := d.subIndex(s.name()); ok {
+		d.subs[i] = s
+	} else {
+		d.subs = slices.Insert(d.subs, i, s)
+	}
 }
 
 // name is the folder's own name.
@@ -519,12 +530,14 @@ func (x *Index) scan(ctx context.Context, w watcher, ig *workspace.Ignorer, rel 
 			continue
 		}
 		p := nodes[path.Dir(r)]
-		if p.sub == nil {
-			p.sub = map[string]*indexDir{}
-		}
-		p.sub[path.Base(r)] = n
-		p.subList = nil
+		p.subs = append(p.subs, n)
 		n.parent = p
+	}
+	for _, n := range nodes {
+		if len(n.subs) > 0 {
+			slices.SortFunc(n.subs, func(a, b *indexDir) int { return strings.Compare(a.name(), b.name()) })
+			n.subs = slices.Clone(n.subs)
+		}
 	}
 	return nodes[rel], byWd, files, nil
 }
@@ -644,12 +657,12 @@ func (x *Index) applyLocked(ev fsEvent) {
 // dropLocked removes the subfolder name of n, and everything below it,
 // from the index, with their watches and cached ignore rules.
 func (x *Index) dropLocked(n *indexDir, name string) {
-	sub := n.sub[name]
-	if sub == nil {
+	i, ok := n.subIndex(name)
+	if !ok {
 		return
 	}
-	delete(n.sub, name)
-	n.subList = nil
+	sub := n.subs[i]
+	n.subs = slices.Delete(n.subs, i, i+1)
 	x.ig.Forget(sub.rel)
 	x.forgetTreeLocked(sub)
 }
@@ -665,7 +678,7 @@ func (x *Index) forgetTreeLocked(d *indexDir) {
 		x.content.release(f.blob)
 	}
 	delete(x.content.dirty, d)
-	for _, s := range d.sub {
+	for _, s := range d.subs {
 		x.forgetTreeLocked(s)
 	}
 }
@@ -682,11 +695,7 @@ func (x *Index) addLocked(n *indexDir, name string) {
 		return
 	}
 	sub.parent = n
-	if n.sub == nil {
-		n.sub = map[string]*indexDir{}
-	}
-	n.sub[name] = sub
-	n.subList = nil
+	n.setSub(sub)
 	maps.Copy(x.byWd, byWd)
 	for _, d := range byWd {
 		x.markDirtyLocked(d)
@@ -780,7 +789,7 @@ func (x *Index) listing(start string, globs *globSet, content *contentFilter) (d
 	d := x.top
 	if start != "." {
 		for _, c := range strings.Split(start, "/") {
-			if d = d.sub[c]; d == nil {
+			if d = d.sub(c); d == nil {
 				return nil, false
 			}
 		}
@@ -824,7 +833,7 @@ func (x *Index) listing(start string, globs *globSet, content *contentFilter) (d
 		}
 		// The files before each subfolder's name, then the subfolder; at
 		// last the files after every subfolder.
-		subs := d.sortedSubs()
+		subs := d.subs
 		pos := 0
 		for si := 0; si <= len(subs); si++ {
 			end := len(d.files)

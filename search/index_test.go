@@ -326,7 +326,7 @@ func TestIndexCloseEndsGoroutines(t *testing.T) {
 
 // TestIndexMemory measures what the index and its content filter cost on
 // the heap per file beyond the bytes of the names, every file with a
-// content of its own (so each has a blob), and fails above 110 bytes (main
+// content of its own (so each has a blob), and fails above 105 bytes (main
 // before the filters left the heap took 187); and checks that the
 // filters' bits, kept outside the heap, stay within the bits the status
 // reports plus one slab.
@@ -375,8 +375,8 @@ func TestIndexMemory(t *testing.T) {
 	if blobs != n {
 		t.Errorf("%d contents, want %d", blobs, n)
 	}
-	if per > 110 {
-		t.Errorf("the index costs %.0f heap bytes per file beyond the names, want at most 110", per)
+	if per > 105 {
+		t.Errorf("the index costs %.0f heap bytes per file beyond the names, want at most 105", per)
 	}
 	if slabs > st.FilterBytes+slabWords*8 {
 		t.Errorf("the filters take %d bytes of slabs for %d bytes of bits", slabs, st.FilterBytes)
