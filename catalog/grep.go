@@ -72,7 +72,7 @@ func Grep(ws *workspace.Set, editor toolbridge.Editor, indexes FileIndexes) tool
 		}
 		text, sh := res.Text()
 		data := map[string]any{
-			"files":        len(res.Files),
+			"files":        res.FileCount,
 			"matches":      res.Matches,
 			"shown_files":  sh.Files,
 			"shown_lines":  sh.Lines,

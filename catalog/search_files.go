@@ -55,7 +55,7 @@ func SearchFiles(ws *workspace.Set, editor toolbridge.Editor, indexes FileIndexe
 		text, sh := l.Text()
 		return toolbridge.Result{
 			Text:     text,
-			Data:     map[string]any{"files": len(l.Paths), "shown": sh.Files, "more": sh.MoreFiles, "index": indexState(index)},
+			Data:     map[string]any{"files": l.Total, "shown": sh.Files, "more": sh.MoreFiles, "index": indexState(index)},
 			MoreHint: "narrow the search with path or a more specific pattern",
 		}, nil
 	})

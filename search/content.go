@@ -7,9 +7,12 @@ import (
 	"maps"
 	"math/bits"
 	"regexp/syntax"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -138,7 +141,18 @@ func probes(g uint32, m uint64) [gramProbes]uint64 {
 
 // newGramFilter builds the filter of grams with bits bits per trigram.
 func newGramFilter(grams []uint32, bits int) gramFilter {
-	f := make(gramFilter, (len(grams)*bits+63)/64)
+	return buildGramFilter(nil, grams, bits)
+}
+
+// buildGramFilter is newGramFilter in buf's memory (grown if needed); the
+// content indexer copies the result into the table's store.
+func buildGramFilter(buf gramFilter, grams []uint32, bits int) gramFilter {
+	n := (len(grams)*bits + 63) / 64
+	if cap(buf) < n {
+		buf = make(gramFilter, n)
+	}
+	f := buf[:n]
+	clear(f)
 	m := uint64(len(f)) * 64
 	for _, g := range grams {
 		for _, p := range probes(g, m) {
@@ -276,16 +290,19 @@ type blobKey struct {
 }
 
 // contentTable holds the blobs of one index. It is guarded by the index's
-// lock.
+// lock. A blob costs 28 bytes here (key, reference count, filter ref) and
+// 8 to 16 of byKey, beside its filter's bits in store.
 type contentTable struct {
-	seed    maphash.Seed
-	filters []gramFilter // by blob id; nil for a free or reserved id
-	// folds: the blob holds a rune that folds to an ASCII letter
-	// (foldsToASCII).
-	folds  []bool
-	keys   []blobKey
-	refs   []int32
-	byKey  map[blobKey]uint32
+	seed  maphash.Seed
+	store filterStore
+	// filters locates each blob's filter in store, refFolds set when the
+	// blob holds a rune that folds to an ASCII letter (foldsToASCII); 0
+	// for a free or reserved id.
+	filters []filterRef
+	keys    []blobKey
+	refs    []int32
+	// byKey finds a blob by its key.
+	byKey  blobIndex
 	free   []uint32
 	bytes  int64 // held by the filters
 	budget int64 // the most bytes the filters may take
@@ -301,16 +318,27 @@ type contentTable struct {
 func newContentTable() *contentTable {
 	return &contentTable{
 		seed:    maphash.MakeSeed(),
-		filters: make([]gramFilter, firstBlob),
-		folds:   make([]bool, firstBlob),
+		filters: make([]filterRef, firstBlob),
 		keys:    make([]blobKey, firstBlob),
 		refs:    make([]int32, firstBlob),
-		byKey:   map[blobKey]uint32{},
 		budget:  contentBudget,
 		dirty:   map[*indexDir]struct{}{},
 		poke:    make(chan struct{}, 1),
 	}
 }
+
+// close gives the filters' memory back; the table is empty after.
+func (t *contentTable) close() {
+	t.store.release()
+	clear(t.filters)
+	t.bytes = 0
+}
+
+// filter returns the filter of blob, valid while the index's lock is held.
+func (t *contentTable) filter(blob uint32) gramFilter { return t.store.view(t.filters[blob]) }
+
+// folds reports whether blob holds a rune that folds to an ASCII letter.
+func (t *contentTable) folds(blob uint32) bool { return t.filters[blob]&refFolds != 0 }
 
 // markDirtyLocked has the content indexer look at the files of unknown
 // content in n.
@@ -335,9 +363,10 @@ func (t *contentTable) release(blob uint32) {
 	case blob >= firstBlob:
 		t.files--
 		if t.refs[blob]--; t.refs[blob] == 0 {
-			delete(t.byKey, t.keys[blob])
-			t.bytes -= int64(len(t.filters[blob])) * 8
-			t.filters[blob], t.keys[blob], t.folds[blob] = nil, blobKey{}, false
+			t.byKey.remove(t.keys, blob)
+			t.bytes -= int64(t.filters[blob].words()) * 8
+			t.store.free(t.filters[blob])
+			t.filters[blob], t.keys[blob] = 0, blobKey{}
 			t.free = append(t.free, blob)
 		}
 	}
@@ -358,16 +387,16 @@ func (t *contentTable) bitsPerGram(toRead int64) int {
 
 // ref gives one more file the blob of key, if one exists.
 func (t *contentTable) ref(key blobKey) (uint32, bool) {
-	id, ok := t.byKey[key]
-	if ok {
+	if id, ok := t.byKey.find(t.keys, key); ok {
 		t.refs[id]++
 		t.files++
+		return id, true
 	}
-	return id, ok
+	return 0, false
 }
 
-// add stores a new blob with one reference; ok is false when it would go
-// over the memory budget.
+// add stores a new blob (a copy of f) with one reference; ok is false when
+// it would go over the memory budget.
 func (t *contentTable) add(key blobKey, f gramFilter, folds bool) (uint32, bool) {
 	if id, ok := t.ref(key); ok {
 		return id, true
@@ -375,18 +404,102 @@ func (t *contentTable) add(key blobKey, f gramFilter, folds bool) (uint32, bool)
 	if t.bytes+int64(len(f))*8 > t.budget {
 		return 0, false
 	}
+	if t.store.wasteful() {
+		t.store.compact(t.filters)
+	}
+	r := t.store.put(f)
+	if folds {
+		r |= refFolds
+	}
 	var id uint32
 	if n := len(t.free); n > 0 {
 		id, t.free = t.free[n-1], t.free[:n-1]
-		t.filters[id], t.keys[id], t.refs[id], t.folds[id] = f, key, 1, folds
+		t.filters[id], t.keys[id], t.refs[id] = r, key, 1
 	} else {
 		id = uint32(len(t.filters))
-		t.filters, t.keys, t.refs, t.folds = append(t.filters, f), append(t.keys, key), append(t.refs, 1), append(t.folds, folds)
+		t.filters, t.keys, t.refs = append(t.filters, r), append(t.keys, key), append(t.refs, 1)
 	}
-	t.byKey[key] = id
+	t.byKey.insert(t.keys, id)
 	t.bytes += int64(len(f)) * 8
 	t.files++
 	return id, true
+}
+
+// blobIndex finds blobs by their key: an open-addressing table of blob
+// ids (0, never a blob's, marks a free slot), at most half full, probed
+// linearly from the low bits of the key's hash. It takes 8 to 16 bytes a
+// blob where a map took about 30.
+type blobIndex struct {
+	slots []uint32
+	n     int
+}
+
+// find returns the id of the blob whose key (in keys, by id) is key.
+func (ix *blobIndex) find(keys []blobKey, key blobKey) (uint32, bool) {
+	if len(ix.slots) == 0 {
+		return 0, false
+	}
+	mask := uint64(len(ix.slots) - 1)
+	for i := key.sum & mask; ; i = (i + 1) & mask {
+		id := ix.slots[i]
+		if id == 0 {
+			return 0, false
+		}
+		if keys[id] == key {
+			return id, true
+		}
+	}
+}
+
+// insert adds id, whose key is keys[id] and not in the table yet.
+func (ix *blobIndex) insert(keys []blobKey, id uint32) {
+	if 2*(ix.n+1) > len(ix.slots) {
+		old := ix.slots
+		ix.slots = make([]uint32, max(64, 2*len(old)))
+		for _, o := range old {
+			if o != 0 {
+				ix.place(keys, o)
+			}
+		}
+	}
+	ix.place(keys, id)
+	ix.n++
+}
+
+func (ix *blobIndex) place(keys []blobKey, id uint32) {
+	mask := uint64(len(ix.slots) - 1)
+	i := keys[id].sum & mask
+	for ix.slots[i] != 0 {
+		i = (i + 1) & mask
+	}
+	ix.slots[i] = id
+}
+
+// remove takes id (keys[id] still its key) out, moving back the entries
+// after it that would no longer be found.
+func (ix *blobIndex) remove(keys []blobKey, id uint32) {
+	if len(ix.slots) == 0 {
+		return
+	}
+	mask := uint64(len(ix.slots) - 1)
+	i := keys[id].sum & mask
+	for ix.slots[i] != id {
+		if ix.slots[i] == 0 {
+			return
+		}
+		i = (i + 1) & mask
+	}
+	ix.slots[i] = 0
+	ix.n--
+	for j := (i + 1) & mask; ix.slots[j] != 0; j = (j + 1) & mask {
+		// The entry at j may move to the hole at i unless its home lies
+		// cyclically in (i, j].
+		home := keys[ix.slots[j]].sum & mask
+		if (j > i && (home <= i || home > j)) || (j < i && home <= i && home > j) {
+			ix.slots[i], ix.slots[j] = ix.slots[j], 0
+			i = j
+		}
+	}
 }
 
 // contentFilter is what a grep asks of the index's listing: binary files
@@ -419,7 +532,7 @@ func (c *contentFilter) keep(t *contentTable, rel string, blob uint32) bool {
 	}
 	if c.verdict[blob] == 0 {
 		c.verdict[blob] = 1
-		if c.q.folded && t.folds[blob] || c.q.mayMatch(t.filters[blob]) {
+		if c.q.folded && t.folds(blob) || c.q.mayMatch(t.filter(blob)) {
 			c.verdict[blob] = 2
 		}
 	}
@@ -433,14 +546,15 @@ func (c *contentFilter) keep(t *contentTable, rel string, blob uint32) bool {
 func (x *Index) indexContents(w watcher, t *contentTable) {
 	first := true
 	for {
-		began := time.Now()
 		x.mu.Lock()
 		if x.w != w || x.content != t {
 			x.mu.Unlock()
 			return
 		}
 		dirs := slices.Collect(maps.Keys(t.dirty))
-		clear(t.dirty)
+		// A new map: clear would keep the buckets the whole tree's
+		// folders needed at the build.
+		t.dirty = map[*indexDir]struct{}{}
 		x.mu.Unlock()
 		if len(dirs) > 0 {
 			x.contentPass(w, t, dirs)
@@ -450,8 +564,12 @@ func (x *Index) indexContents(w watcher, t *contentTable) {
 			x.mu.Unlock()
 			return
 		}
-		x.notifyLocked()
 		files, size := t.files, t.bytes
+		if first {
+			x.status.FilterTime = max(time.Since(x.readyAt), time.Millisecond)
+		}
+		x.notifyLocked()
+		took := x.status.FilterTime
 		x.mu.Unlock()
 		if first {
 			first = false
@@ -459,7 +577,7 @@ func (x *Index) indexContents(w watcher, t *contentTable) {
 			// grown for large files) goes back now.
 			debug.FreeOSMemory()
 			x.log.Info("file contents indexed", "folder", x.folder, "files", files,
-				"filterBytes", size, "ms", time.Since(began).Milliseconds())
+				"filterBytes", size, "ms", took.Milliseconds())
 		}
 		select {
 		case <-x.ctx.Done():
@@ -493,89 +611,132 @@ func (x *Index) pendingLocked(p placed) *indexFile {
 	return &p.n.files[i]
 }
 
-// contentPass reads the files of unknown content in dirs in two rounds.
-// The first hashes every file: a file whose content the table holds gets
-// its blob at once, the others are grouped by content. With the bytes of
-// the new contents known, the second round builds one filter per new
-// content, at the size the budget allows for all of them (bitsPerGram),
-// from a file that still holds it.
+// contentPass reads the files of unknown content in dirs in two rounds,
+// each on up to GOMAXPROCS goroutines. The first hashes every file, a
+// folder at a time: a file whose content the table holds gets its blob at
+// once, the others are grouped by content. With the bytes of the new
+// contents known, the second round builds one filter per new content, at
+// the size the budget allows for all of them (bitsPerGram), from a file
+// that still holds it, and gives it to that content's files at once:
+// searches use each filter as soon as it is placed.
 func (x *Index) contentPass(w watcher, t *contentTable, dirs []*indexDir) {
-	bp := getBuf()
-	defer putBuf(bp)
 	fresh := map[blobKey][]placed{}
 	var order []blobKey
 	var freshBytes int64
-	for _, n := range dirs {
-		names, results := x.hashDir(w, t, n, bp)
-		x.mu.Lock()
-		if x.w != w || x.content != t {
-			x.mu.Unlock()
-			return
-		}
-		for i, r := range results {
-			p := placed{n, names[i]}
-			f := x.pendingLocked(p)
-			switch {
-			case f == nil:
-			case r.state == blobBinary:
-				f.blob = blobBinary
-				t.files++
-			case r.state == blobUnfiltered:
-				f.blob = blobUnfiltered
-				t.unfiltered++
-			default:
-				if id, ok := t.ref(r.key); ok {
-					f.blob = id
-					break
-				}
-				if fresh[r.key] == nil {
-					order = append(order, r.key)
-					freshBytes += r.key.size
-				}
-				fresh[r.key] = append(fresh[r.key], p)
+	// live reports, under the lock, whether the pass still works for
+	// the index's current table.
+	live := func() bool { return x.w == w && x.content == t }
+	parallel(len(dirs), func(next func() (int, bool)) {
+		bp := getBuf()
+		defer putBuf(bp)
+		for {
+			i, ok := next()
+			if !ok || x.ctx.Err() != nil {
+				return
 			}
+			n := dirs[i]
+			names, results := x.hashDir(w, t, n, bp)
+			x.mu.Lock()
+			if !live() {
+				x.mu.Unlock()
+				return
+			}
+			for i, r := range results {
+				p := placed{n, names[i]}
+				f := x.pendingLocked(p)
+				switch {
+				case f == nil:
+				case r.state == blobBinary:
+					f.blob = blobBinary
+					t.files++
+				case r.state == blobUnfiltered:
+					f.blob = blobUnfiltered
+					t.unfiltered++
+				default:
+					if id, ok := t.ref(r.key); ok {
+						f.blob = id
+						break
+					}
+					if fresh[r.key] == nil {
+						order = append(order, r.key)
+						freshBytes += r.key.size
+					}
+					fresh[r.key] = append(fresh[r.key], p)
+				}
+			}
+			x.mu.Unlock()
 		}
-		x.mu.Unlock()
-	}
-	if len(order) == 0 {
+	})
+	if len(order) == 0 || x.ctx.Err() != nil {
 		return
 	}
 	x.mu.Lock()
+	if !live() {
+		x.mu.Unlock()
+		return
+	}
 	bits := t.bitsPerGram(freshBytes)
 	x.mu.Unlock()
-	gs := newGramSet()
-	for _, key := range order {
-		var filter gramFilter
-		var folds bool
-		for _, p := range fresh[key] {
-			if x.ctx.Err() != nil {
+	parallel(len(order), func(next func() (int, bool)) {
+		bp := getBuf()
+		defer putBuf(bp)
+		gs := newGramSet()
+		var scratch gramFilter
+		for {
+			i, ok := next()
+			if !ok || x.ctx.Err() != nil {
 				return
 			}
-			if data, ok := x.readContent(t, p, key, bp); ok {
-				filter, folds = newGramFilter(gs.of(data), bits), foldsToASCII(data)
-				break
+			key := order[i]
+			found, folds := false, false
+			for _, p := range fresh[key] {
+				if data, ok := x.readContent(t, p, key, bp); ok {
+					scratch = buildGramFilter(scratch, gs.of(data), bits)
+					found, folds = true, foldsToASCII(data)
+					break
+				}
+			}
+			x.mu.Lock()
+			if !live() {
+				x.mu.Unlock()
+				return
+			}
+			x.placeLocked(t, key, fresh[key], found, scratch, folds)
+			x.mu.Unlock()
+			if x.opts.filterPlaced != nil {
+				x.opts.filterPlaced()
 			}
 		}
-		x.mu.Lock()
-		if x.w != w || x.content != t {
-			x.mu.Unlock()
-			return
-		}
-		x.placeLocked(t, key, fresh[key], filter, folds)
-		x.mu.Unlock()
+	})
+}
+
+// parallel runs work on up to GOMAXPROCS goroutines (never more than n)
+// and waits for them; each takes the indexes 0..n-1 one at a time from
+// next until it says there are no more.
+func parallel(n int, work func(next func() (int, bool))) {
+	var taken atomic.Int64
+	next := func() (int, bool) {
+		i := int(taken.Add(1)) - 1
+		return i, i < n
 	}
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), n) {
+		wg.Go(func() { work(next) })
+	}
+	wg.Wait()
 }
 
 // placeLocked gives the files of one new content that are still pending
-// its blob: a new one with filter, or, when no file read back as that
-// content (filter nil: they changed), nothing, so that they are read again.
-func (x *Index) placeLocked(t *contentTable, key blobKey, files []placed, filter gramFilter, folds bool) {
+// its blob: a new one with filter (copied), or, when no file read back as
+// that content (found false: they changed), nothing, so that they are read
+// again.
+func (x *Index) placeLocked(t *contentTable, key blobKey, files []placed, found bool, filter gramFilter, folds bool) {
 	id, added := uint32(0), false
 	for _, p := range files {
 		f := x.pendingLocked(p)
 		switch {
 		case f == nil:
-		case filter == nil:
+		case !found:
 			f.blob = blobUnknown
 			x.markDirtyLocked(p.n)
 		case !added:
@@ -587,7 +748,8 @@ func (x *Index) placeLocked(t *contentTable, key blobKey, files []placed, filter
 			}
 			f.blob, added = id, true
 		default:
-			t.ref(key)
+			t.refs[id]++
+			t.files++
 			f.blob = id
 		}
 	}

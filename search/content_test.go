@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -133,7 +135,7 @@ func TestContentFilterSharesBlobs(t *testing.T) {
 	blobs := func() int {
 		x.mu.Lock()
 		defer x.mu.Unlock()
-		return len(x.content.byKey)
+		return x.content.byKey.n
 	}
 	if n := blobs(); n != 2 {
 		t.Errorf("%d blobs for 4 files of 2 contents, want 2", n)
@@ -166,8 +168,11 @@ func TestContentFilterChangeWhileReading(t *testing.T) {
 	root := openRoot(t, dir)
 	var xp atomic.Pointer[Index]
 	changed := make(chan string, 2)
+	var seenMu sync.Mutex // the indexer reads on several goroutines
 	seen := map[string]bool{}
 	o := IndexOptions{afterContentRead: func(rel string) {
+		seenMu.Lock()
+		defer seenMu.Unlock()
 		if seen[rel] || rel == "c.go" {
 			return
 		}
@@ -282,4 +287,99 @@ func TestBitsPerGram(t *testing.T) {
 			t.Errorf("bitsPerGram(%d) with %d of %d bytes used = %d, want %d", tc.toRead, tc.used, tab.budget, got, tc.want)
 		}
 	}
+}
+
+// TestContentFilterPartlyBuilt holds the content indexer's first pass half
+// done: grep must then find exactly what it finds without the filter, skip
+// the files whose filter is ready and cannot match, and read every file
+// still pending; the status counts both. Once the pass ends, the same.
+func TestContentFilterPartlyBuilt(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	files := map[string]string{}
+	for i := range 60 {
+		text := fmt.Sprintf("package p%d\nfunc f%d() { return hay%d }\n", i, i, i)
+		if i%3 == 0 {
+			text += "// needle\n"
+		}
+		files[fmt.Sprintf("d%d/f%02d.go", i%4, i)] = text
+	}
+	writeTree(t, dir, files)
+	const placedBeforeHold = 20
+	var placed atomic.Int32
+	hold, held := make(chan struct{}), make(chan struct{}, 1)
+	root, x := startIndex(t, dir, IndexOptions{filterPlaced: func() {
+		if placed.Add(1) >= placedBeforeHold {
+			select {
+			case held <- struct{}{}:
+			default:
+			}
+			<-hold
+		}
+	}})
+	select {
+	case <-held:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the content indexer did not place its filters")
+	}
+	// Another reader may still place the filter it was building: files
+	// only go from pending to ready, so the listing is taken first.
+	listed := listedFor(t, x, "needle", false)
+	x.mu.Lock()
+	var ready, pending []string
+	for _, d := range x.byWd {
+		for _, f := range d.files {
+			if f.blob >= firstBlob {
+				ready = append(ready, joinRel(d.rel, f.name))
+			} else {
+				pending = append(pending, joinRel(d.rel, f.name))
+			}
+		}
+	}
+	x.mu.Unlock()
+	st := x.Status()
+	if len(ready) == 0 || len(pending) == 0 || st.Contents == 0 || st.Contents+st.ContentsPending != len(files) || st.FilterTime != 0 {
+		t.Fatalf("mid-pass: %d files ready, %d pending, status %+v; want both, counted", len(ready), len(pending), st)
+	}
+	var want []string
+	for name, text := range files {
+		if strings.Contains(text, "needle") {
+			want = append(want, name)
+		}
+	}
+	slices.Sort(want)
+	check := func(when string) {
+		t.Helper()
+		if got := grepFiles(t, root, x, "needle", nil); !slices.Equal(got, want) {
+			t.Errorf("%s: grep needle with the index = %v, want %v", when, got, want)
+		}
+		if got := grepFiles(t, root, nil, "needle", nil); !slices.Equal(got, want) {
+			t.Errorf("%s: grep needle walking = %v, want %v", when, got, want)
+		}
+	}
+	check("mid-pass")
+	for _, p := range pending {
+		if !slices.Contains(listed, p) {
+			t.Errorf("mid-pass: %s, not filtered yet, is not read", p)
+		}
+	}
+	skipped := 0
+	for _, p := range ready {
+		if !slices.Contains(listed, p) {
+			skipped++
+		}
+	}
+	if skipped == 0 {
+		t.Errorf("mid-pass: grep reads all %d files whose filter is ready; want those that cannot match skipped", len(ready))
+	}
+	close(hold)
+	waitContents(t, x)
+	// The pass ends (and its time is set) just after its last file.
+	for deadline := time.Now().Add(30 * time.Second); x.Status().FilterTime == 0 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	if st = x.Status(); st.FilterTime <= 0 || !strings.Contains(st.String(), "first pass") {
+		t.Errorf("after the pass: status %+v (%s); want the first pass's time", st, st)
+	}
+	check("after the pass")
 }

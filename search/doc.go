@@ -35,8 +35,8 @@
 // *WorkLimitError past WorkLimit steps on one file.
 //
 // The file index (Index, one per workspace folder, kept by the long-lived
-// server) lists every file the walk would visit, with its size and mtime,
-// and is kept current by inotify; a request that carries it reads only the
+// server) lists every file the walk would visit, with its size, and is
+// kept current by inotify; a request that carries it reads only the
 // files it lists (plus the overlay) instead of walking, with the same ignore
 // and match semantics. Before it answers it applies every change
 // notification already queued, so a change made before the search began is
@@ -56,6 +56,11 @@
 // since the filter read it, an open buffer, a file over 16 MiB and one over
 // the filter's memory budget (48 MiB) are always read; the filter reads a
 // changed file again in the background, 100 ms after the changes settle.
+// Its first pass reads on one goroutine per CPU, and each content's filter
+// serves searches as soon as it is built; grep reads the files not read
+// yet. The filters' bits live in slabs outside the Go heap (on Linux), so
+// that the collector neither scans them nor lets the heap grow by a
+// multiple of them.
 //
 // Not guaranteed: a consistent snapshot of files that change during a
 // search; multi-line matches (a match never spans a newline); binary

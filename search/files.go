@@ -33,10 +33,13 @@ type FilesRequest struct {
 	Index *Index
 }
 
-// FileList is the outcome of Files: every matching file, in path order.
+// FileList is the outcome of Files: the first matching files in path
+// order, up to the request's cap (MaxResults or DefaultMaxFiles), which is
+// all that Text shows; Total counts every matching file.
 type FileList struct {
 	Request FilesRequest
 	Paths   []string
+	Total   int
 }
 
 // Files lists the regular files below req.Path whose names match
@@ -61,12 +64,17 @@ func Files(ctx context.Context, root *os.Root, ig *workspace.Ignorer, req FilesR
 	if !fi.IsDir() {
 		return nil, &fs.PathError{Op: "search", Path: start, Err: ErrNotDir}
 	}
+	limit := req.MaxResults
+	if limit <= 0 {
+		limit = DefaultMaxFiles
+	}
 	var mu sync.Mutex
 	var paths []string
 	seen := map[string]bool{}
-	sorted := false
-	if dirs, ok := indexListing(req.Index, start, globs); ok {
-		paths, sorted = listedPaths(dirs), true
+	dirs, indexed := indexListing(req.Index, start, globs)
+	sorted, total := indexed, 0
+	if indexed {
+		paths, total = listedPaths(dirs, limit)
 	} else if _, err = parallelWalk(ctx, walkConfig{
 		root:  root,
 		ig:    ig,
@@ -95,13 +103,17 @@ func Files(ctx context.Context, root *os.Root, ig *workspace.Ignorer, req FilesR
 		}
 		if _, err := root.Lstat(rel); errors.Is(err, fs.ErrNotExist) {
 			paths = append(paths, rel)
+			total++
 			sorted = false
 		}
 	}
 	if !sorted {
 		slices.SortFunc(paths, comparePaths)
 	}
-	return &FileList{Request: req, Paths: paths}, nil
+	if !indexed { // every path was collected
+		total = len(paths)
+	}
+	return &FileList{Request: req, Paths: paths[:min(len(paths), limit)], Total: total}, nil
 }
 
 // indexListing asks x (when set) for the files below start that globs
@@ -113,21 +125,29 @@ func indexListing(x *Index, start string, globs *globSet) ([]indexedDir, bool) {
 	return x.listing(start, globs, nil)
 }
 
-// listedPaths returns the paths of the files of dirs, in their order. The
-// paths share one allocation. They are not marked seen: an open buffer of
-// a listed file is on disk, which the check for new buffers finds.
-func listedPaths(dirs []indexedDir) []string {
-	size, count := 0, 0
+// listedPaths returns the paths of the first limit files of dirs, in
+// their order, and the number of files in dirs. The paths share one
+// allocation. They are not marked seen: an open buffer of a listed file is
+// on disk, which the check for new buffers finds.
+func listedPaths(dirs []indexedDir, limit int) ([]string, int) {
+	size, count, total := 0, 0, 0
 	for _, d := range dirs {
+		total += len(d.files)
 		for _, f := range d.files {
+			if count == limit {
+				break
+			}
 			size += len(d.rel) + 1 + len(f.name)
+			count++
 		}
-		count += len(d.files)
 	}
 	arena := make([]byte, 0, size)
 	paths := make([]string, 0, count)
 	for _, d := range dirs {
 		for _, f := range d.files {
+			if len(paths) == count {
+				return paths, total
+			}
 			from := len(arena)
 			if d.rel != "." {
 				arena = append(append(arena, d.rel...), '/')
@@ -136,7 +156,7 @@ func listedPaths(dirs []indexedDir) []string {
 			paths = append(paths, unsafe.String(&arena[from], len(arena)-from))
 		}
 	}
-	return paths
+	return paths, total
 }
 
 // ErrNotDir is returned by Files when the path to search is a file.
@@ -146,7 +166,7 @@ var ErrNotDir = errors.New("not a directory; give a folder as path, or use read_
 // more paths there are when the cap leaves some out.
 func (l *FileList) Text() (string, Shown) {
 	var sh Shown
-	if len(l.Paths) == 0 {
+	if l.Total == 0 && len(l.Paths) == 0 {
 		where := "the workspace"
 		if p := cleanPath(l.Request.Path); p != "." {
 			where = excerpt.Text(p)
@@ -160,13 +180,13 @@ func (l *FileList) Text() (string, Shown) {
 	var b []byte
 	for i, p := range l.Paths {
 		if i == limit {
-			sh.MoreFiles = len(l.Paths) - limit
 			break
 		}
 		sh.Files++
 		b = append(b, p...)
 		b = append(b, '\n')
 	}
+	sh.MoreFiles = max(l.Total, len(l.Paths)) - sh.Files
 	if sh.MoreFiles > 0 {
 		b = append(b, "["...)
 		b = append(b, itoa(sh.MoreFiles)...)

@@ -63,9 +63,7 @@ func (r *Result) text() (string, Shown) {
 		}
 		for _, f := range r.Files {
 			if sh.Files == limit {
-				sh.MoreFiles++
-				sh.MoreLines += f.Count
-				continue
+				break
 			}
 			sh.Files++
 			sh.Lines += f.Count
@@ -76,6 +74,9 @@ func (r *Result) text() (string, Shown) {
 			}
 			b.WriteByte('\n')
 		}
+		// What is not shown, Files holding it or not (past its cap).
+		sh.MoreFiles = max(r.FileCount, len(r.Files)) - sh.Files
+		sh.MoreLines = max(r.Matches-sh.Lines, 0)
 		switch {
 		case sh.MoreFiles > 0 && req.Mode == ModeCount:
 			fmt.Fprintf(&b, "[%d more files (%d matching lines) not shown; narrow with path or include, or raise max_results]\n", sh.MoreFiles, sh.MoreLines)

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/whale-ls/whale-ls/workspace"
 )
@@ -104,14 +105,18 @@ type FileMatch struct {
 	Lines []Line
 }
 
-// Result is the outcome of Grep. Files holds every file with a match, in
-// path order (folder by folder, names in byte order); Text renders it with the
-// caps applied.
+// Result is the outcome of Grep. Files holds the files with a match, in
+// path order (folder by folder, names in byte order): every one in content
+// mode, and in files and count modes the first ones up to the cap
+// (MaxResults or DefaultMaxFiles), which is all that Text shows, so that a
+// search matching most of a large tree does not hold a record of each
+// file; Text renders it with the caps applied.
 type Result struct {
 	Request Request
 	Files   []FileMatch
-	// Matches is the number of matching lines in all files.
-	Matches int
+	// FileCount is the number of files with a match, Matches the number of
+	// matching lines in all of them (including those Files leaves out).
+	FileCount, Matches int
 	// TooLarge lists the files skipped because they hold MaxFileSize bytes
 	// or more.
 	TooLarge []string
@@ -161,6 +166,12 @@ func Grep(ctx context.Context, root *os.Root, ig *workspace.Ignorer, req Request
 	inner, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	g := &grepRun{outer: ctx, ctx: inner, stop: stop, m: m, mode: req.Mode, context: req.Context, keeper: newLineKeeper(req.contentCap())}
+	if req.Mode != ModeContent {
+		g.fileCap = req.MaxResults
+		if g.fileCap <= 0 {
+			g.fileCap = DefaultMaxFiles
+		}
+	}
 	res := &Result{Request: req}
 	start := cleanPath(req.Path)
 
@@ -226,6 +237,11 @@ type grepRun struct {
 	mu       sync.Mutex
 	files    []FileMatch
 	tooLarge []string
+	// fileCap, when above 0, is how many files (the first in path order)
+	// files keeps, as a max-heap by path while the search runs;
+	// fileCount and matches count them all.
+	fileCap            int
+	fileCount, matches int
 }
 
 // failed is why the search stopped early: the caller's cancellation, or a
@@ -326,32 +342,49 @@ func (g *grepRun) searchListed(root *os.Root, ig *workspace.Ignorer, start strin
 			defer wg.Done()
 			bp := getBuf()
 			defer putBuf(bp)
+			// The folder of the last chunk stays open for the next one,
+			// which is often of the same folder; a file's path is built
+			// in relBuf and copied only where it is kept (searchText).
+			var h dirHandle
+			var hDir *indexedDir
+			defer func() {
+				if h != nil {
+					h.close()
+				}
+			}()
+			var relBuf []byte
 			for {
 				i := int(next.Add(1)) - 1
 				if i >= len(chunks) || g.ctx.Err() != nil {
 					return
 				}
 				c := chunks[i]
-				prefix := c.dir.rel + "/"
-				if c.dir.rel == "." {
-					prefix = ""
+				if hDir != c.dir && h != nil {
+					h.close()
+					h = nil
 				}
-				var h dirHandle
+				hDir = c.dir
+				relBuf = relBuf[:0]
+				if c.dir.rel != "." {
+					relBuf = append(append(relBuf, c.dir.rel...), '/')
+				}
+				prefix := len(relBuf)
 				for _, f := range c.files {
 					if g.ctx.Err() != nil {
 						break
 					}
-					rel := prefix + f.name
+					relBuf = append(relBuf[:prefix], f.name...)
+					rel := unsafe.String(unsafe.SliceData(relBuf), len(relBuf))
 					if text, ok := req.Overlay[rel]; ok {
 						seenMu.Lock()
-						seen[rel] = true
+						seen[strings.Clone(rel)] = true
 						seenMu.Unlock()
 						g.searchText(rel, text, false)
 						continue
 					}
 					if f.size >= int64(limit) {
 						g.mu.Lock()
-						g.tooLarge = append(g.tooLarge, rel)
+						g.tooLarge = append(g.tooLarge, strings.Clone(rel))
 						g.mu.Unlock()
 						continue
 					}
@@ -362,9 +395,6 @@ func (g *grepRun) searchListed(root *os.Root, ig *workspace.Ignorer, start strin
 						}
 					}
 					*bp = g.searchFile(h, rel, f.name, *bp, limit, f.size)
-				}
-				if h != nil {
-					h.close()
 				}
 			}
 		}()
@@ -377,8 +407,9 @@ func (g *grepRun) searchListed(root *os.Root, ig *workspace.Ignorer, start strin
 	return nil
 }
 
-// searchFile reads the file name of h (rel from the root; size bytes, or
-// -1 when unknown) into buf and searches it, noting it when it holds limit bytes or more; unreadable and
+// searchFile reads the file name of h (rel from the root, which may be a
+// reused buffer's view; size bytes, or -1 when unknown) into buf and
+// searches it, noting it when it holds limit bytes or more; unreadable and
 // binary files are skipped. It returns the buffer to reuse, grown if the
 // file needed more room.
 func (g *grepRun) searchFile(h dirHandle, rel, name string, buf []byte, limit int, size int64) []byte {
@@ -388,7 +419,7 @@ func (g *grepRun) searchFile(h dirHandle, rel, name string, buf []byte, limit in
 	}
 	if errors.Is(err, errTooLarge) {
 		g.mu.Lock()
-		g.tooLarge = append(g.tooLarge, rel)
+		g.tooLarge = append(g.tooLarge, strings.Clone(rel))
 		g.mu.Unlock()
 	}
 	if err == nil {
@@ -418,7 +449,8 @@ func (g *grepRun) searchNewBuffers(root *os.Root, ig *workspace.Ignorer, start s
 	}
 }
 
-// searchText searches one file's bytes and records a match.
+// searchText searches one file's bytes and records a match. rel may be a
+// view of a buffer the caller reuses: what is kept of it is copied.
 func (g *grepRun) searchText(rel string, data []byte, checkBinary bool) {
 	if checkBinary && isBinary(data) {
 		return
@@ -430,7 +462,7 @@ func (g *grepRun) searchText(rel string, data []byte, checkBinary bool) {
 	count, lines, err := g.m.scan(g.ctx, data, g.mode == ModeFiles, g.context, keep)
 	if err != nil {
 		if wl, ok := errors.AsType[*WorkLimitError](err); ok {
-			wl.Path = rel
+			wl.Path = strings.Clone(rel)
 			g.stop(wl)
 		}
 		return
@@ -438,24 +470,34 @@ func (g *grepRun) searchText(rel string, data []byte, checkBinary bool) {
 	if count == 0 {
 		return
 	}
-	fm := FileMatch{Path: rel, Count: count, Lines: lines}
+	fm := FileMatch{Path: strings.Clone(rel), Count: count, Lines: lines}
 	if lines != nil {
 		g.keeper.add(&fm)
 	}
 	g.mu.Lock()
-	g.files = append(g.files, fm)
-	g.mu.Unlock()
+	defer g.mu.Unlock()
+	g.fileCount++
+	g.matches += count
+	switch h := (*pathHeap[FileMatch])(&g.files); {
+	case g.fileCap <= 0:
+		g.files = append(g.files, fm)
+	case len(g.files) < g.fileCap:
+		heap.Push(h, fm)
+	case comparePaths(rel, g.files[0].Path) < 0:
+		g.files[0] = fm
+		heap.Fix(h, 0)
+	}
 }
 
 func (g *grepRun) finish(res *Result) *Result {
 	kept := g.keeper.keptSet()
 	for i := range g.files {
 		f := &g.files[i]
-		res.Matches += f.Count
 		if f.Lines != nil && !kept[f.Path] {
 			f.Lines = nil
 		}
 	}
+	res.FileCount, res.Matches = g.fileCount, g.matches
 	slices.SortFunc(g.files, func(a, b FileMatch) int { return comparePaths(a.Path, b.Path) })
 	slices.SortFunc(g.tooLarge, comparePaths)
 	res.Files = g.files
@@ -722,8 +764,8 @@ type lineKeeper struct {
 	cap int
 
 	mu       sync.Mutex
-	kept     pathHeap // max-heap by path
-	retained int      // matching lines held by kept files
+	kept     pathHeap[keptFile]
+	retained int // matching lines held by kept files
 }
 
 func newLineKeeper(cap int) *lineKeeper { return &lineKeeper{cap: cap} }
@@ -768,13 +810,18 @@ type keptFile struct {
 	lines int
 }
 
-type pathHeap []keptFile
+func (k keptFile) pathOf() string  { return k.path }
+func (f FileMatch) pathOf() string { return f.Path }
 
-func (h pathHeap) Len() int           { return len(h) }
-func (h pathHeap) Less(i, j int) bool { return comparePaths(h[i].path, h[j].path) > 0 }
-func (h pathHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *pathHeap) Push(x any)        { *h = append(*h, x.(keptFile)) }
-func (h *pathHeap) Pop() any {
+// pathHeap is a max-heap by path (container/heap): its top is what an
+// entry earlier in path order replaces once a cap is reached.
+type pathHeap[T interface{ pathOf() string }] []T
+
+func (h pathHeap[T]) Len() int           { return len(h) }
+func (h pathHeap[T]) Less(i, j int) bool { return comparePaths(h[i].pathOf(), h[j].pathOf()) > 0 }
+func (h pathHeap[T]) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *pathHeap[T]) Push(x any)        { *h = append(*h, x.(T)) }
+func (h *pathHeap[T]) Pop() any {
 	old := *h
 	x := old[len(old)-1]
 	*h = old[:len(old)-1]
@@ -834,8 +881,12 @@ var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 256<<10); return 
 
 func getBuf() *[]byte { return bufPool.Get().(*[]byte) }
 
+// maxPooledBuf is the largest read buffer the pool keeps: one grown for a
+// larger file goes to the collector rather than stay with the server.
+const maxPooledBuf = 4 << 20
+
 func putBuf(b *[]byte) {
-	if cap(*b) > 8<<20 {
+	if cap(*b) > maxPooledBuf {
 		return
 	}
 	*b = (*b)[:0]

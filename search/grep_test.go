@@ -225,6 +225,18 @@ func TestGrepCapsAndMoreLine(t *testing.T) {
 	if !strings.HasPrefix(text, "f0.txt: 10\nf1.txt: 10\n") || strings.Contains(text, "more") {
 		t.Errorf("count mode = %q", text)
 	}
+	// Past the cap, files and count modes keep no record of a file, only
+	// the totals.
+	res, err := Grep(context.Background(), root, nil, Request{Pattern: "hit", Mode: ModeCount, MaxResults: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Files) != 2 || res.Files[0].Path != "f0.txt" || res.Files[1].Path != "f1.txt" || res.FileCount != 5 || res.Matches != 50 {
+		t.Errorf("count mode with a cap of 2 kept %+v, %d files, %d matches; want f0.txt and f1.txt of 5 files, 50 matches", res.Files, res.FileCount, res.Matches)
+	}
+	if text, _ := res.Text(); !strings.HasSuffix(text, "[3 more files (30 matching lines) not shown; narrow with path or include, or raise max_results]") {
+		t.Errorf("count mode with a cap of 2 = %q", text)
+	}
 
 	// Default caps: 200 lines.
 	writeTree(t, dir, map[string]string{"many.txt": strings.Repeat("many\n", 250)})
@@ -451,6 +463,9 @@ func TestFilesGlobs(t *testing.T) {
 	if text, _ := l.Text(); !strings.HasSuffix(text, "[4 more files not shown; narrow with path or a more specific pattern, or raise max_results]") {
 		t.Errorf("Files text = %q, want a final line with 4 more", text)
 	}
+	if len(l.Paths) != 1 || l.Total != 5 {
+		t.Errorf("Files with a cap of 1 kept %q of %d; want the first and a total of 5", l.Paths, l.Total)
+	}
 }
 
 func TestGrepSkipsTooLargeFiles(t *testing.T) {
@@ -490,8 +505,8 @@ func TestGrepDeepWideTreesConcurrently(t *testing.T) {
 	for range 4 {
 		go func() {
 			res, err := Grep(context.Background(), root, ig, Request{Pattern: "needle", Mode: ModeFiles})
-			if err == nil && len(res.Files) != 360 {
-				err = fmt.Errorf("Grep found %d files, want 360", len(res.Files))
+			if err == nil && (res.FileCount != 360 || len(res.Files) != DefaultMaxFiles) {
+				err = fmt.Errorf("Grep found %d files and kept %d, want 360 and the first %d", res.FileCount, len(res.Files), DefaultMaxFiles)
 			}
 			errs <- err
 		}()
@@ -501,9 +516,12 @@ func TestGrepDeepWideTreesConcurrently(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	res, err := Grep(context.Background(), root, ig, Request{Pattern: "needle", Mode: ModeFiles})
+	res, err := Grep(context.Background(), root, ig, Request{Pattern: "needle", Mode: ModeFiles, MaxResults: 1 << 30})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(res.Files) != 360 {
+		t.Fatalf("Grep with no cap kept %d files, want 360", len(res.Files))
 	}
 	for i := 1; i < len(res.Files); i++ {
 		if comparePaths(res.Files[i-1].Path, res.Files[i].Path) >= 0 {

@@ -55,6 +55,11 @@ type IndexStatus struct {
 	// takes.
 	Contents, ContentsPending int
 	FilterBytes               int64
+	// FilterTime is how long after the index was ready the content
+	// filter's first pass over every file ended (zero until it has): from
+	// then on grep reads only the files that may match. During the pass it
+	// already skips the files read so far that cannot.
+	FilterTime time.Duration
 }
 
 // String is the status in one line, for logs and the tools' results.
@@ -68,7 +73,11 @@ func (s IndexStatus) String() string {
 		case s.ContentsPending > 0:
 			return line + fmt.Sprintf("; content filter: %d files (%.1f MiB), %d to read", s.Contents, float64(s.FilterBytes)/(1<<20), s.ContentsPending)
 		}
-		return line + fmt.Sprintf("; content filter: %d files (%.1f MiB)", s.Contents, float64(s.FilterBytes)/(1<<20))
+		line += fmt.Sprintf("; content filter: %d files (%.1f MiB)", s.Contents, float64(s.FilterBytes)/(1<<20))
+		if s.FilterTime > 0 {
+			line += fmt.Sprintf(", first pass %s after the index", s.FilterTime.Round(time.Millisecond))
+		}
+		return line
 	case IndexBuilding:
 		if s.Reason != "" {
 			return fmt.Sprintf("file index of %s being rebuilt (%s); searches walk the folder until it is ready", s.Folder, s.Reason)
@@ -97,6 +106,9 @@ type IndexOptions struct {
 	// afterContentRead, when set, runs in the content indexer after it
 	// read a file (rel from the root) and before it records its filter.
 	afterContentRead func(rel string)
+	// filterPlaced, when set, runs in the content indexer after it gave a
+	// new content's files their filter (tests hold a pass half done).
+	filterPlaced func()
 	// contentBudget replaces the content filter's memory budget when set.
 	contentBudget int64
 }
@@ -107,7 +119,7 @@ const maxRebuilds = 3
 
 // Index is the live list of one workspace folder's files: every regular
 // file's path (ignore files applied as Grep applies them, ".git" and
-// symlinks left out), size and modification time (filled in just after
+// symlinks left out) and size (filled in just after
 // the index is ready; searches do not need them to be right), and every
 // folder, kept current by the kernel's change notifications (inotify on
 // Linux).
@@ -147,6 +159,8 @@ type Index struct {
 	byWd     map[int32]*indexDir
 	exclude  string // the size and mtime of .git/info/exclude at build
 	rebuilds int
+	// readyAt is when the index was last ready.
+	readyAt time.Time
 	// content is the content filter (content.go); nil unless ready.
 	content *contentTable
 }
@@ -158,32 +172,41 @@ type indexDir struct {
 	wd     int32
 	rules  *workspace.DirRules
 	files  []indexFile // by name
-	sub    map[string]*indexDir
-	// subList is sub in the order of the names, computed by listing when
-	// needed; nil after sub changes.
-	subList []*indexDir
+	// subs are the subfolders, by name (a map per folder took a third
+	// more memory than the files' records on a large tree).
+	subs []*indexDir
 }
 
-// sortedSubs returns d's subfolders in the order of their names.
-func (d *indexDir) sortedSubs() []*indexDir {
-	if d.subList == nil && len(d.sub) > 0 {
-		for _, name := range slices.Sorted(maps.Keys(d.sub)) {
-			d.subList = append(d.subList, d.sub[name])
-		}
+// sub returns the subfolder name of d, or nil.
+func (d *indexDir) sub(name string) *indexDir {
+	if i, ok := d.subIndex(name); ok {
+		return d.subs[i]
 	}
-	return d.subList
+	return nil
+}
+
+// subIndex is where the subfolder name is, or would go, in d.subs.
+func (d *indexDir) subIndex(name string) (int, bool) {
+	return slices.BinarySearchFunc(d.subs, name, func(s *indexDir, name string) int { return strings.Compare(s.name(), name) })
+}
+
+// setSub makes s the subfolder of d of its name.
+func (d *indexDir) setSub(s *indexDir) {
+	if i, ok := d.subIndex(s.name()); ok {
+		d.subs[i] = s
+	} else {
+		d.subs = slices.Insert(d.subs, i, s)
+	}
 }
 
 // name is the folder's own name.
 func (d *indexDir) name() string { return d.rel[strings.LastIndexByte(d.rel, '/')+1:] }
 
-// indexFile is one regular file: 40 bytes plus its name.
+// indexFile is one regular file: 32 bytes plus its name.
 type indexFile struct {
 	name string
-	// size is -1 and mtime 0 until fillStats, shortly after the build,
-	// has looked.
-	size  int64
-	mtime int64 // Unix nanoseconds
+	// size is -1 until fillStats, shortly after the build, has looked.
+	size int64
 	// blob is the id of the file's content in the content filter, or the
 	// state of its indexing (blobUnknown...).
 	blob uint32
@@ -261,6 +284,9 @@ func (x *Index) stopWatchingLocked() {
 		x.w.stop() // the reader closes it as it ends
 		x.w = nil
 	}
+	if x.content != nil {
+		x.content.close()
+	}
 	x.top, x.byWd, x.content = nil, nil, nil
 	x.status.Files, x.status.Dirs = 0, 0
 }
@@ -320,6 +346,7 @@ func (x *Index) build() {
 		x.markDirtyLocked(n)
 	}
 	x.status.Files, x.status.Dirs, x.status.BuildTime = files, len(byWd), time.Since(began)
+	x.status.FilterTime, x.readyAt = 0, time.Now()
 	x.setStateLocked(IndexReady, "")
 	x.drainLocked()
 	if x.w != w { // the first events turned it off
@@ -340,7 +367,7 @@ func (x *Index) build() {
 	go debug.FreeOSMemory()
 }
 
-// fillStats records the size and mtime of the files the build listed, one
+// fillStats records the size of the files the build listed, one
 // folder at a time, outside the lock but for the update itself. A file an
 // event has touched since (its size known) keeps what the event recorded,
 // which is newer. It ends early when the index closes or turns off.
@@ -351,7 +378,6 @@ func (x *Index) fillStats(w watcher) {
 		dirs = append(dirs, n)
 	}
 	x.mu.Unlock()
-	type stat struct{ size, mtime int64 }
 	for _, n := range dirs {
 		if x.ctx.Err() != nil {
 			return
@@ -375,18 +401,18 @@ func (x *Index) fillStats(w watcher) {
 		if err != nil {
 			continue // gone: its events will have dropped it
 		}
-		stats := make(map[string]stat, len(names))
+		stats := make(map[string]int64, len(names))
 		for _, name := range names {
-			if size, mtime, ok := h.stat(name); ok {
-				stats[name] = stat{size, mtime}
+			if size, _, ok := h.stat(name); ok {
+				stats[name] = size
 			}
 		}
 		h.close()
 		x.mu.Lock()
 		if x.w == w && x.byWd[n.wd] == n {
 			for i := range n.files {
-				if st, ok := stats[n.files[i].name]; ok && n.files[i].size < 0 {
-					n.files[i].size, n.files[i].mtime = st.size, st.mtime
+				if size, ok := stats[n.files[i].name]; ok && n.files[i].size < 0 {
+					n.files[i].size = size
 				}
 			}
 		}
@@ -423,8 +449,8 @@ func watchFailure(err error, watched int) string {
 }
 
 // scan lists the folder rel (with its subfolders) and watches each of
-// them; withStats records each file's size and mtime as it goes (else they
-// are left unknown, for fillStats). It returns the folder's node (with parent unset), the nodes by
+// them; withStats records each file's size as it goes (else it is left
+// unknown, for fillStats). It returns the folder's node (with parent unset), the nodes by
 // watch, and the number of files.
 func (x *Index) scan(ctx context.Context, w watcher, ig *workspace.Ignorer, rel string, withStats bool) (*indexDir, map[int32]*indexDir, int, error) {
 	ctx, stop := context.WithCancelCause(ctx)
@@ -458,13 +484,13 @@ func (x *Index) scan(ctx context.Context, w watcher, ig *workspace.Ignorer, rel 
 			mu.Unlock()
 		},
 		visit: func(worker int, h dirHandle, rel, name string) {
-			// At the build, size and mtime come later (fillStats): the
-			// listing alone is what searches need to be right, and the
-			// build is faster without a stat per file.
-			size, mtime := int64(-1), int64(0)
+			// At the build, sizes come later (fillStats): the listing
+			// alone is what searches need to be right, and the build is
+			// faster without a stat per file.
+			size := int64(-1)
 			if withStats {
 				var ok bool
-				if size, mtime, ok = h.stat(name); !ok {
+				if size, _, ok = h.stat(name); !ok {
 					return
 				}
 			}
@@ -479,7 +505,7 @@ func (x *Index) scan(ctx context.Context, w watcher, ig *workspace.Ignorer, rel 
 				mu.Unlock()
 				lastH[worker], lastNode[worker] = h, n
 			}
-			n.files = append(n.files, indexFile{name: name, size: size, mtime: mtime})
+			n.files = append(n.files, indexFile{name: name, size: size})
 		},
 	})
 	files := 0
@@ -499,17 +525,19 @@ func (x *Index) scan(ctx context.Context, w watcher, ig *workspace.Ignorer, rel 
 	for r, n := range nodes {
 		files += len(n.files)
 		slices.SortFunc(n.files, func(a, b indexFile) int { return strings.Compare(a.name, b.name) })
-		n.files = slices.Clip(n.files)
+		n.files = packFiles(n.files)
 		if r == rel {
 			continue
 		}
 		p := nodes[path.Dir(r)]
-		if p.sub == nil {
-			p.sub = map[string]*indexDir{}
-		}
-		p.sub[path.Base(r)] = n
-		p.subList = nil
+		p.subs = append(p.subs, n)
 		n.parent = p
+	}
+	for _, n := range nodes {
+		if len(n.subs) > 0 {
+			slices.SortFunc(n.subs, func(a, b *indexDir) int { return strings.Compare(a.name(), b.name()) })
+			n.subs = slices.Clone(n.subs)
+		}
 	}
 	return nodes[rel], byWd, files, nil
 }
@@ -614,7 +642,7 @@ func (x *Index) applyLocked(ev fsEvent) {
 	}
 	// Whatever the event, the content may have changed: the content
 	// indexer reads the file again, and searches read it until then.
-	f := indexFile{name: ev.name, size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+	f := indexFile{name: ev.name, size: fi.Size()}
 	x.markDirtyLocked(n)
 	if found {
 		x.content.release(n.files[i].blob)
@@ -629,12 +657,12 @@ func (x *Index) applyLocked(ev fsEvent) {
 // dropLocked removes the subfolder name of n, and everything below it,
 // from the index, with their watches and cached ignore rules.
 func (x *Index) dropLocked(n *indexDir, name string) {
-	sub := n.sub[name]
-	if sub == nil {
+	i, ok := n.subIndex(name)
+	if !ok {
 		return
 	}
-	delete(n.sub, name)
-	n.subList = nil
+	sub := n.subs[i]
+	n.subs = slices.Delete(n.subs, i, i+1)
 	x.ig.Forget(sub.rel)
 	x.forgetTreeLocked(sub)
 }
@@ -650,7 +678,7 @@ func (x *Index) forgetTreeLocked(d *indexDir) {
 		x.content.release(f.blob)
 	}
 	delete(x.content.dirty, d)
-	for _, s := range d.sub {
+	for _, s := range d.subs {
 		x.forgetTreeLocked(s)
 	}
 }
@@ -667,11 +695,7 @@ func (x *Index) addLocked(n *indexDir, name string) {
 		return
 	}
 	sub.parent = n
-	if n.sub == nil {
-		n.sub = map[string]*indexDir{}
-	}
-	n.sub[name] = sub
-	n.subList = nil
+	n.setSub(sub)
 	maps.Copy(x.byWd, byWd)
 	for _, d := range byWd {
 		x.markDirtyLocked(d)
@@ -704,6 +728,28 @@ func (x *Index) rescanLocked(n *indexDir) {
 	if fi, err := x.root.Lstat(n.rel); err == nil && fi.IsDir() {
 		x.addLocked(p, name)
 	}
+}
+
+// packFiles returns files in a slice of their own size (the listing grew
+// it by doubling), with their names in one allocation (the listing made
+// one per name): together a third less memory for a large tree.
+func packFiles(files []indexFile) []indexFile {
+	if len(files) == 0 {
+		return nil
+	}
+	size := 0
+	for _, f := range files {
+		size += len(f.name)
+	}
+	names := make([]byte, 0, size)
+	out := make([]indexFile, len(files))
+	for i, f := range files {
+		from := len(names)
+		names = append(names, f.name...)
+		f.name = unsafe.String(unsafe.SliceData(names[from:]), len(f.name))
+		out[i] = f
+	}
+	return out
 }
 
 func joinRel(dir, name string) string {
@@ -743,7 +789,7 @@ func (x *Index) listing(start string, globs *globSet, content *contentFilter) (d
 	d := x.top
 	if start != "." {
 		for _, c := range strings.Split(start, "/") {
-			if d = d.sub[c]; d == nil {
+			if d = d.sub(c); d == nil {
 				return nil, false
 			}
 		}
@@ -787,7 +833,7 @@ func (x *Index) listing(start string, globs *globSet, content *contentFilter) (d
 		}
 		// The files before each subfolder's name, then the subfolder; at
 		// last the files after every subfolder.
-		subs := d.sortedSubs()
+		subs := d.subs
 		pos := 0
 		for si := 0; si <= len(subs); si++ {
 			end := len(d.files)

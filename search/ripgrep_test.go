@@ -227,7 +227,7 @@ func compareWithRipgrep(t *testing.T, rg, dir string, root *os.Root, x *Index) {
 			want = append(want, strings.TrimPrefix(l, "./"))
 		}
 	}
-	l, err := Files(context.Background(), root, workspace.NewIgnorer(root), FilesRequest{Pattern: "**/*.go", Index: x})
+	l, err := Files(context.Background(), root, workspace.NewIgnorer(root), FilesRequest{Pattern: "**/*.go", Index: x, MaxResults: 1 << 30})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,7 @@ func main() {
 	out := bufio.NewWriterSize(os.Stdout, 256<<10)
 	defer out.Flush()
 	if *files {
-		l, err := search.Files(ctx, root, ig, search.FilesRequest{Pattern: flag.Arg(0)})
+		l, err := search.Files(ctx, root, ig, search.FilesRequest{Pattern: flag.Arg(0), MaxResults: 1 << 30})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)

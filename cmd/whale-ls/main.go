@@ -161,10 +161,12 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer stop()
 	log := newLogger(stderr, *logLevel)
 	if os.Getenv("GOGC") == "" {
-		// The server's live heap is small and its calls allocate per call:
-		// collecting at 3x the live heap instead of 2x halves GC work, and the
-		// soft limit keeps a large session from growing far past that.
-		debug.SetGCPercent(200)
+		// The server's live heap is usually small and its calls allocate per
+		// call: collecting at 3x the live heap instead of 2x halves GC work;
+		// a large file index holds more, and then the heap's room is bounded
+		// (tuneGC). The soft limit keeps a large session from growing far
+		// past that.
+		tuneGC()
 		debug.SetMemoryLimit(512 << 20)
 	}
 	if err := terminal.BecomeSubreaper(); err != nil {

@@ -2,9 +2,12 @@
 // (one workspace/executeCommand round trip per call, the file index and its
 // content filter warm) against ripgrep run as a process in the same run,
 // checks that both find the same matches, and reports the index's build
-// time (with rg --files on the same tree as the yardstick), the content
-// filter's first pass and size, the server's memory with both, and how soon
-// a new file is found.
+// time (with rg --files on the same tree as the yardstick), how long after
+// the index the content filter's first pass is done and its size, the
+// server's memory above an idle server's (once the filter's first pass is
+// done, after 20 mixed searches with the caps a model gets, and at the end,
+// after the timed cases, which ask for every match), and how soon a new
+// file is found.
 //
 //	go run ./bench/search/server [-tree DIR] [-copies N] [-runs 7] [-bin whale-ls]
 //
@@ -152,6 +155,43 @@ func run(tree string, copies int, unique bool, runs, changes int, bin, cpuProfil
 		buildMs, _ = strconv.ParseFloat(m[1], 64)
 	}
 	rss := rssKiB(srv)
+	loadAtFilter := loadAvg()
+	// Memory: once the filter is ready, and after 20 mixed searches (with
+	// the default caps a model gets: greps in each output mode, with and
+	// without -i, a path or trigrams, and file-name searches).
+	sub, deep := "net", "bufio"
+	if large {
+		sub, deep = "copy03", "copy07/bufio"
+	}
+	mixed := []struct {
+		tool  string
+		input map[string]any
+	}{
+		{"grep", map[string]any{"pattern": "func main"}},
+		{"grep", map[string]any{"pattern": "content-type", "case_insensitive": true}},
+		{"grep", map[string]any{"pattern": `func \w+Handler\(`}},
+		{"grep", map[string]any{"pattern": `\b[A-Z]{3,}_[A-Z]+\b`, "output_mode": "count"}},
+		{"search_files", map[string]any{"pattern": "*_test.go"}},
+		{"grep", map[string]any{"pattern": "TODO", "output_mode": "files"}},
+		{"grep", map[string]any{"pattern": "errors.New", "output_mode": "count"}},
+		{"grep", map[string]any{"pattern": "return nil", "path": sub}},
+		{"search_files", map[string]any{"pattern": "**/*.go"}},
+		{"grep", map[string]any{"pattern": "sync.Mutex", "output_mode": "files"}},
+		{"grep", map[string]any{"pattern": `\bfunc\b`, "output_mode": "count"}},
+		{"grep", map[string]any{"pattern": "http.Handler", "case_insensitive": true}},
+		{"search_files", map[string]any{"pattern": "*.s"}},
+		{"grep", map[string]any{"pattern": "package main", "output_mode": "files"}},
+		{"grep", map[string]any{"pattern": "unsafe.Pointer"}},
+		{"grep", map[string]any{"pattern": `[0-9]+ms`}},
+		{"grep", map[string]any{"pattern": "go:build", "output_mode": "count"}},
+		{"search_files", map[string]any{"pattern": "*"}},
+		{"grep", map[string]any{"pattern": "NewReader", "path": deep}},
+		{"grep", map[string]any{"pattern": `panic\(`, "output_mode": "files", "include": "*.go"}},
+	}
+	for _, m := range mixed {
+		callTool(srv, m.tool, m.input)
+	}
+	rssMixed, loadMixed := rssKiB(srv), loadAvg()
 
 	cases := []benchCase{
 		{"literal: func main", 0.6, "grep", "func main"},
@@ -221,9 +261,14 @@ func run(tree string, copies int, unique bool, runs, changes int, bin, cpuProfil
 		return fmt.Sprintf("%.2fx (goal %.1fx)", r, goal)
 	}
 	fmt.Printf("index build: %.0f ms, rg --files %.1f ms: %s\n", buildMs, rgFilesMs, limitRatio(buildMs, 1.5))
-	fmt.Printf("content filter: first pass %.0f ms (in the background, after the index), filters %.1f MiB\n", contentMs, filterBytes/(1<<20))
-	fmt.Printf("server RSS with the index: %.1f MiB; on an empty folder: %.1f MiB; difference %.1f MiB (%.0f bytes per file)\n",
-		float64(rss)/1024, float64(baseRSS)/1024, float64(rss-baseRSS)/1024, float64(rss-baseRSS)*1024/float64(nFiles))
+	fmt.Printf("content filter: first pass done %.0f ms after the index (in the background; load %s), filters %.1f MiB\n", contentMs, loadAtFilter, filterBytes/(1<<20))
+	above := func(kib int64) string {
+		return fmt.Sprintf("%.1f MiB above idle (%.0f bytes per file)", float64(kib-baseRSS)/1024, float64(kib-baseRSS)*1024/float64(nFiles))
+	}
+	rssEnd := rssKiB(srv)
+	fmt.Printf("server RSS: idle (empty folder) %.1f MiB; with the index and filter %.1f MiB, %s\n", float64(baseRSS)/1024, float64(rss)/1024, above(rss))
+	fmt.Printf("server RSS after %d mixed searches (default caps): %.1f MiB, %s (load %s)\n", len(mixed), float64(rssMixed)/1024, above(rssMixed), loadMixed)
+	fmt.Printf("server RSS at the end (after the cases above, uncapped): %.1f MiB, %s (load %s)\n", float64(rssEnd)/1024, above(rssEnd), loadAvg())
 	if len(lat) > 0 {
 		fmt.Printf("new file found by grep (whole tree, include its name): p50 %s, p99 %s over %d files, from write to answer; calls that missed it: %d\n",
 			lat[len(lat)/2].Round(time.Microsecond), lat[(len(lat)*99)/100].Round(time.Microsecond), len(lat), extra)
@@ -231,10 +276,9 @@ func run(tree string, copies int, unique bool, runs, changes int, bin, cpuProfil
 			allOK = false
 		}
 	}
-	load, _ := os.ReadFile("/proc/loadavg")
 	rgVersion := strings.SplitN(string(mustOutput(ws, "rg", "--version")), "\n", 2)[0]
 	fmt.Printf("tree: %s (%d files); median of %d runs after a warm-up; %d CPUs; load average %s; %s\n",
-		ws, nFiles, runs, runtime.NumCPU(), strings.Join(strings.Fields(string(load))[:3], " "), rgVersion)
+		ws, nFiles, runs, runtime.NumCPU(), loadAvg(), rgVersion)
 	fmt.Println("timed: rg as a process; whale as one executeCommand round trip to the running server")
 	return allOK, nil
 }
@@ -415,6 +459,9 @@ func mustOutput(dir string, args ...string) []byte {
 	}
 	return out
 }
+
+// loadAvg is the machine's 1, 5 and 15 minute load averages.
+func loadAvg() string { return benchserver.LoadAvg() }
 
 // rssKiB is the server's resident memory (VmRSS) in KiB.
 func rssKiB(srv *benchserver.Server) int64 {
