@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"time"
+
+	"github.com/whale-ls/whale-ls/terminal"
 )
 
 // agentProcess is the real agent: a child in its own process group, whose
@@ -45,7 +47,8 @@ func startAgent(argv []string, dir string, stderr io.Writer) (*agentProcess, err
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	// Its parent-death signal must belong to a thread that outlives it.
+	if err := terminal.StartProcess(cmd); err != nil {
 		return nil, fmt.Errorf("start the agent %s: %w", argv[0], err)
 	}
 	a := &agentProcess{cmd: cmd, stdin: stdin, stdout: stdout, exited: make(chan struct{})}

@@ -40,6 +40,17 @@ func onStarterThread(f func()) {
 	<-done
 }
 
+// StartProcess starts cmd from the locked OS thread that task starts
+// share, which lives as long as the process. A parent-death signal set on
+// cmd (SysProcAttr.Pdeathsig) then fires when the whole process dies, and
+// not when the Go thread that happened to fork it exits — which Go does to
+// any thread a goroutine leaves locked, as the exec gate's do.
+func StartProcess(cmd *exec.Cmd) error {
+	var err error
+	onStarterThread(func() { err = cmd.Start() })
+	return err
+}
+
 // startTask starts o.Command in a new Task with id: in s.Shell, under the
 // supervisor command when it is given and useful on this platform, on a PTY
 // or pipes, through o.Gate when set; its output goes to sink when not nil.
