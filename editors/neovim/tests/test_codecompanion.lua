@@ -188,7 +188,11 @@ return {
       )
       local text = chat_text(chat)
       H.contains(text, 'whale `edit`', 'the chat buffer shows the edit output')
-      H.contains(text, '```diff\n--- a/todo.txt', "the edit's diff is fenced in the chat buffer")
+      H.contains(
+        text,
+        '```diff\n@@ -1,4 +1,4 @@\n unsaved first line\n-alpha\n+ALPHA',
+        "the edit's diff is fenced in the chat buffer"
+      )
       H.contains(text, 'whale `shell_run`', 'the chat buffer shows the shell_run output')
     end,
   },
