@@ -23,9 +23,9 @@ type fileStamp struct {
 }
 
 // gitSurface stamps the files git runs code from in each root's .git
-// folder (a .git file, as in a linked worktree, is skipped). A root with
-// no such file still has its .git folder's key, so that files created
-// there later are seen; the result is nil when no root has a .git folder.
+// folder (a .git file, as in a linked worktree, is skipped). The result
+// is nil when no root has a .git folder, and empty but not nil when they
+// hold none of those files yet.
 func gitSurface(roots []string) map[string]fileStamp {
 	var out map[string]fileStamp
 	for _, root := range roots {
@@ -36,7 +36,6 @@ func gitSurface(roots []string) map[string]fileStamp {
 		if out == nil {
 			out = map[string]fileStamp{}
 		}
-		out[git] = fileStamp{mode: os.ModeDir}
 		paths := []string{filepath.Join(git, "config"), filepath.Join(git, "info", "attributes")}
 		if ents, err := os.ReadDir(filepath.Join(git, "hooks")); err == nil {
 			for _, e := range ents {
@@ -54,17 +53,6 @@ func gitSurface(roots []string) map[string]fileStamp {
 	return out
 }
 
-// gitRoots are the workspace roots whose .git folder before stamped.
-func gitRoots(before map[string]fileStamp) map[string]bool {
-	roots := map[string]bool{}
-	for p, st := range before {
-		if st.mode == os.ModeDir && filepath.Base(p) == ".git" {
-			roots[filepath.Dir(p)] = true
-		}
-	}
-	return roots
-}
-
 // gitChanges names the files of after that are new, changed or gone since
 // before, relative to their workspace root (".git/hooks/pre-commit
 // (created)"), sorted. The file name is relative to its .git folder.
@@ -73,15 +61,14 @@ func gitChanges(before, after map[string]fileStamp) []string {
 	for p, st := range after {
 		old, ok := before[p]
 		switch {
-		case st.mode == os.ModeDir:
 		case !ok:
 			out = append(out, relGit(p)+" (created)")
 		case old != st:
 			out = append(out, relGit(p))
 		}
 	}
-	for p, st := range before {
-		if _, ok := after[p]; !ok && st.mode != os.ModeDir {
+	for p := range before {
+		if _, ok := after[p]; !ok {
 			out = append(out, relGit(p)+" (deleted)")
 		}
 	}

@@ -3,8 +3,6 @@ package catalog
 import (
 	"context"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 	"time"
 
@@ -37,9 +35,10 @@ type taskCheckpoint struct {
 	snaps []*changes.Snapshot
 	note  string // the folders no snapshot could be taken of, or ""
 	// git stamps the files in the workspaces' .git folders that git runs
-	// code from; the journal does not keep .git, so they are compared
-	// apart (see gitSurface).
-	git map[string]fileStamp
+	// code from, in roots; the journal does not keep .git, so they are
+	// compared apart (see gitSurface).
+	git   map[string]fileStamp
+	roots []string
 }
 
 // checkpoint snapshots the workspace folders before a task; empty when
@@ -50,12 +49,12 @@ func (sh Shell) checkpoint(ctx context.Context) taskCheckpoint {
 		return taskCheckpoint{}
 	}
 	var cp taskCheckpoint
-	var failed, roots []string
+	var failed []string
 	for _, r := range sh.Workspace.Roots() {
 		if r.Kind != workspace.KindWorkspace {
 			continue
 		}
-		roots = append(roots, r.Real)
+		cp.roots = append(cp.roots, r.Real)
 		s, err := sh.Journal.Snapshot(ctx, r.FS, r.Real, workspace.NewIgnorer(r.FS))
 		if err != nil {
 			failed = append(failed, fmt.Sprintf("%s (%v)", r.Path, err))
@@ -66,7 +65,7 @@ func (sh Shell) checkpoint(ctx context.Context) taskCheckpoint {
 	if len(failed) > 0 {
 		cp.note = "[what the task changes in " + strings.Join(failed, ", ") + " is not journaled: no checkpoint could be taken]"
 	}
-	cp.git = gitSurface(roots)
+	cp.git = gitSurface(cp.roots)
 	return cp
 }
 
@@ -121,7 +120,7 @@ func (sh Shell) recordTask(cp taskCheckpoint, callID, command string) string {
 	if len(skipped) > 0 {
 		parts = append(parts, "[changed but not restorable by a revert: "+strings.Join(skipped, ", ")+"]")
 	}
-	if changed := gitChanges(cp.git, gitSurface(slices.Collect(maps.Keys(gitRoots(cp.git))))); len(changed) > 0 {
+	if changed := gitChanges(cp.git, gitSurface(cp.roots)); len(changed) > 0 {
 		parts = append(parts, "[the task changed "+strings.Join(changed, ", ")+": git runs the commands these name the next time anyone runs git here, outside any sandbox; tell the user, and undo what the task was not meant to do]")
 	}
 	if failedNote != "" {
