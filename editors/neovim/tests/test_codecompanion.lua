@@ -61,6 +61,46 @@ local language_tools = {
   rename = true,
 }
 
+--- Registers whale's tools with approval of mutating calls, and answers
+--- CodeCompanion's approval of each with `choice` ('once': allow once;
+--- 'always': always accept), in the prompt API of the CodeCompanion
+--- version under test. Returns the prompts shown and a function that
+--- puts the real prompt back.
+local function answer_approvals(choice)
+  require('whale.codecompanion').register(
+    vim.tbl_extend('force', require('whale.codecompanion').opts or {}, { approval = 'mutating' })
+  )
+  local prompts = {}
+  if version:match('^v18') then
+    local ui = require('codecompanion.utils.ui')
+    local real = ui.confirm
+    ui.confirm = function(prompt)
+      table.insert(prompts, prompt)
+      return choice == 'always' and 1 or 2 -- 1: Allow always, 2: Allow once
+    end
+    return prompts, function()
+      ui.confirm = real
+    end
+  end
+  local ap = require('codecompanion.interactions.chat.helpers.approval_prompt')
+  local real = ap.request
+  local labels = require('codecompanion.interactions.chat.tools.labels')
+  local want = choice == 'always' and labels.always_accept or labels.accept
+  ap.request = function(_, opts)
+    table.insert(prompts, opts.prompt)
+    for _, c in ipairs(opts.choices) do
+      if c.label == want then
+        vim.schedule(c.callback)
+        return function() end
+      end
+    end
+    error('no ' .. want .. ' choice in ' .. vim.inspect(opts.choices))
+  end
+  return prompts, function()
+    ap.request = real
+  end
+end
+
 return {
   {
     'CodeCompanion '
@@ -320,43 +360,7 @@ return {
       if not has_preview then
         H.log('  (whale/preview: ' .. tostring(why) .. '; the fallback text is checked)')
       end
-      require('whale.codecompanion').register(
-        vim.tbl_extend(
-          'force',
-          require('whale.codecompanion').opts or {},
-          { approval = 'mutating' }
-        )
-      )
-      local prompts = {}
-      local restore
-      if version:match('^v18') then
-        local ui = require('codecompanion.utils.ui')
-        local real = ui.confirm
-        ui.confirm = function(prompt)
-          table.insert(prompts, prompt)
-          return 2 -- Allow once
-        end
-        restore = function()
-          ui.confirm = real
-        end
-      else
-        local ap = require('codecompanion.interactions.chat.helpers.approval_prompt')
-        local real = ap.request
-        local accept = require('codecompanion.interactions.chat.tools.labels').accept
-        ap.request = function(_, opts)
-          table.insert(prompts, opts.prompt)
-          for _, c in ipairs(opts.choices) do
-            if c.label == accept then
-              vim.schedule(c.callback)
-              return function() end
-            end
-          end
-          error('no accept choice in ' .. vim.inspect(opts.choices))
-        end
-        restore = function()
-          ap.request = real
-        end
-      end
+      local prompts, restore = answer_approvals('once')
       local ok, err = pcall(function()
         vim.fn.writefile({ 'one', 'two', 'three' }, 'approve.txt')
         model.play({
@@ -496,43 +500,7 @@ return {
         return #require('whale.compat').get_clients({ name = 'whale_ls' }) == 0
       end, 'whale-ls to stop')
       H.setup()
-      require('whale.codecompanion').register(
-        vim.tbl_extend(
-          'force',
-          require('whale.codecompanion').opts or {},
-          { approval = 'mutating' }
-        )
-      )
-      local prompts = {}
-      local restore
-      if version:match('^v18') then
-        local ui = require('codecompanion.utils.ui')
-        local real = ui.confirm
-        ui.confirm = function(prompt)
-          table.insert(prompts, prompt)
-          return 1 -- Allow always
-        end
-        restore = function()
-          ui.confirm = real
-        end
-      else
-        local ap = require('codecompanion.interactions.chat.helpers.approval_prompt')
-        local real = ap.request
-        local always = require('codecompanion.interactions.chat.tools.labels').always_accept
-        ap.request = function(_, opts)
-          table.insert(prompts, opts.prompt)
-          for _, c in ipairs(opts.choices) do
-            if c.label == always then
-              vim.schedule(c.callback)
-              return function() end
-            end
-          end
-          error('no always-accept choice in ' .. vim.inspect(opts.choices))
-        end
-        restore = function()
-          ap.request = real
-        end
-      end
+      local prompts, restore = answer_approvals('always')
       local ok, err = pcall(function()
         vim.fn.writefile({ 'a1', 'a2', 'a3' }, 'always_a.txt')
         vim.fn.writefile({ 'b1' }, 'always_b.txt')
