@@ -1,6 +1,7 @@
 package terminal
 
 import (
+	"strings"
 	"sync"
 	"testing"
 )
@@ -38,7 +39,12 @@ func TestAnnounceWait(t *testing.T) {
 	tb := newTable(t, Options{Sink: sink})
 	task := start(t, tb, StartOptions{Command: `read -r -p "name? " a; read -r -s -p "Password: " b; echo done`, Mode: ModePTY})
 	var d Diagnosis
-	eventually(t, "waiting_for_input", func() bool { d = task.Diagnose(); return d.Reason == ReasonWaitingForInput })
+	// The process may wait in its read before its prompt reaches the
+	// task's output: wait for both, as a result is read after both.
+	eventually(t, "waiting_for_input after the prompt", func() bool {
+		d = task.Diagnose()
+		return d.Reason == ReasonWaitingForInput && strings.HasSuffix(task.tail(64), "name? ")
+	})
 	task.AnnounceWait(d)
 	task.AnnounceWait(task.Diagnose())
 	if got := sink.announced(); len(got) != 1 || got[0] != (announcedWait{task.Info().ID, false, "name?"}) {
@@ -47,7 +53,10 @@ func TestAnnounceWait(t *testing.T) {
 	if err := task.Send("x", []string{"enter"}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "password_prompt", func() bool { d = task.Diagnose(); return d.Reason == ReasonPasswordPrompt })
+	eventually(t, "password_prompt after the prompt", func() bool {
+		d = task.Diagnose()
+		return d.Reason == ReasonPasswordPrompt && strings.HasSuffix(task.tail(64), "Password: ")
+	})
 	task.AnnounceWait(d)
 	if got := sink.announced(); len(got) != 2 || got[1] != (announcedWait{task.Info().ID, true, "Password:"}) {
 		t.Fatalf("after the password prompt, announced %+v, want a secret asked with %q", got, "Password:")
