@@ -193,12 +193,17 @@ func TestShellTaskNamesGitCode(t *testing.T) {
 		t.Cleanup(func() { _ = table.Close() })
 		d.Terminals = table
 	}, shellTools, editTools)
-	if out, err := exec.Command("git", "-C", root, "init", "-q").CombinedOutput(); err != nil {
+	if out, err := exec.Command("git", "-C", root, "init", "-q", "-b", "main").CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v\n%s", err, out)
 	}
-	env := call(t, r, "shell_run", map[string]any{"command": `git add a.txt && git -c user.name=t -c user.email=t@e commit -qm a && echo ok`})
-	if !env.OK || strings.Contains(env.Text, ".git/") {
-		t.Fatalf("a plain commit = %s %q, want no word of .git", env.Code, env.Text)
+	env := call(t, r, "shell_run", map[string]any{"command": `git add a.txt && git -c user.name=t -c user.email=t@e commit -qm a && git branch -q side && echo ok`})
+	for _, want := range []string{"the repository's own state, which changes_revert does not take back: refs/heads/main (created), refs/heads/side (created); ", " files under .git (COMMIT_EDITMSG, index, logs, objects)]"} {
+		if !env.OK || !strings.Contains(env.Text, want) {
+			t.Fatalf("a plain commit = %s %q, want it to say %q", env.Code, env.Text, want)
+		}
+	}
+	if strings.Contains(env.Text, "git runs the commands") {
+		t.Fatalf("a plain commit = %q, want no word of code git runs", env.Text)
 	}
 	env = call(t, r, "shell_run", map[string]any{"command": `printf '#!/bin/sh\ntouch /tmp/x\n' > .git/hooks/pre-commit && git config core.fsmonitor 'touch /tmp/y' && echo done`})
 	want := "the task changed .git/config, .git/hooks/pre-commit (created): git runs the commands these name"

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/whale-ls/whale-ls/changes"
+	"github.com/whale-ls/whale-ls/sandbox"
 	"github.com/whale-ls/whale-ls/terminal"
 	"github.com/whale-ls/whale-ls/workspace"
 )
@@ -34,11 +35,13 @@ type taskJournalKey struct{}
 type taskCheckpoint struct {
 	snaps []*changes.Snapshot
 	note  string // the folders no snapshot could be taken of, or ""
-	// git stamps the files in the workspaces' .git folders that git runs
-	// code from, in roots; the journal does not keep .git, so they are
-	// compared apart (see gitSurface).
+	// git stamps the workspaces' .git folders, in roots; the journal does
+	// not keep .git, so it is compared apart (see gitSurface).
 	git   map[string]fileStamp
 	roots []string
+	// caches watches the toolchains' caches a confined task may write
+	// (nil: none, or not confined).
+	caches *sandbox.CacheMark
 }
 
 // checkpoint snapshots the workspace folders before a task; empty when
@@ -72,7 +75,7 @@ func (sh Shell) checkpoint(ctx context.Context) taskCheckpoint {
 // journalTask records, once task has exited, what it changed since cp, as
 // an entry of shell_run with callID.
 func (sh Shell) journalTask(task *terminal.Task, cp taskCheckpoint, callID string) {
-	if len(cp.snaps) == 0 && cp.note == "" && cp.git == nil {
+	if len(cp.snaps) == 0 && cp.note == "" && cp.git == nil && cp.caches == nil {
 		return
 	}
 	tj := &taskJournal{done: make(chan struct{})}
@@ -120,9 +123,10 @@ func (sh Shell) recordTask(cp taskCheckpoint, callID, command string) string {
 	if len(skipped) > 0 {
 		parts = append(parts, "[changed but not restorable by a revert: "+strings.Join(skipped, ", ")+"]")
 	}
-	if changed := gitChanges(cp.git, gitSurface(cp.roots)); len(changed) > 0 {
-		parts = append(parts, "[the task changed "+strings.Join(changed, ", ")+": git runs the commands these name the next time anyone runs git here, outside any sandbox; tell the user, and undo what the task was not meant to do]")
+	if cp.git != nil {
+		parts = append(parts, gitChanges(cp.git, gitSurface(cp.roots)).notes()...)
 	}
+	parts = append(parts, cacheNotes(cp.caches.Changes())...)
 	if failedNote != "" {
 		parts = append(parts, failedNote)
 	}

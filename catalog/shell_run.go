@@ -12,6 +12,7 @@ import (
 	"github.com/whale-ls/whale-ls/changes"
 	"github.com/whale-ls/whale-ls/excerpt"
 	"github.com/whale-ls/whale-ls/execboundary"
+	"github.com/whale-ls/whale-ls/sandbox"
 	"github.com/whale-ls/whale-ls/settings"
 	"github.com/whale-ls/whale-ls/shellcmd"
 	"github.com/whale-ls/whale-ls/terminal"
@@ -120,12 +121,17 @@ func ShellRun(sh Shell) toolbridge.Tool {
 		var cp taskCheckpoint
 		if !readOnly {
 			cp = sh.checkpoint(ctx)
+			if box != nil {
+				cp.caches = sandbox.WatchCaches(box.Caches())
+			}
 		}
 		if ctx.Err() != nil {
+			cp.caches.Close()
 			return toolbridge.Result{}, toolbridge.Fail(toolbridge.CodeCanceled, "the call was canceled before the command started; nothing ran")
 		}
 		task, err := table.Start(terminal.StartOptions{Command: command, Parsed: parsed, Dir: dir, Mode: mode, Env: env, Cols: in.Cols, Rows: in.Rows, Gate: shellGate(sh.Gate), Sandbox: box})
 		if err != nil {
+			cp.caches.Close()
 			return toolbridge.Result{}, startFailure(table, err)
 		}
 		sh.noteSandbox(task, box, unconfined)

@@ -141,3 +141,37 @@ func TestSandboxUnavailable(t *testing.T) {
 		}
 	}
 }
+
+// TestShellRunReportsCacheChanges: a confined task may write the
+// toolchains' caches, and what it did there is in its result: an entry it
+// rewrote named with its path, the entries it added counted; a task that
+// only reads them says nothing of caches.
+func TestShellRunReportsCacheChanges(t *testing.T) {
+	tool, _, out := sandboxedShell(t, settings.Settings{})
+	r := toolbridge.NewRegistry(nil)
+	if err := r.Register(tool); err != nil {
+		t.Fatal(err)
+	}
+	cache := filepath.Join(out, "cache")
+	entry := filepath.Join(cache, "tool", "entry")
+	if err := os.MkdirAll(filepath.Dir(entry), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(entry, []byte("built\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := []map[string]string{{"name": "HOME", "value": filepath.Join(out, "home")}, {"name": "XDG_CACHE_HOME", "value": cache}}
+	res := call(t, r, "shell_run", map[string]any{"command": "cat " + entry + " > inside && echo read", "env": env})
+	if !res.OK || strings.Contains(res.Text, "while the task ran") {
+		t.Errorf("a task that only read the cache: %s %q, want no word of caches", res.Code, res.Text)
+	}
+	res = call(t, r, "shell_run", map[string]any{"command": "echo poisoned > " + entry + " && echo new > " + filepath.Join(cache, "tool", "new1") + " && echo new > " + filepath.Join(cache, "new2"), "env": env})
+	for _, want := range []string{
+		"[while the task ran, entries already in toolchain caches outside the workspace were rewritten — the user cache folder (pip, yarn, pnpm and others): 1 (" + entry + "). Builds outside the sandbox trust these entries",
+		"[caches while the task ran: user cache folder (pip, yarn, pnpm and others) 2 new]",
+	} {
+		if !strings.Contains(res.Text, want) {
+			t.Errorf("result %q lacks %q", res.Text, want)
+		}
+	}
+}

@@ -20,7 +20,7 @@ func TestExplainFindsRefusedPaths(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	p := Policy{Mode: WorkspaceWrite, Network: NetOn, Writable: []Root{{ws, "workspace"}}}
+	p := Policy{Mode: WorkspaceWrite, Network: NetOn, Writable: []Root{{Path: ws, Why: "workspace"}}}
 	for _, tc := range []struct{ output, want string }{
 		{"/bin/bash: line 1: " + out + "/a: Permission denied", out + "/a"},
 		{"bash: line 1: ../out/b: Permission denied", out + "/b"},

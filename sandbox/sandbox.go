@@ -51,6 +51,9 @@ type Root struct {
 	// Why names the folder for people: "workspace", "temp folder",
 	// "Go build cache", "shell.writableRoots".
 	Why string `json:"why"`
+	// Cache marks a toolchain's cache: what a task changes there is not
+	// journaled, so it is watched instead (WatchCaches).
+	Cache bool `json:"cache,omitempty"`
 }
 
 // Policy is what one task is confined to. Its JSON form is what the helper
@@ -116,6 +119,17 @@ type Options struct {
 // runs code from or reads what to run from.
 var gitProtected = []string{".git/hooks", ".git/config"}
 
+// Caches are the toolchains' caches among the folders p lets a task write.
+func (p Policy) Caches() []Root {
+	var out []Root
+	for _, r := range p.Writable {
+		if r.Cache {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // Active reports whether p confines anything.
 func (p Policy) Active() bool { return p.Mode != Off || p.Network != NetOn }
 
@@ -168,7 +182,7 @@ func Plan(o Options) (Policy, error) {
 		home, _ = os.UserHomeDir()
 	}
 	seen := map[string]bool{}
-	add := func(path, why string) {
+	add := func(path, why string, cache bool) {
 		if path == "" || !filepath.IsAbs(path) {
 			return
 		}
@@ -180,11 +194,11 @@ func Plan(o Options) (Policy, error) {
 			return
 		}
 		seen[path] = true
-		p.Writable = append(p.Writable, Root{Path: path, Why: why})
+		p.Writable = append(p.Writable, Root{Path: path, Why: why, Cache: cache})
 	}
 	if mode == WorkspaceWrite {
 		for _, w := range o.Workspace {
-			add(w, "workspace")
+			add(w, "workspace", false)
 			for _, rel := range gitProtected {
 				path := filepath.Join(w, rel)
 				if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSymlink == 0 && !o.GitWritable {
@@ -198,7 +212,7 @@ func Plan(o Options) (Policy, error) {
 		temp = []string{"/tmp", "/var/tmp", "/dev/shm", env["TMPDIR"]}
 	}
 	for _, t := range temp {
-		add(t, "temp folder")
+		add(t, "temp folder", false)
 	}
 	if mode == WorkspaceWrite && !o.NoCaches {
 		for _, c := range toolCaches(env, home) {
@@ -209,7 +223,7 @@ func Plan(o Options) (Policy, error) {
 					continue
 				}
 			}
-			add(c.Path, c.Why)
+			add(c.Path, c.Why, true)
 			if c.Why == goModuleCache {
 				p.ModuleCaches = append(p.ModuleCaches, c.Path)
 			}
@@ -228,17 +242,24 @@ func Plan(o Options) (Policy, error) {
 			p.Skipped = append(p.Skipped, e+" (does not exist)")
 			continue
 		}
-		add(path, "shell.writableRoots")
+		add(path, "shell.writableRoots", false)
 	}
 	return p, nil
 }
 
-// goModuleCache is the reason given for the Go module cache's root.
-const goModuleCache = "Go module cache"
+// The reasons given for the caches whose entries WatchCaches tells apart.
+const (
+	goModuleCache = "Go module cache"
+	goBuildCache  = "Go build cache"
+	npmCache      = "npm cache"
+)
+
+// cacheRoot is a cache folder and what it is for people.
+type cacheRoot struct{ Path, Why string }
 
 // toolCaches lists the per-user caches of the toolchains found on PATH, and
 // the user's cache folder.
-func toolCaches(env map[string]string, home string) []Root {
+func toolCaches(env map[string]string, home string) []cacheRoot {
 	found := func(names ...string) bool {
 		for _, n := range names {
 			if lookPath(n, env["PATH"]) {
@@ -253,38 +274,38 @@ func toolCaches(env map[string]string, home string) []Root {
 		}
 		return def
 	}
-	var roots []Root
+	var roots []cacheRoot
 	cache := or(env["XDG_CACHE_HOME"], filepath.Join(home, ".cache"))
 	if home != "" || env["XDG_CACHE_HOME"] != "" {
-		roots = append(roots, Root{cache, "user cache folder (pip, yarn, pnpm and others)"})
+		roots = append(roots, cacheRoot{cache, "user cache folder (pip, yarn, pnpm and others)"})
 	}
 	if home == "" {
 		return roots
 	}
 	if found("go") {
-		roots = append(roots, Root{or(env["GOCACHE"], filepath.Join(cache, "go-build")), "Go build cache"})
+		roots = append(roots, cacheRoot{or(env["GOCACHE"], filepath.Join(cache, "go-build")), goBuildCache})
 		gopath := filepath.Join(home, "go")
 		if g := env["GOPATH"]; g != "" {
 			gopath = filepath.SplitList(g)[0]
 		}
-		roots = append(roots, Root{or(env["GOMODCACHE"], filepath.Join(gopath, "pkg", "mod")), goModuleCache})
+		roots = append(roots, cacheRoot{or(env["GOMODCACHE"], filepath.Join(gopath, "pkg", "mod")), goModuleCache})
 	}
 	if found("npm", "npx") {
-		roots = append(roots, Root{or(env["npm_config_cache"], or(env["NPM_CONFIG_CACHE"], filepath.Join(home, ".npm"))), "npm cache"})
+		roots = append(roots, cacheRoot{or(env["npm_config_cache"], or(env["NPM_CONFIG_CACHE"], filepath.Join(home, ".npm"))), npmCache})
 	}
 	if found("yarn") {
-		roots = append(roots, Root{or(env["YARN_CACHE_FOLDER"], filepath.Join(cache, "yarn")), "yarn cache"})
-		roots = append(roots, Root{filepath.Join(home, ".yarn"), "yarn folder"})
+		roots = append(roots, cacheRoot{or(env["YARN_CACHE_FOLDER"], filepath.Join(cache, "yarn")), "yarn cache"})
+		roots = append(roots, cacheRoot{filepath.Join(home, ".yarn"), "yarn folder"})
 	}
 	if found("pnpm") {
-		roots = append(roots, Root{or(env["PNPM_HOME"], filepath.Join(home, ".local", "share", "pnpm")), "pnpm store"})
+		roots = append(roots, cacheRoot{or(env["PNPM_HOME"], filepath.Join(home, ".local", "share", "pnpm")), "pnpm store"})
 	}
 	if found("pip", "pip3") {
-		roots = append(roots, Root{or(env["PIP_CACHE_DIR"], filepath.Join(cache, "pip")), "pip cache"})
+		roots = append(roots, cacheRoot{or(env["PIP_CACHE_DIR"], filepath.Join(cache, "pip")), "pip cache"})
 	}
 	if found("cargo") {
 		cargo := or(env["CARGO_HOME"], filepath.Join(home, ".cargo"))
-		roots = append(roots, Root{filepath.Join(cargo, "registry"), "cargo registry"}, Root{filepath.Join(cargo, "git"), "cargo git checkouts"})
+		roots = append(roots, cacheRoot{filepath.Join(cargo, "registry"), "cargo registry"}, cacheRoot{filepath.Join(cargo, "git"), "cargo git checkouts"})
 	}
 	return roots
 }

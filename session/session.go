@@ -38,8 +38,10 @@ type Options struct {
 	ExtraTools func(env catalog.Env) []toolbridge.Tool
 	Log        *slog.Logger
 	// FileIndex keeps a live file index of each workspace folder for grep
-	// and search_files while the setting search.index is on (long-lived
-	// front ends: the language server, MCP); a one-shot call walks instead.
+	// and search_files while the setting search.index is on, and sets up
+	// the watch on the toolchains' caches ahead of the first shell task
+	// (long-lived front ends: the language server, MCP); a one-shot call
+	// walks instead.
 	FileIndex bool
 }
 
@@ -98,6 +100,9 @@ func New(o Options) (*Session, error) {
 	})
 	if missing := s.Apply(o.Settings); len(missing) > 0 {
 		log.Warn("approved or skill paths do not exist", "paths", strings.Join(missing, ", "))
+	}
+	if o.FileIndex {
+		catalog.WarmCacheWatch(o.Settings)
 	}
 	s.Journal, s.journalErr = openJournal(ws, o.Settings, log)
 	reads := &catalog.ReadLedger{}

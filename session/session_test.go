@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/whale-ls/whale-ls/catalog"
+	"github.com/whale-ls/whale-ls/sandbox"
 	"github.com/whale-ls/whale-ls/search"
 	"github.com/whale-ls/whale-ls/settings"
 	"github.com/whale-ls/whale-ls/toolbridge"
@@ -92,10 +93,12 @@ func TestFileIndexEndsWithTheSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A first session starts what lives as long as the process (the
-	// signal loop); count from after it.
+	// signal loop, the watch on the toolchains' caches); count from after
+	// it.
 	if s, err := New(Options{Roots: []string{dir}}); err == nil {
 		s.Close()
 	}
+	sandbox.WatchCaches([]sandbox.Root{{Path: dir, Why: "test", Cache: true}}).Close()
 	before := runtime.NumGoroutine()
 	fdsBefore := openFDs(t)
 	for range 3 {

@@ -58,7 +58,7 @@ func run(bin string, texts bool) error {
 	if err != nil {
 		return err
 	}
-	rows, err := tasks.Run(context.Background(), tasks.Options{Whale: bin, GoSrc: benchserver.GoSrc(), Work: work})
+	rows, err := tasks.Run(context.Background(), tasks.Options{Whale: bin, GoSrc: benchserver.GoSrc(), Work: work, Cache: tasks.KeptCache()})
 	if err != nil {
 		return err
 	}

@@ -44,7 +44,7 @@ func TestReadmeTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := Run(context.Background(), Options{Whale: bin, GoSrc: filepath.Join(strings.TrimSpace(string(goroot)), "src"), Work: work})
+	rows, err := Run(context.Background(), Options{Whale: bin, GoSrc: filepath.Join(strings.TrimSpace(string(goroot)), "src"), Work: work, Cache: KeptCache()})
 	if err != nil {
 		t.Fatal(err)
 	}

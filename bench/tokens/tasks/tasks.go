@@ -53,6 +53,22 @@ type Options struct {
 	// Work is an empty folder the task set may fill (the workspace of the
 	// read, edit and shell tasks, and whale's state folder).
 	Work string
+	// Cache is the folder that stands for the user's cache folder in the
+	// `go test` task (Go's build cache in it), so that what other programs
+	// build at the same time is not in the shell result's line about
+	// caches; kept between runs, it makes a second run fast. Empty: in
+	// Work.
+	Cache string
+}
+
+// KeptCache is the Options.Cache kept between runs, in the user's cache
+// folder; "" when there is none.
+func KeptCache() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "whale-ls", "bench-tokens")
 }
 
 // Fixed inputs of the task set.
@@ -84,7 +100,12 @@ func Run(ctx context.Context, o Options) ([]Row, error) {
 	if err := writeFixtures(ws, o.GoSrc); err != nil {
 		return nil, err
 	}
-	w := whale{bin: o.Whale, state: filepath.Join(o.Work, "state")}
+	cache := o.Cache
+	if cache == "" {
+		cache = filepath.Join(o.Work, "cache")
+	}
+	env := append(os.Environ(), "XDG_CACHE_HOME="+cache, "GOCACHE="+filepath.Join(cache, "go-build"))
+	w := whale{bin: o.Whale, env: append(env, "XDG_STATE_HOME="+filepath.Join(o.Work, "state"))}
 	src, err := os.ReadFile(filepath.Join(ws, readFile))
 	if err != nil {
 		return nil, err
@@ -139,7 +160,7 @@ func Run(ctx context.Context, o Options) ([]Row, error) {
 	}
 	add("a failing edit (search text not found)", text, missPeers(peerWorkspace+"/"+readFile, missSearch))
 
-	out, exit, err := runTests(ctx, ws)
+	out, exit, err := runTests(ctx, ws, env)
 	if err != nil {
 		return nil, err
 	}
@@ -163,8 +184,8 @@ func Run(ctx context.Context, o Options) ([]Row, error) {
 
 // whale runs one tool through `whale-ls call --json`.
 type whale struct {
-	bin   string
-	state string // XDG_STATE_HOME: the journal of the bench's edits
+	bin string
+	env []string // the cache folders of Options.Cache, the state folder (the journal of the bench's edits) in Work
 }
 
 // call returns the tool's text as a model reads it through MCP or
@@ -175,7 +196,7 @@ func (w whale) call(ctx context.Context, root, tool string, input map[string]any
 		return "", err
 	}
 	cmd := exec.CommandContext(ctx, w.bin, "call", "--json", "--root", root, tool, string(in))
-	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+w.state)
+	cmd.Env = w.env
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -241,11 +262,12 @@ func writeFixtures(ws, goSrc string) error {
 	return nil
 }
 
-// runTests runs testCommand in ws outside whale: the output the peers'
-// shell tools would show.
-func runTests(ctx context.Context, ws string) (string, int, error) {
+// runTests runs testCommand in ws outside whale, with env: the output the
+// peers' shell tools would show.
+func runTests(ctx context.Context, ws string, env []string) (string, int, error) {
 	cmd := exec.CommandContext(ctx, "sh", "-c", testCommand+" 2>&1")
 	cmd.Dir = ws
+	cmd.Env = env
 	out, err := cmd.Output()
 	var exitErr *exec.ExitError
 	switch {
