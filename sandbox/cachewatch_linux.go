@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -124,47 +126,114 @@ func startWatch() (*cacheWatch, error) {
 // followed), but not inside a module of a Go module cache (modules). With
 // added, each entry found is one added for the marks: a folder that came
 // while they were open. It returns why the tree is not wholly watched, or
-// "".
-func (w *cacheWatch) watchTree(dir string, added, modules bool) string {
-	why := ""
-	stack := []string{dir}
-	for len(stack) > 0 {
-		dir := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if w.budget <= 0 {
-			why = fmt.Sprintf("the caches have more folders than whale-ls watches (an eighth of fs.inotify.max_user_watches); %s and others are not watched", dir)
-			break
+// "". The folders are read by as many goroutines as there are CPUs (at
+// most 8): reading every folder of a large cache is most of a first
+// mark's time.
+func (w *cacheWatch) watchTree(root string, added, modules bool) string {
+	t := treeWalk{w: w, stack: []string{root}, added: added, modules: modules, found: map[int32]*watchedDir{}}
+	t.cond = sync.NewCond(&t.mu)
+	var done sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), 8) {
+		done.Go(t.work)
+	}
+	done.Wait()
+	maps.Copy(w.dirs, t.found)
+	return t.why
+}
+
+// treeWalk is one watchTree's shared state.
+type treeWalk struct {
+	w              *cacheWatch
+	added, modules bool
+
+	mu     sync.Mutex
+	cond   *sync.Cond
+	stack  []string // folders still to read
+	active int      // folders being read
+	found  map[int32]*watchedDir
+	why    string
+}
+
+// work reads folders off the stack until it is empty and no other worker
+// may add to it.
+func (t *treeWalk) work() {
+	for {
+		t.mu.Lock()
+		for len(t.stack) == 0 && t.active > 0 {
+			t.cond.Wait()
 		}
-		wd, err := unix.InotifyAddWatch(w.fd, dir, watchMask)
-		if err != nil {
-			if errors.Is(err, unix.ENOSPC) && why == "" {
-				why = fmt.Sprintf("the system's inotify watches are used up (fs.inotify.max_user_watches); %s is not watched", dir)
+		if len(t.stack) == 0 {
+			t.mu.Unlock()
+			t.cond.Broadcast()
+			return
+		}
+		dir := t.stack[len(t.stack)-1]
+		t.stack = t.stack[:len(t.stack)-1]
+		if t.w.budget <= 0 {
+			if t.why == "" {
+				t.why = fmt.Sprintf("the caches have more folders than whale-ls watches (an eighth of fs.inotify.max_user_watches); %s and others are not watched", dir)
 			}
-			continue // a folder that went away, or one that cannot be read
-		}
-		if _, ok := w.dirs[int32(wd)]; ok {
-			continue // a cache inside one already watched
-		}
-		w.budget--
-		ents, err := os.ReadDir(dir)
-		if err != nil && len(ents) == 0 {
+			t.stack = nil
+			t.mu.Unlock()
 			continue
 		}
-		d := &watchedDir{path: dir, names: make([]uint64, 0, len(ents)), modules: modules}
-		for _, e := range ents {
-			d.names = append(d.names, maphash.String(nameSeed, e.Name()))
-			path := filepath.Join(dir, e.Name())
-			switch {
-			case e.IsDir() && !d.isModule(e.Name()):
-				stack = append(stack, path)
-			case added:
-				w.notify(path, entryAdded)
+		t.w.budget--
+		t.active++
+		t.mu.Unlock()
+
+		wd, d, subdirs, why := t.read(dir)
+
+		t.mu.Lock()
+		t.active--
+		if d != nil {
+			if _, dup := t.found[wd]; !dup {
+				t.found[wd] = d
+				t.stack = append(t.stack, subdirs...)
 			}
+		} else {
+			t.w.budget++
 		}
-		slices.Sort(d.names)
-		w.dirs[int32(wd)] = d
+		if why != "" && t.why == "" {
+			t.why = why
+		}
+		t.mu.Unlock()
+		t.cond.Broadcast()
 	}
-	return why
+}
+
+// read watches and reads one folder: its watch, its names and the folders
+// in it to read next. d is nil when the folder is not watched anew.
+func (t *treeWalk) read(dir string) (wd int32, d *watchedDir, subdirs []string, why string) {
+	n, err := unix.InotifyAddWatch(t.w.fd, dir, watchMask)
+	if err != nil {
+		if errors.Is(err, unix.ENOSPC) {
+			why = fmt.Sprintf("the system's inotify watches are used up (fs.inotify.max_user_watches); %s is not watched", dir)
+		}
+		return 0, nil, nil, why // or a folder that went away, or one that cannot be read
+	}
+	wd = int32(n)
+	if _, ok := t.w.dirs[wd]; ok {
+		return 0, nil, nil, "" // a cache inside one already watched
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		return wd, &watchedDir{path: dir, modules: t.modules}, nil, ""
+	}
+	ents, _ := f.ReadDir(-1)
+	_ = f.Close()
+	d = &watchedDir{path: dir, names: make([]uint64, 0, len(ents)), modules: t.modules}
+	for _, e := range ents {
+		name := e.Name()
+		d.names = append(d.names, maphash.String(nameSeed, name))
+		switch {
+		case e.IsDir() && !d.isModule(name):
+			subdirs = append(subdirs, dir+string(filepath.Separator)+name)
+		case t.added:
+			t.w.notify(dir+string(filepath.Separator)+name, entryAdded)
+		}
+	}
+	slices.Sort(d.names)
+	return wd, d, subdirs, ""
 }
 
 // isModule reports whether the folder name in d is a module of a Go module
