@@ -40,7 +40,7 @@ func cacheNotes(r sandbox.CacheReport) []string {
 		if c.Rewritten > len(paths) {
 			paths = append(paths, "…")
 		}
-		rewritten = append(rewritten, fmt.Sprintf("the %s: %d (%s)", c.Root.Why, c.Rewritten, strings.Join(paths, ", ")))
+		rewritten = append(rewritten, fmt.Sprintf("the %s: %d %s (%s)", c.Root.Why, c.Rewritten, editPlural(c.Rewritten, "entry", "entries"), strings.Join(paths, ", ")))
 	}
 	var out []string
 	if len(rewritten) > 0 {

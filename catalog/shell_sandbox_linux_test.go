@@ -167,7 +167,7 @@ func TestShellRunReportsCacheChanges(t *testing.T) {
 	}
 	res = call(t, r, "shell_run", map[string]any{"command": "echo poisoned > " + entry + " && echo new > " + filepath.Join(cache, "tool", "new1") + " && echo new > " + filepath.Join(cache, "new2"), "env": env})
 	for _, want := range []string{
-		"[while the task ran, entries already in toolchain caches outside the workspace were rewritten — the user cache folder (pip, yarn, pnpm and others): 1 (" + entry + "). Builds outside the sandbox trust these entries",
+		"[while the task ran, entries already in toolchain caches outside the workspace were rewritten — the user cache folder (pip, yarn, pnpm and others): 1 entry (" + entry + "). Builds outside the sandbox trust these entries",
 		"[caches while the task ran: user cache folder (pip, yarn, pnpm and others) 2 new]",
 	} {
 		if !strings.Contains(res.Text, want) {
