@@ -30,7 +30,8 @@ type fileStamp struct {
 // gitSurface stamps every file in each root's .git folder (a .git file,
 // as in a linked worktree, is skipped). Objects are stamped by their
 // fan-out folders (objects/ab, objects/pack), whose times change when an
-// object comes or goes, rather than one by one. The result is nil when no
+// object comes or goes, rather than one by one: a repository can hold
+// hundreds of thousands. The result is nil when no
 // root has a .git folder.
 func gitSurface(roots []string) map[string]fileStamp {
 	var out map[string]fileStamp
@@ -42,12 +43,13 @@ func gitSurface(roots []string) map[string]fileStamp {
 		if out == nil {
 			out = map[string]fileStamp{}
 		}
-		objects := filepath.Join(git, "objects")
 		_ = filepath.WalkDir(git, func(p string, d fs.DirEntry, err error) error {
 			if err != nil || p == git {
 				return nil // a file that went away while walking is simply not stamped
 			}
-			fanOut := d.IsDir() && filepath.Dir(p) == objects
+			// objects/ab, and the same in submodules' (modules/x/objects)
+			// and Git LFS's (lfs/objects) stores.
+			fanOut := d.IsDir() && filepath.Base(filepath.Dir(p)) == "objects"
 			if d.IsDir() && !fanOut {
 				return nil
 			}
