@@ -354,7 +354,10 @@ func confineWrites(p Policy) error {
 	abi, _ := LandlockABI()
 	attr := rulesetAttr{handledFS: handledFS}
 	if abi >= 6 {
-		attr.scoped = unix.LANDLOCK_SCOPE_SIGNAL
+		// Signals and abstract Unix sockets reach only processes of the
+		// task: an abstract socket has no path for the rules above to
+		// judge (a D-Bus bus, X11, a program's private server).
+		attr.scoped = unix.LANDLOCK_SCOPE_SIGNAL | unix.LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
 	}
 	size := unsafe.Sizeof(attr)
 	if abi < 6 {

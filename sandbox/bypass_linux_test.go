@@ -394,6 +394,58 @@ func TestNetworkOff(t *testing.T) {
 	}
 }
 
+// TestAbstractSocketsOutsideAreRefused: with the network on, a task
+// cannot connect to an abstract Unix socket a process outside it listens
+// on (such a socket has no path for the write rules to judge: a D-Bus bus,
+// X11, a program's private server), while one the task made itself works,
+// and a socket named by a path still does.
+func TestAbstractSocketsOutsideAreRefused(t *testing.T) {
+	need(t, "python3")
+	if r := probe.Landlock(6); !r.Present {
+		t.Skipf("skipped: Landlock scopes abstract Unix sockets from ABI 6: %s", r.Reason)
+	}
+	b := newBox(t, sandbox.WorkspaceWrite, sandbox.NetOn)
+	name := fmt.Sprintf("whale-test-%d-%d", os.Getpid(), time.Now().UnixNano())
+	ln, err := net.Listen("unix", "@"+name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	got := make(chan struct{}, 16)
+	go countAccepts(ln, got)
+	sock := filepath.Join(b.tmp, "s.sock")
+	unixCount := unixEcho(t, sock)
+	probe := `import socket, sys
+def connect(addr, what):
+    s = socket.socket(socket.AF_UNIX)
+    try:
+        s.connect(addr); s.sendall(b"hi"); print(what, "OK")
+    except OSError as e:
+        print(what, "FAIL", e.errno)
+connect("\0" + sys.argv[1], "OUTSIDE")
+own = socket.socket(socket.AF_UNIX); own.bind("\0" + sys.argv[1] + "-own"); own.listen(1)
+connect("\0" + sys.argv[1] + "-own", "OWN")
+connect(sys.argv[2], "PATH")
+`
+	if err := os.WriteFile(filepath.Join(b.ws, "abstract.py"), []byte(probe), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []terminal.Mode{terminal.ModePipe, terminal.ModePTY} {
+		out, _ := b.run(t, mode, "python3 abstract.py "+name+" "+sock)
+		for _, want := range []string{"OUTSIDE FAIL", "OWN OK", "PATH OK"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("mode %s: output lacks %q:\n%s", mode, want, out)
+			}
+		}
+	}
+	if n := len(got); n != 0 {
+		t.Errorf("the abstract socket outside accepted %d connections, want none", n)
+	}
+	if n := unixCount(); n != 2 {
+		t.Errorf("the path socket got %d connections, want 2", n)
+	}
+}
+
 // TestNetworkLoopback: the task reaches a server it started on loopback
 // (TCP and UDP); the host's loopback services and other addresses are not
 // reached.

@@ -25,8 +25,9 @@
 //
 // In both confined modes the terminal devices, /dev/null and the like stay
 // writable, no device node can be made anywhere (a block device made in the
-// workspace would write wherever its disk is), and a process may not signal
-// processes outside its task (Landlock signal scoping, ABI 6 and later). A
+// workspace would write wherever its disk is), and a process may neither
+// signal processes outside its task nor connect to an abstract Unix socket
+// one of them listens on (Landlock scoping, ABI 6 and later). A
 // task that runs as root keeps only Docker's default capabilities less
 // CAP_MKNOD, CAP_SETFCAP and CAP_SETPCAP: without CAP_SYS_ADMIN it cannot
 // push input into another terminal (TIOCSTI) or mount, without
@@ -53,8 +54,9 @@
 //   - Unix sockets named by a path still connect to their servers outside
 //     the sandbox, which then act with their own rights (a Docker daemon, a
 //     user's D-Bus session bus and systemd --user, an ssh-agent, the editor's
-//     sockets). Abstract Unix sockets are out of reach when the network is
-//     off or loopback (they belong to the network namespace).
+//     sockets). Abstract Unix sockets outside the task are out of reach
+//     with Landlock ABI 6 and later, and, on older kernels, when the network
+//     is off or loopback (they belong to the network namespace).
 //   - Reading is not restricted: a task can read anything its user can.
 //   - Where Landlock is missing (Linux before 6.2, Landlock not enabled,
 //     other systems) or namespaces cannot be made, nothing is confined; the
