@@ -150,7 +150,7 @@ func readExec(tid int, call execCall, args [6]uint64) (*execRequest, error) {
 	if ex.argv, err = readArgv(mem, argvPtr, call.ptr32); err != nil {
 		return ex, fmt.Errorf("read the arguments: %w", err)
 	}
-	ex.cwd, _ = os.Readlink(dir + "cwd")
+	ex.cwd, _ = readProcLink(dir + "cwd")
 	var target string
 	switch {
 	case ex.given == "" && flags&unix.AT_EMPTY_PATH != 0:
@@ -226,7 +226,7 @@ func openProgram(target, given string) (p Program, fd int, ok bool) {
 		return Program{}, -1, false
 	}
 	self := "/proc/self/fd/" + strconv.Itoa(fd)
-	real, _ := os.Readlink(self)
+	real, _ := readProcLink(self)
 	p = Program{Path: real, Given: given, Dev: st.Dev, Ino: st.Ino, Size: st.Size, ModNs: st.Mtim.Nano(), ChangeNs: st.Ctim.Nano()}
 	// Valid while fd is open: the policy hashes the content during judge.
 	p.open = func() (*os.File, error) { return reopen(fd) }

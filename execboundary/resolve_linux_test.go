@@ -59,6 +59,26 @@ func TestProcReaders(t *testing.T) {
 		t.Errorf("readProc into 8 bytes = %q, %v; want the first 8 bytes", small, err)
 	}
 
+	wd, _ := os.Getwd()
+	if got, err := readProcLink("/proc/" + strconv.Itoa(os.Getpid()) + "/cwd"); err != nil || got != wd {
+		t.Errorf("readProcLink(cwd) = %q, %v; want %q", got, err, wd)
+	}
+	deep := t.TempDir() + "/" + strings.Repeat("d", 200) + "/" + strings.Repeat("e", 200) + "/" + strings.Repeat("f", 200)
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.Open(deep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dir.Close()
+	if got, err := readProcLink("/proc/self/fd/" + strconv.Itoa(int(dir.Fd()))); err != nil || got != deep {
+		t.Errorf("readProcLink of a %d-byte path = %q, %v; want it whole", len(deep), got, err)
+	}
+	if _, err := readProcLink("/proc/self/fd/999999"); err == nil {
+		t.Error("readProcLink of a missing descriptor succeeded")
+	}
+
 	fd, err := unix.Open("/proc/self/mem", unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		t.Skipf("cannot open /proc/self/mem: %v", err)
