@@ -2,7 +2,6 @@ package acpfront
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -304,11 +303,17 @@ func (p *Proxy) readLines(ctx context.Context, r io.Reader, handle func(context.
 }
 
 // readLine reads one line without its newline, refusing lines over maxLine.
+// A line that fits br's buffer is returned in place, not copied: it is
+// valid until the next read from br, and handlers copy what they keep.
 func readLine(br *bufio.Reader) ([]byte, error) {
 	var line []byte
 	for {
 		chunk, err := br.ReadSlice('\n')
-		line = append(line, chunk...)
+		if line == nil && !errors.Is(err, bufio.ErrBufferFull) {
+			line = chunk
+		} else {
+			line = append(line, chunk...)
+		}
 		if len(line) > maxLine {
 			return nil, fmt.Errorf("a message is longer than %d bytes", maxLine)
 		}
@@ -322,13 +327,17 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 	}
 }
 
+// relayedUpdate reports whether line is a session/update notification the
+// proxy relays without decoding it: the stream of them is routed on the
+// top-level fields alone. One that names a tool call (a toolCallId
+// anywhere) is decoded, so that the proxy can follow the tool calls.
+func relayedUpdate(line []byte) bool {
+	id, method, toolCall, ok := scanHead(line)
+	return ok && id == nil && string(method) == "session/update" && !toolCall
+}
+
 // parse decodes a line, or answers on back what it cannot route.
 func parse(line []byte, back *peer) (*message, bool) {
-	// The stream of session/update the proxy only relays is routed on its
-	// top-level fields; every other message is decoded.
-	if id, method, ok := scanHead(line); ok && id == nil && method == "session/update" && !bytes.Contains(line, []byte(`"toolCallId"`)) {
-		return &message{Method: method}, true
-	}
 	var m message
 	if err := json.Unmarshal(line, &m); err != nil {
 		_ = back.fail(nil, &rpcError{Code: codeParseError, Message: fmt.Sprintf("parse error: the line is not a JSON-RPC message (%s); send one JSON object per line", excerpt.Quote(string(line)))})
@@ -415,6 +424,10 @@ func (p *Proxy) editorResponse(m *message, line []byte) {
 
 // fromAgentLine routes one line from the agent.
 func (p *Proxy) fromAgentLine(ctx context.Context, line []byte) {
+	if relayedUpdate(line) {
+		p.toEditorLine(line)
+		return
+	}
 	m, ok := parse(line, p.agent)
 	if !ok {
 		return

@@ -671,7 +671,7 @@ func TestScanHead(t *testing.T) {
 		`["method"]`,
 		`{"method":"x",}`,
 	} {
-		id, method, ok := scanHead([]byte(line))
+		id, method, _, ok := scanHead([]byte(line))
 		var m struct {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
@@ -684,11 +684,66 @@ func TestScanHead(t *testing.T) {
 			t.Errorf("scanHead(%s) accepted a line encoding/json refuses (%v)", line, err)
 			continue
 		}
-		if string(id) != string(m.ID) || method != m.Method {
+		if string(id) != string(m.ID) || string(method) != m.Method {
 			t.Errorf("scanHead(%s) = %s, %q; encoding/json reads %s, %q", line, id, method, m.ID, m.Method)
 		}
 	}
-	if _, method, ok := scanHead([]byte(`{"jsonrpc":"2.0","method":"session/update","params":{"update":{"text":"a \"quoted\" }"}}}`)); !ok || method != "session/update" {
+	if _, method, _, ok := scanHead([]byte(`{"jsonrpc":"2.0","method":"session/update","params":{"update":{"text":"a \"quoted\" }"}}}`)); !ok || string(method) != "session/update" {
 		t.Errorf("scanHead refused a session/update line (ok %v, method %q)", ok, method)
+	}
+}
+
+// relayedUpdate relays unread only the session/update lines that name no
+// tool call, wherever the toolCallId is, and whatever the text around it.
+func TestRelayedUpdate(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want bool
+	}{
+		{`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"a long enough text with \"quotes\" and \\ slashes"}}}}`, true},
+		{`{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"tool_call","toolCallId":"c1"}}}`, false},
+		{`{"jsonrpc":"2.0","method":"session/update","params":{"update":{"content":[{"a":{"toolCallId":"c1"}}]}}}`, false},
+		{`{"params":{"update":{"toolCallId":"c1"}},"method":"session/update"}`, false},
+		{`{"jsonrpc":"2.0","method":"session/update","params":{"update":{"text":"toolCallId"}}}`, false},
+		{`{"jsonrpc":"2.0","method":"session/update","params":{"update":{"text":"no toolCallIds here"}}}`, true},
+		{`{"jsonrpc":"2.0","id":1,"method":"session/update","params":{}}`, false},
+		{`{"jsonrpc":"2.0","method":"session/prompt","params":{}}`, false},
+		{"{\"jsonrpc\":\"2.0\",\"method\":\"session/update\",\"params\":{\"text\":\"a raw\ttab in a string\"}}", false},
+		{`{"jsonrpc":"2.0","method":"session/update","params":{"text":"unclosed}}`, false},
+	} {
+		if got := relayedUpdate([]byte(tc.line)); got != tc.want {
+			t.Errorf("relayedUpdate(%s) = %v, want %v", tc.line, got, tc.want)
+		}
+	}
+}
+
+// stringEnd, eight bytes at a time, ends every string where a byte-by-byte
+// walk does, for quotes, backslashes and control bytes at every offset.
+func TestStringEndWords(t *testing.T) {
+	slow := func(b []byte, i int) (int, bool) {
+		escaped := false
+		for j := i + 1; j < len(b); j++ {
+			switch {
+			case b[j] == '\\':
+				escaped = true
+				j++
+			case b[j] == '"':
+				return j, escaped
+			case b[j] < 0x20:
+				return -1, false
+			}
+		}
+		return -1, false
+	}
+	for _, special := range []string{`"`, `\`, `\"`, "\x01", "\x1f", "\x00", "\x7f", "\x80", "\xe2\x80\x9c", " ", "!", "#", "[", "\\", "]", "\x01\"", "a\x1f\\\"", "\xff\x1f", "\\\x01"} {
+		for at := range 20 {
+			b := []byte(`"` + strings.Repeat("ab", 12) + `"`)
+			b = append(b[:1+at:1+at], append([]byte(special), b[1+at:]...)...)
+			gotEnd, gotEsc := stringEnd(b, 0)
+			wantEnd, wantEsc := slow(b, 0)
+			if gotEnd != wantEnd || gotEsc != wantEsc {
+				t.Errorf("stringEnd(%q) = %d, %v; want %d, %v", b, gotEnd, gotEsc, wantEnd, wantEsc)
+			}
+		}
 	}
 }

@@ -3,8 +3,10 @@ package acpfront
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"io"
+	"math/bits"
 	"sync"
 )
 
@@ -162,33 +164,35 @@ func (p *peer) request(id json.RawMessage, method string, params any) error {
 // caller decodes it with encoding/json, which also says what is wrong); a
 // method written with escapes counts as not found that way too. It checks
 // the structure it walks (brackets, strings, separators), not every
-// literal.
-func scanHead(line []byte) (id []byte, method string, ok bool) {
+// literal. toolCall says that some string of the line, key or value at any
+// depth, is exactly toolCallId as written (no escapes).
+func scanHead(line []byte) (id, method []byte, toolCall, ok bool) {
 	i := skipSpace(line, 0)
 	if i >= len(line) || line[i] != '{' {
-		return nil, "", false
+		return nil, nil, false, false
 	}
 	i = skipSpace(line, i+1)
 	if i < len(line) && line[i] == '}' {
-		return nil, "", skipSpace(line, i+1) == len(line)
+		return nil, nil, false, skipSpace(line, i+1) == len(line)
 	}
 	for {
 		if i >= len(line) || line[i] != '"' {
-			return nil, "", false
+			return nil, nil, false, false
 		}
 		end, escaped := stringEnd(line, i)
 		if end < 0 {
-			return nil, "", false
+			return nil, nil, false, false
 		}
 		key := line[i+1 : end]
+		toolCall = toolCall || string(key) == "toolCallId"
 		i = skipSpace(line, end+1)
 		if i >= len(line) || line[i] != ':' {
-			return nil, "", false
+			return nil, nil, false, false
 		}
 		i = skipSpace(line, i+1)
-		vend := valueEnd(line, i)
+		vend := valueEnd(line, i, &toolCall)
 		if vend < 0 {
-			return nil, "", false
+			return nil, nil, false, false
 		}
 		switch {
 		case escaped:
@@ -196,21 +200,21 @@ func scanHead(line []byte) (id []byte, method string, ok bool) {
 			id = line[i:vend]
 		case string(key) == "method":
 			if line[i] != '"' {
-				return nil, "", false
+				return nil, nil, false, false
 			}
 			if e, esc := stringEnd(line, i); esc || e != vend-1 {
-				return nil, "", false
+				return nil, nil, false, false
 			}
-			method = string(line[i+1 : vend-1])
+			method = line[i+1 : vend-1]
 		}
 		i = skipSpace(line, vend)
 		switch {
 		case i < len(line) && line[i] == ',':
 			i = skipSpace(line, i+1)
 		case i < len(line) && line[i] == '}':
-			return id, method, skipSpace(line, i+1) == len(line)
+			return id, method, toolCall, skipSpace(line, i+1) == len(line)
 		default:
-			return nil, "", false
+			return nil, nil, false, false
 		}
 	}
 }
@@ -223,26 +227,51 @@ func skipSpace(b []byte, i int) int {
 }
 
 // stringEnd returns the index of the closing quote of the string at i, and
-// whether it holds escapes; -1 when it does not close.
+// whether it holds escapes; -1 when it does not close. It looks at eight
+// bytes at a time for the first quote, backslash or control byte (the
+// text of a message is most of its bytes).
 func stringEnd(b []byte, i int) (int, bool) {
 	escaped := false
-	for j := i + 1; j < len(b); j++ {
-		switch {
-		case b[j] == '\\':
-			escaped = true
-			j++
-		case b[j] == '"':
-			return j, escaped
-		case b[j] < 0x20:
+	j := i + 1
+	for {
+		for j+8 <= len(b) {
+			if m := stringSpecial(binary.LittleEndian.Uint64(b[j:])); m != 0 {
+				j += bits.TrailingZeros64(m) / 8
+				break
+			}
+			j += 8
+		}
+		if j >= len(b) {
 			return -1, false
 		}
+		switch c := b[j]; {
+		case c == '\\':
+			escaped = true
+			j += 2
+			continue
+		case c == '"':
+			return j, escaped
+		case c < 0x20:
+			return -1, false
+		}
+		j++ // the last bytes, fewer than eight, one at a time
 	}
-	return -1, false
+}
+
+// stringSpecial marks the bytes of x (eight bytes, the first lowest) that
+// are a quote, a backslash or below 0x20, with the "has zero byte" and
+// "has byte less than" word tricks: the lowest bit set, if any, is in the
+// first such byte (bits above it may be set for other bytes).
+func stringSpecial(x uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	q, bs := x^(ones*'"'), x^(ones*'\\')
+	return ((q-ones)&^q | (bs-ones)&^bs | (x-ones*0x20)&^x) & highs
 }
 
 // valueEnd returns the index just past the JSON value at i; -1 when the
-// brackets or strings do not close.
-func valueEnd(b []byte, i int) int {
+// brackets or strings do not close. It sets *toolCall when a string in the
+// value is exactly toolCallId.
+func valueEnd(b []byte, i int, toolCall *bool) int {
 	if i >= len(b) {
 		return -1
 	}
@@ -252,9 +281,11 @@ func valueEnd(b []byte, i int) int {
 		if e < 0 {
 			return -1
 		}
+		*toolCall = *toolCall || string(b[i+1:e]) == "toolCallId"
 		return e + 1
 	case '{', '[':
-		var stack []byte
+		var open [32]byte
+		stack := open[:0]
 		for j := i; j < len(b); j++ {
 			switch c := b[j]; c {
 			case '"':
@@ -262,6 +293,7 @@ func valueEnd(b []byte, i int) int {
 				if e < 0 {
 					return -1
 				}
+				*toolCall = *toolCall || string(b[j+1:e]) == "toolCallId"
 				j = e
 			case '{', '[':
 				stack = append(stack, c)

@@ -529,8 +529,10 @@ func (tg *taskGate) receive() bool {
 	return true
 }
 
+// ioctl is a raw system call (see procName): the listener's ioctls do not
+// block (a notification is received after poll said one waits).
 func ioctl(fd int, req uint, arg unsafe.Pointer) error {
-	_, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), uintptr(req), uintptr(arg))
+	_, _, errno := unix.RawSyscall(unix.SYS_IOCTL, uintptr(fd), uintptr(req), uintptr(arg))
 	if errno != 0 {
 		return errno
 	}
@@ -938,23 +940,29 @@ func atoi(b []byte) int {
 	return n
 }
 
-// readProc reads a small /proc file into buf with plain system calls (the
-// gate reads one for every exec; os.ReadFile's stat and bookkeeping cost
-// about a third again). A file longer than buf is cut.
+// readProc reads a small /proc file into buf with raw system calls (see
+// procName; the gate reads one for every exec, and os.ReadFile's stat and
+// bookkeeping cost about a third again). A file longer than buf is cut.
 func readProc(path string, buf []byte) ([]byte, error) {
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, err
+	var name procName
+	if !name.set(path) {
+		return nil, unix.ENAMETOOLONG
 	}
-	defer unix.Close(fd)
+	r, _, errno := unix.RawSyscall6(unix.SYS_OPENAT, uintptr(atFDCWD), name.ptr(), unix.O_RDONLY|unix.O_CLOEXEC, 0, 0, 0)
+	if errno != 0 {
+		return nil, errno
+	}
+	fd := r
+	defer unix.RawSyscall(unix.SYS_CLOSE, fd, 0, 0)
 	n := 0
 	for n < len(buf) {
-		k, err := unix.Read(fd, buf[n:])
+		r, _, errno := unix.RawSyscall(unix.SYS_READ, fd, uintptr(unsafe.Pointer(&buf[n])), uintptr(len(buf)-n))
+		k := int(r)
 		switch {
-		case err == unix.EINTR:
+		case errno == unix.EINTR:
 			continue
-		case err != nil:
-			return nil, err
+		case errno != 0:
+			return nil, errno
 		case k == 0:
 			return buf[:n], nil
 		case k < len(buf)-n:
@@ -967,6 +975,53 @@ func readProc(path string, buf []byte) ([]byte, error) {
 	}
 	return buf[:n], nil
 }
+
+// readProcLink reads a /proc magic link (a process's cwd, a descriptor) as
+// a raw system call (see procName). Such a link is read from the kernel's
+// own record of the path, without asking the file system it names.
+func readProcLink(path string) (string, error) {
+	var name procName
+	if !name.set(path) {
+		return os.Readlink(path)
+	}
+	var buf [512]byte
+	r, _, errno := unix.RawSyscall6(unix.SYS_READLINKAT, uintptr(atFDCWD), name.ptr(), uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)), 0, 0)
+	switch {
+	case errno != 0:
+		return "", &os.PathError{Op: "readlink", Path: path, Err: errno}
+	case int(r) == len(buf):
+		return os.Readlink(path) // perhaps cut: the long way
+	}
+	return string(buf[:r]), nil
+}
+
+// procName is a /proc path as a NUL-terminated string on the stack, for
+// the gate's raw system calls (RawSyscall, which the runtime does not hear
+// of). Around every usual system call the runtime may hand the loop's
+// processor to another thread and take it back, and the threads woken that
+// way cost CPU time per exec. Only calls that cannot wait on anything
+// outside the kernel's own records go raw: a /proc file generated from the
+// process's state, a magic link's text, the listener's ioctls. The calls
+// that reach the program's file system (opening the program, stat of
+// /proc/PID/exe, reading the process's memory) and kcmp (it waits for an
+// exec in progress) stay usual calls: a slow or stuck file system would
+// hold the processor meanwhile.
+type procName [64]byte
+
+// set copies path in; false when it does not fit.
+func (n *procName) set(path string) bool {
+	if len(path) >= len(n) || strings.IndexByte(path, 0) >= 0 {
+		return false
+	}
+	copy(n[:], path)
+	n[len(path)] = 0
+	return true
+}
+
+func (n *procName) ptr() uintptr { return uintptr(unsafe.Pointer(&n[0])) }
+
+// atFDCWD is AT_FDCWD, for a raw system call's argument.
+var atFDCWD = unix.AT_FDCWD
 
 // sharesMemory reports whether tid shares its address space with its
 // parent (vfork, CLONE_VM): the parent's other threads could then change

@@ -131,12 +131,8 @@ func depsKey(deps []dependency) string {
 func readExec(tid int, call execCall, args [6]uint64) (*execRequest, error) {
 	ex := &execRequest{tid: tid, file: -1}
 	dir := "/proc/" + strconv.Itoa(tid) + "/"
-	fd, err := unix.Open(dir+"mem", unix.O_RDONLY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return ex, fmt.Errorf("open the process's memory: %w", err)
-	}
-	defer unix.Close(fd)
-	mem := procMem(fd)
+	mem := newProcMem(tid)
+	defer mem.close()
 	pathPtr, argvPtr, dirfd, flags := args[0], args[1], int64(unix.AT_FDCWD), uint64(0)
 	if call.at {
 		dirfd, pathPtr, argvPtr, flags = int64(int32(args[0])), args[1], args[2], args[4]
@@ -144,13 +140,14 @@ func readExec(tid int, call execCall, args [6]uint64) (*execRequest, error) {
 	if call.ptr32 {
 		pathPtr, argvPtr = pathPtr&0xffffffff, argvPtr&0xffffffff
 	}
+	var err error
 	if ex.given, err = readCString(mem, pathPtr, maxPath); err != nil {
 		return ex, fmt.Errorf("read the program path: %w", err)
 	}
 	if ex.argv, err = readArgv(mem, argvPtr, call.ptr32); err != nil {
 		return ex, fmt.Errorf("read the arguments: %w", err)
 	}
-	ex.cwd, _ = os.Readlink(dir + "cwd")
+	ex.cwd, _ = readProcLink(dir + "cwd")
 	var target string
 	switch {
 	case ex.given == "" && flags&unix.AT_EMPTY_PATH != 0:
@@ -226,7 +223,7 @@ func openProgram(target, given string) (p Program, fd int, ok bool) {
 		return Program{}, -1, false
 	}
 	self := "/proc/self/fd/" + strconv.Itoa(fd)
-	real, _ := os.Readlink(self)
+	real, _ := readProcLink(self)
 	p = Program{Path: real, Given: given, Dev: st.Dev, Ino: st.Ino, Size: st.Size, ModNs: st.Mtim.Nano(), ChangeNs: st.Ctim.Nano()}
 	// Valid while fd is open: the policy hashes the content during judge.
 	p.open = func() (*os.File, error) { return reopen(fd) }
@@ -373,16 +370,40 @@ func identityOf(path string) ([2]uint64, error) {
 	return [2]uint64{st.Dev, st.Ino}, nil
 }
 
-// procMem reads another process's memory through its /proc/PID/mem file
-// descriptor with plain pread calls: the gate reads a few strings for every
-// exec, and an *os.File's set-up and bookkeeping would cost as much again.
-type procMem int
+// procMem reads another process's memory with process_vm_readv(2): one
+// system call per read, and no file to open and close (the gate reads a few
+// strings for every exec). A read that call cannot do whole (a kernel
+// without it, a mapping it does not read) goes through /proc/PID/mem, opened
+// on first need, which reads what the kernel's own copy of the arguments
+// could; close closes it.
+type procMem struct {
+	pid int
+	fd  int // /proc/PID/mem, -1 until a read needs it
+}
+
+func newProcMem(pid int) *procMem { return &procMem{pid: pid, fd: -1} }
 
 // ReadAt fills p from the process's address off, or says why it could not.
-func (m procMem) ReadAt(p []byte, off int64) (int, error) {
+func (m *procMem) ReadAt(p []byte, off int64) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if m.fd < 0 {
+		local := [1]unix.Iovec{{Base: &p[0]}}
+		local[0].SetLen(len(p))
+		remote := [1]unix.RemoteIovec{{Base: uintptr(off), Len: len(p)}}
+		if n, err := unix.ProcessVMReadv(m.pid, local[:], remote[:], 0); err == nil && n == len(p) {
+			return n, nil
+		}
+		fd, err := unix.Open("/proc/"+strconv.Itoa(m.pid)+"/mem", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return 0, fmt.Errorf("open the process's memory: %w", err)
+		}
+		m.fd = fd
+	}
 	n := 0
 	for n < len(p) {
-		k, err := unix.Pread(int(m), p[n:], off+int64(n))
+		k, err := unix.Pread(m.fd, p[n:], off+int64(n))
 		switch {
 		case err == unix.EINTR:
 			continue
@@ -394,6 +415,13 @@ func (m procMem) ReadAt(p []byte, off int64) (int, error) {
 		n += k
 	}
 	return n, nil
+}
+
+func (m *procMem) close() {
+	if m.fd >= 0 {
+		unix.Close(m.fd)
+		m.fd = -1
+	}
 }
 
 // readCString reads a NUL-terminated string of at most max bytes; a longer
@@ -423,7 +451,7 @@ func readCString(mem io.ReaderAt, addr uint64, max int) (string, error) {
 }
 
 // readArgv reads a NULL-terminated array of string pointers.
-func readArgv(mem io.ReaderAt, addr uint64, ptr32 bool) ([]string, error) {
+func readArgv(mem *procMem, addr uint64, ptr32 bool) ([]string, error) {
 	if addr == 0 {
 		return nil, nil
 	}
@@ -431,12 +459,22 @@ func readArgv(mem io.ReaderAt, addr uint64, ptr32 bool) ([]string, error) {
 	if ptr32 {
 		size = 4
 	}
+	pointer := func(b []byte) uint64 {
+		if ptr32 {
+			return uint64(binary.NativeEndian.Uint32(b))
+		}
+		return binary.NativeEndian.Uint64(b)
+	}
 	var argv []string
 	total := 0
 	// The pointers are read up to 64 at a time, never across the end of a
-	// page (the next one may not be mapped).
+	// page (the next one may not be mapped); the strings' first bytes up to
+	// argHeads at a time (win, heads), with one system call for all of them.
 	var block [512]byte
 	var ptrs []byte
+	var heads [argHeads][argHead]byte
+	win := make([]uint64, 0, argHeads)
+	w, whole := 0, 0 // win[w] is the next string's; heads[:whole] were read
 	for i := 0; ; i++ {
 		if i >= maxArgs || total >= maxArgTotal {
 			argv = append(argv, "…")
@@ -454,21 +492,79 @@ func readArgv(mem io.ReaderAt, addr uint64, ptr32 bool) ([]string, error) {
 			}
 			ptrs = block[:n]
 		}
-		var p uint64
-		if ptr32 {
-			p = uint64(binary.NativeEndian.Uint32(ptrs))
-		} else {
-			p = binary.NativeEndian.Uint64(ptrs)
-		}
+		p := pointer(ptrs)
 		ptrs = ptrs[size:]
 		if p == 0 {
 			return argv, nil
 		}
-		s, err := readCString(mem, p, maxArgLen)
-		if err != nil {
-			return argv, err
+		if w == len(win) {
+			// p and the pointers after it in this block, up to the NULL.
+			win = append(win[:0], p)
+			for rest := ptrs; len(win) < argHeads && uint64(len(rest)) >= size; rest = rest[size:] {
+				q := pointer(rest)
+				if q == 0 {
+					break
+				}
+				win = append(win, q)
+			}
+			whole, w = mem.readHeads(win, &heads), 0
+		}
+		s, found := "", false
+		if w < whole {
+			if k := bytes.IndexByte(heads[w][:headLen(p)], 0); k >= 0 {
+				s, found = string(heads[w][:k]), true
+			}
+		}
+		w++
+		if !found {
+			var err error
+			if s, err = readCString(mem, p, maxArgLen); err != nil {
+				return argv, err
+			}
 		}
 		total += len(s)
 		argv = append(argv, s)
 	}
+}
+
+// The first bytes of argHeads arguments at a time are read together
+// (readHeads): most arguments end within argHead bytes.
+const (
+	argHeads = 16
+	argHead  = 128
+)
+
+// headLen is how much of the string at addr readHeads reads: argHead
+// bytes, never past the end of its page.
+func headLen(addr uint64) int { return min(argHead, pageSize-int(addr%pageSize)) }
+
+// readHeads reads the first headLen bytes at each of addrs (at most
+// argHeads) into heads with one process_vm_readv, and returns how many of
+// them it read whole, in order: the kernel stops at the first it cannot
+// read. The caller reads the others on their own.
+func (m *procMem) readHeads(addrs []uint64, heads *[argHeads][argHead]byte) int {
+	if m.fd >= 0 {
+		return 0 // process_vm_readv failed for this process already
+	}
+	var local [argHeads]unix.Iovec
+	var remote [argHeads]unix.RemoteIovec
+	for k, a := range addrs {
+		n := headLen(a)
+		local[k].Base = &heads[k][0]
+		local[k].SetLen(n)
+		remote[k] = unix.RemoteIovec{Base: uintptr(a), Len: n}
+	}
+	n, err := unix.ProcessVMReadv(m.pid, local[:len(addrs)], remote[:len(addrs)], 0)
+	if err != nil {
+		return 0
+	}
+	whole := 0
+	for _, r := range remote[:len(addrs)] {
+		if n < r.Len {
+			break
+		}
+		n -= r.Len
+		whole++
+	}
+	return whole
 }

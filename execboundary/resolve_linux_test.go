@@ -59,20 +59,106 @@ func TestProcReaders(t *testing.T) {
 		t.Errorf("readProc into 8 bytes = %q, %v; want the first 8 bytes", small, err)
 	}
 
-	fd, err := unix.Open("/proc/self/mem", unix.O_RDONLY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		t.Skipf("cannot open /proc/self/mem: %v", err)
+	wd, _ := os.Getwd()
+	if got, err := readProcLink("/proc/" + strconv.Itoa(os.Getpid()) + "/cwd"); err != nil || got != wd {
+		t.Errorf("readProcLink(cwd) = %q, %v; want %q", got, err, wd)
 	}
-	defer unix.Close(fd)
+	deep := t.TempDir() + "/" + strings.Repeat("d", 200) + "/" + strings.Repeat("e", 200) + "/" + strings.Repeat("f", 200)
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.Open(deep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dir.Close()
+	if got, err := readProcLink("/proc/self/fd/" + strconv.Itoa(int(dir.Fd()))); err != nil || got != deep {
+		t.Errorf("readProcLink of a %d-byte path = %q, %v; want it whole", len(deep), got, err)
+	}
+	if _, err := readProcLink("/proc/self/fd/999999"); err == nil {
+		t.Error("readProcLink of a missing descriptor succeeded")
+	}
+
+	mem := newProcMem(os.Getpid())
+	defer mem.close()
 	text := []byte("whale\x00after")
 	argv := []uintptr{uintptr(unsafe.Pointer(&text[0])), uintptr(unsafe.Pointer(&text[0])), 0}
-	got, err := readArgv(procMem(fd), uint64(uintptr(unsafe.Pointer(&argv[0]))), false)
+	got, err := readArgv(mem, uint64(uintptr(unsafe.Pointer(&argv[0]))), false)
 	if err != nil || len(got) != 2 || got[0] != "whale" || got[1] != "whale" {
 		t.Errorf("readArgv through procMem = %q, %v; want [whale whale]", got, err)
 	}
 	runtime.KeepAlive(text)
 	runtime.KeepAlive(argv)
-	if _, err := procMem(fd).ReadAt(make([]byte, 8), 0); err == nil {
+	if mem.fd >= 0 {
+		t.Error("procMem opened /proc/PID/mem for readable memory")
+	}
+	if _, err := newProcMem(os.Getpid()).ReadAt(make([]byte, 8), 0); err == nil {
 		t.Error("reading address 0 succeeded")
+	}
+}
+
+// TestProcMemFallsBack: memory that process_vm_readv does not read (a page
+// without read permission) is read through /proc/PID/mem, as before it.
+func TestProcMemFallsBack(t *testing.T) {
+	page, err := unix.Mmap(-1, 0, pageSize, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Munmap(page)
+	copy(page, "hidden\x00")
+	if err := unix.Mprotect(page, unix.PROT_NONE); err != nil {
+		t.Fatal(err)
+	}
+	mem := newProcMem(os.Getpid())
+	defer mem.close()
+	got, err := readCString(mem, uint64(uintptr(unsafe.Pointer(&page[0]))), maxPath)
+	if err != nil || got != "hidden" {
+		t.Errorf("readCString of a PROT_NONE page = %q, %v; want hidden", got, err)
+	}
+	if mem.fd < 0 {
+		t.Error("procMem did not fall back to /proc/PID/mem")
+	}
+}
+
+// TestReadArgvBatches: readArgv reads the strings' first bytes together,
+// and reads on their own the strings that are longer, that cross a page's
+// end, and those after one the batch could not read; the result is the
+// argv either way.
+func TestReadArgvBatches(t *testing.T) {
+	pages, err := unix.Mmap(-1, 0, 3*pageSize, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Munmap(pages)
+	at := func(off int, s string) uintptr {
+		copy(pages[off:], s+"\x00")
+		return uintptr(unsafe.Pointer(&pages[off]))
+	}
+	var want []string
+	var argv []uintptr
+	add := func(p uintptr, s string) { argv, want = append(argv, p), append(want, s) }
+	for i := range 20 {
+		s := strings.Repeat("a", i) + strconv.Itoa(i)
+		add(at(i*40, s), s)
+	}
+	long := strings.Repeat("x", 3*argHead)
+	add(at(900, long), long)
+	add(at(pageSize-3, "crossing"), "crossing") // cut by the page's end
+	add(at(2*pageSize+8, "hidden"), "hidden")   // PROT_NONE below: the batch stops here
+	for i := range 20 {
+		s := "after" + strconv.Itoa(i)
+		add(at(pageSize+100+i*16, s), s)
+	}
+	add(at(pageSize+800, ""), "")
+	argv = append(argv, 0)
+	if err := unix.Mprotect(pages[2*pageSize:], unix.PROT_NONE); err != nil {
+		t.Fatal(err)
+	}
+	mem := newProcMem(os.Getpid())
+	defer mem.close()
+	got, err := readArgv(mem, uint64(uintptr(unsafe.Pointer(&argv[0]))), false)
+	runtime.KeepAlive(argv)
+	if err != nil || strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("readArgv = %q, %v;\nwant %q", got, err, want)
 	}
 }
