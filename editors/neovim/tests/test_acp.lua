@@ -17,6 +17,10 @@
 -- for the connection (H.wait_loop) and submit from vim.schedule, outside
 -- the case's coroutine.
 --
+-- With WHALE_TEST_ARTIFACTS naming a folder, the chat buffer at the approval,
+-- after the write and without whale, and the :WhaleChanges list, are kept
+-- there (acp-codecompanion-*.txt).
+--
 -- Needs Neovim 0.11, node, and in WHALE_NVIM_PLUGINS extracted
 -- codecompanion.nvim-v19* and plenary.nvim-* folders, and the SDK installed
 -- in acpfront/e2e (npm ci there; make acp does it).
@@ -50,12 +54,14 @@ end
 if missing then
   local msg = 'the CodeCompanion ACP test needs ' .. missing
   if vim.env.CI == 'true' and vim.fn.has('nvim-0.11') == 1 then
-    return { {
-      'CodeCompanion ACP: ' .. msg,
-      function()
-        H.fail(msg)
-      end,
-    } }
+    return {
+      {
+        'CodeCompanion ACP: ' .. msg,
+        function()
+          H.fail(msg)
+        end,
+      },
+    }
   end
   H.log('SKIP test_acp: ' .. msg)
   return {}
@@ -135,11 +141,16 @@ end
 local function turn(adapter_name, steps)
   local chat = require('codecompanion').chat({ params = { adapter = adapter_name } })
   H.ok(chat and chat.bufnr, 'a chat buffer')
-  H.wait_loop(function()
-    return chat.acp_connection and chat.acp_connection:is_connected()
-  end, 'the ACP session of ' .. adapter_name, nil, function()
-    return chat_text(chat)
-  end)
+  H.wait_loop(
+    function()
+      return chat.acp_connection and chat.acp_connection:is_connected()
+    end,
+    'the ACP session of ' .. adapter_name,
+    nil,
+    function()
+      return chat_text(chat)
+    end
+  )
   chat:add_buf_message({ role = 'user', content = vim.json.encode(steps) })
   vim.schedule(function()
     chat:submit()
@@ -147,35 +158,58 @@ local function turn(adapter_name, steps)
   return chat
 end
 
+--- Keeps what the user saw (lines) as name.txt when WHALE_TEST_ARTIFACTS
+--- names a folder.
+local function keep(name, lines)
+  local artifacts = vim.env.WHALE_TEST_ARTIFACTS
+  if artifacts and artifacts ~= '' then
+    vim.fn.mkdir(artifacts, 'p')
+    vim.fn.writefile(lines, artifacts .. '/acp-codecompanion-' .. name .. '.txt')
+  end
+end
+
 --- What CodeCompanion's ACP connection of chat sent and received.
 local function rpc_log(chat)
-  local path = chat.acp_connection and chat.acp_connection._rpc_log and chat.acp_connection._rpc_log.path
+  local path = chat.acp_connection
+    and chat.acp_connection._rpc_log
+    and chat.acp_connection._rpc_log.path
   H.ok(path, "CodeCompanion's RPC log")
   return table.concat(vim.fn.readfile(path), '\n')
 end
 
 local function wait_text(chat, needle, what)
-  H.wait_loop(function()
-    return chat_text(chat):find(needle, 1, true)
-  end, what, nil, function()
-    return 'chat buffer:\n' .. chat_text(chat)
-  end)
+  H.wait_loop(
+    function()
+      return chat_text(chat):find(needle, 1, true)
+    end,
+    what,
+    nil,
+    function()
+      return 'chat buffer:\n' .. chat_text(chat)
+    end
+  )
 end
 
 --- Presses the key CodeCompanion's approval prompt binds in the chat
 --- buffer for the choice labeled label; returns the key.
 local function press(chat, label)
   local lhs
-  H.wait_loop(function()
-    for _, m in ipairs(vim.api.nvim_buf_get_keymap(chat.bufnr, 'n')) do
-      if m.desc == label then
-        lhs = m.lhs
-        return true
+  H.wait_loop(
+    function()
+      for _, m in ipairs(vim.api.nvim_buf_get_keymap(chat.bufnr, 'n')) do
+        if m.desc == label then
+          lhs = m.lhs
+          return true
+        end
       end
+    end,
+    'the approval prompt (a ' .. label .. ' key in the chat buffer)',
+    nil,
+    function()
+      return 'chat buffer:\n' .. chat_text(chat)
     end
-  end, 'the approval prompt (a ' .. label .. ' key in the chat buffer)', nil, function()
-    return 'chat buffer:\n' .. chat_text(chat)
-  end)
+  )
+  keep('approval', vim.api.nvim_buf_get_lines(chat.bufnr, 0, -1, false))
   vim.api.nvim_set_current_win(vim.fn.bufwinid(chat.bufnr))
   vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(lhs, true, false, true), 'mx', false)
   return lhs
@@ -212,6 +246,7 @@ return {
       wait_text(chat, 'ok {}', "the agent's report of the write")
       -- CodeCompanion wrote it itself; the agent's edit tool call carries
       -- no diff (this agent sends none), so the chat shows only its title.
+      keep('without-whale', vim.api.nvim_buf_get_lines(chat.bufnr, 0, -1, false))
       H.contains(rpc_log(chat), '"method":"fs/write_text_file"', "CodeCompanion's RPC log")
       H.contains(chat_text(chat), 'Edit: Edit', 'the tool call in the chat')
       H.eq(vim.fn.readfile(ws .. '/direct.txt'), { 'written by the editor' }, 'direct.txt')
@@ -243,6 +278,8 @@ return {
         return st and st.entries and #st.entries >= 1 and st.rows ~= nil
       end, 'an entry in :WhaleChanges')
       local shown = table.concat(vim.api.nvim_buf_get_lines(list, 0, -1, false), '\n')
+      keep('whalechanges', vim.api.nvim_buf_get_lines(list, 0, -1, false))
+      keep('after-write', vim.api.nvim_buf_get_lines(chat.bufnr, 0, -1, false))
       H.contains(shown, 'Scripted Agent edited notes.txt', ':WhaleChanges')
       vim.cmd('close')
       -- CodeCompanion shows the agent's edit tool call with whale's diff.
@@ -257,7 +294,10 @@ return {
       -- added to it: whale served the write, CodeCompanion got no
       -- fs/write_text_file, only the diff.
       local log = rpc_log(chat)
-      H.ok(not log:find('"method":"fs/write_text_file"', 1, true), 'no fs/write_text_file reached CodeCompanion')
+      H.ok(
+        not log:find('"method":"fs/write_text_file"', 1, true),
+        'no fs/write_text_file reached CodeCompanion'
+      )
       H.contains(log, '"type":"diff"', "the diff in CodeCompanion's RPC log")
       H.contains(chat_text(chat), 'Edited notes.txt (+1 lines)', 'the edit in the chat')
     end,
