@@ -305,6 +305,23 @@ return {
   {
     'CodeCompanion '
       .. version
+      .. ': the agent writes an open file without a final newline through whale-ls acp',
+    function()
+      local path = ws .. '/nofinal.txt'
+      vim.fn.writefile({ 'a', 'b' }, path)
+      vim.cmd('edit ' .. vim.fn.fnameescape(path))
+      H.client_for(vim.api.nvim_get_current_buf())
+      local chat = turn('whale', {
+        { method = 'fs/read_text_file', params = { path = path } },
+        { method = 'fs/write_text_file', params = { path = path, content = 'a\nB' } },
+      })
+      wait_text(chat, 'ok {}', "the agent's report of the write")
+      H.eq(vim.api.nvim_buf_get_lines(vim.fn.bufnr(path), 0, -1, false), { 'a', 'B' }, 'the buffer')
+    end,
+  },
+  {
+    'CodeCompanion '
+      .. version
       .. ': a command the exec boundary asks about is answered in CodeCompanion',
     function()
       local made = ws .. '/made.txt'
