@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/whale-ls/whale-ls/catalog"
@@ -21,10 +22,11 @@ import (
 // Kept: the workspace's path guards (read.approvedPaths included) on both;
 // the stale-write check against what the agent last read (through whale),
 // with the same three-way merge or refusal, the current text being what
-// the editor answers to a read whale sends first; the journal entry
-// (before: the editor's text, after: what whale asked it to write), begun
-// before the write and dropped when the editor refuses it; the diff shown
-// in the agent's edit tool call.
+// the editor answers to a read whale sends first (a file on disk the editor
+// does not read is refused: what the write replaces is unknown); the journal
+// entry (before: the editor's text, after: what whale asked it to write),
+// begun before the write and dropped when the editor refuses it; the diff
+// shown in the agent's edit tool call.
 // Not kept: edits.review (the editor shows its own); the per-file lock of
 // whale's commit path (a tool of whale's writing the same file at the same
 // moment is not held back); the file's encoding, BOM and line endings,
@@ -58,15 +60,16 @@ func (p *Proxy) noteEditorCapabilities(params json.RawMessage) {
 }
 
 // guard refuses a path outside what the workspace lets be read or written,
-// as the tools do.
-func guard(sess *session.Session, path string, access workspace.Access) error {
-	if _, err := sess.Workspace.Resolve(path, access); err != nil {
+// as the tools do, and returns the file's absolute path.
+func guard(sess *session.Session, path string, access workspace.Access) (string, error) {
+	t, err := sess.Workspace.Resolve(path, access)
+	if err != nil {
 		if pe, ok := errors.AsType[*workspace.PathError](err); ok {
-			return &toolbridge.Failure{Code: pe.Code, Text: pe.Msg}
+			return "", &toolbridge.Failure{Code: pe.Code, Text: pe.Msg}
 		}
-		return err
+		return "", err
 	}
-	return nil
+	return t.Abs, nil
 }
 
 // editorRead asks the editor for the whole text of path.
@@ -87,7 +90,7 @@ func (p *Proxy) editorRead(ctx context.Context, sessionID, path string) (string,
 // forwardRead guards the path, reads the whole file from the editor (so
 // that whale keeps the base of a later merge) and returns the lines asked.
 func (p *Proxy) forwardRead(ctx context.Context, sess *session.Session, in readParams) (any, error) {
-	if err := guard(sess, in.Path, workspace.Read); err != nil {
+	if _, err := guard(sess, in.Path, workspace.Read); err != nil {
 		return nil, err
 	}
 	text, err := p.editorRead(ctx, in.SessionID, in.Path)
@@ -103,16 +106,20 @@ func (p *Proxy) forwardRead(ctx context.Context, sess *session.Session, in readP
 // last read (merging or refusing as whale's own writes do), journals the
 // change and asks the editor to write it.
 func (p *Proxy) forwardWrite(ctx context.Context, sess *session.Session, sessionID string, in writeParams) (any, error) {
-	if err := guard(sess, in.Path, workspace.Write); err != nil {
+	abs, err := guard(sess, in.Path, workspace.Write)
+	if err != nil {
 		return nil, err
-	}
-	abs := in.Path
-	if t, err := sess.Workspace.Resolve(in.Path, workspace.Write); err == nil {
-		abs = t.Abs
 	}
 	content := normalizeNewlines(in.Content)
 	cur, readErr := p.editorRead(ctx, sessionID, in.Path)
 	exists := readErr == nil
+	if !exists {
+		if _, err := os.Stat(abs); err == nil {
+			// The file is there but the editor would not read it: whale
+			// cannot know what the write replaces.
+			return nil, toolbridge.Fail(toolbridge.CodeWriteConflict, "the editor could not read %s (%v) before the write, so whale cannot check or journal what it replaces; nothing was written — read the file again, then write it", in.Path, readErr)
+		}
+	}
 	cur = normalizeNewlines(cur)
 	want, merged := content, false
 	if base, ok := p.files.base(in.Path); ok {

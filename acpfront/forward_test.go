@@ -118,6 +118,19 @@ func TestEditorServesFilesAfterWhalesChecks(t *testing.T) {
 	if titles := e.journalTitles(); len(titles) != 2 {
 		t.Errorf("journal titles %q, want 2 (the merged write, the new file)", titles)
 	}
+
+	// A file on disk the editor does not read: whale cannot tell what the
+	// write replaces, so it refuses it.
+	unread := filepath.Join(e.root, "unread.txt")
+	os.WriteFile(unread, []byte("kept\n"), 0o644)
+	e.takeFSCalls()
+	_, chunks = e.prompt(req("fs/write_text_file", map[string]any{"path": unread, "content": "x\n"}))
+	if len(chunks) != 1 || !strings.Contains(chunks[0], "the editor could not read") {
+		t.Fatalf("the write of a file the editor cannot read answered %q", chunks)
+	}
+	if calls, want := e.takeFSCalls(), []string{"read " + unread}; !slices.Equal(calls, want) {
+		t.Errorf("the editor got %q, want %q", calls, want)
+	}
 }
 
 // EditorFiles with an editor that does not serve fs/* itself: whale serves
