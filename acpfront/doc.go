@@ -16,6 +16,10 @@
 //
 // With a whale language server attached (Options.Attach), files go through
 // that server's commit path instead, so reads see the editor's buffers.
+// With Options.EditorFiles and an editor that advertises fs/* in its
+// initialize, reads and writes go on to the editor after whale's path
+// guards and stale-write check, journaled (forward.go says what is and is
+// not kept in that mode).
 //
 // Guarantees: the agent's process group is stopped on every exit path
 // (the editor's input ends, the context ends, the agent exits); requests

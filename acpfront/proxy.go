@@ -45,6 +45,11 @@ type Options struct {
 	// session/new and session/load (whale's own tools) for the root; nil
 	// adds none.
 	MCPServer func(root string) *MCPServer
+	// EditorFiles sends the agent's fs/read_text_file and fs/write_text_file
+	// on to the editor after whale's checks (path guards, stale write,
+	// journal) instead of serving them, when the editor advertised both in
+	// its initialize (see forward.go for what is kept).
+	EditorFiles bool
 	// AgentName names the agent for a person until its initialize response
 	// names it (default: the base name of Agent[0]).
 	AgentName string
@@ -106,6 +111,9 @@ type Proxy struct {
 	terms       *terminals
 	files       *fileService
 	updates     *toolCalls
+	// editorFS is set when the editor's initialize advertised
+	// fs.readTextFile and fs.writeTextFile.
+	editorFS atomic.Bool
 
 	sessMu sync.Mutex
 	sess   *session.Session // nil until the first session/new or session/load
@@ -361,6 +369,7 @@ func (p *Proxy) fromEditorLine(ctx context.Context, line []byte) {
 		p.editorResponse(m, line)
 		return
 	case m.Method == "initialize" && m.isRequest():
+		p.noteEditorCapabilities(m.Params)
 		line = p.rewriteInitialize(line, m)
 	case (m.Method == "session/new" || m.Method == "session/load") && m.isRequest():
 		root, err := p.openSession(m.Params)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -54,6 +55,11 @@ type editor struct {
 	// permissionAnswer is the optionId the editor picks ("" cancels).
 	permissionAnswer string
 	permissionIDs    []string
+	// buffers, when not nil, are the editor's own files by path: it
+	// answers fs/read_text_file and fs/write_text_file from them and
+	// records each request in fsCalls ("read PATH", "write PATH").
+	buffers map[string]string
+	fsCalls []string
 }
 
 // startProxy runs a proxy in front of the fake agent on a new workspace
@@ -65,6 +71,12 @@ func startProxy(t *testing.T, cfg string) *editor {
 
 // startProxyWith is startProxy with the proxy's Attach option.
 func startProxyWith(t *testing.T, cfg string, attachTo func(root string) Attached) *editor {
+	t.Helper()
+	return startProxyOpts(t, cfg, func(o *Options) { o.Attach = attachTo })
+}
+
+// startProxyOpts is startProxy with options set by with.
+func startProxyOpts(t *testing.T, cfg string, with func(*Options)) *editor {
 	t.Helper()
 	root := t.TempDir()
 	state := t.TempDir()
@@ -80,7 +92,7 @@ func startProxyWith(t *testing.T, cfg string, attachTo func(root string) Attache
 	}
 	e := &editor{t: t, root: root, served: make(chan error, 1), waiters: map[string]chan *message{}, permissionAnswer: "allow_once"}
 	var p *Proxy
-	p = New(Options{Agent: []string{os.Args[0]}, Attach: attachTo,
+	o := Options{Agent: []string{os.Args[0]},
 		MCPServer: func(root string) *MCPServer {
 			return &MCPServer{Name: "whale", Command: "/bin/whale-ls", Args: []string{"mcp", "--root", root}, Env: []EnvVar{}}
 		},
@@ -91,7 +103,11 @@ func startProxyWith(t *testing.T, cfg string, attachTo func(root string) Attache
 			sess, err := session.New(session.Options{Roots: []string{r}, Prompter: p.Prompter(), Terminal: terminal.Options{Sink: p.TerminalSink()}, Settings: s})
 			e.sess = sess
 			return sess, err
-		}})
+		}}
+	if with != nil {
+		with(&o)
+	}
+	p = New(o)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	e.w, e.proxy = inW, p
@@ -136,6 +152,8 @@ func (e *editor) read(r io.Reader) {
 		switch {
 		case m.isResponse() && ch != nil:
 			ch <- &m
+		case m.Method == "fs/read_text_file" || m.Method == "fs/write_text_file":
+			e.serveFile(m)
 		case m.Method == "session/request_permission":
 			outcome := map[string]any{"outcome": "cancelled"}
 			if answer != "" {
@@ -144,6 +162,35 @@ func (e *editor) read(r io.Reader) {
 			e.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"outcome": outcome}})
 		}
 	}
+}
+
+// serveFile answers an fs request from the editor's buffers.
+func (e *editor) serveFile(m message) {
+	var in struct {
+		Path    string `json:"path"`
+		Content string `json:"content"`
+	}
+	_ = json.Unmarshal(m.Params, &in)
+	e.mu.Lock()
+	var reply map[string]any
+	switch {
+	case e.buffers == nil:
+		reply = map[string]any{"error": map[string]any{"code": -32601, "message": "method not found"}}
+	case m.Method == "fs/write_text_file":
+		e.fsCalls = append(e.fsCalls, "write "+in.Path)
+		e.buffers[in.Path] = in.Content
+		reply = map[string]any{"result": map[string]any{}}
+	default:
+		e.fsCalls = append(e.fsCalls, "read "+in.Path)
+		if text, ok := e.buffers[in.Path]; ok {
+			reply = map[string]any{"result": map[string]any{"content": text}}
+		} else {
+			reply = map[string]any{"error": map[string]any{"code": -32002, "message": "not found"}}
+		}
+	}
+	e.mu.Unlock()
+	reply["jsonrpc"], reply["id"] = "2.0", m.ID
+	e.send(reply)
 }
 
 func (e *editor) send(v any) {
@@ -214,6 +261,35 @@ func (e *editor) updates() []map[string]any {
 	for _, m := range e.messages {
 		if u := updateOf(m); u != nil {
 			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// journalTitles returns the titles of the session's journal entries,
+// newest first.
+func (e *editor) journalTitles() []string {
+	e.t.Helper()
+	entries, _, err := e.sess.Journal.List("", 100)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var titles []string
+	for _, en := range entries {
+		titles = append(titles, e.sess.Journal.Title(en))
+	}
+	return titles
+}
+
+// diffsOf returns the diffs of path to newText the editor was shown (the
+// first content of a session/update).
+func (e *editor) diffsOf(path, newText string) []map[string]any {
+	var out []map[string]any
+	for _, u := range e.updates() {
+		if content, _ := u["content"].([]any); len(content) > 0 {
+			if d, _ := content[0].(map[string]any); d["type"] == "diff" && d["path"] == path && d["newText"] == newText {
+				out = append(out, d)
+			}
 		}
 	}
 	return out
@@ -356,27 +432,11 @@ func TestStaleWriteIsMergedOrRefused(t *testing.T) {
 	if want := "\ufeffuno\r\ntwo\r\nTHREE\r\n"; string(got) != want {
 		t.Errorf("after the refused write the file holds %q, want it untouched", got)
 	}
-	entries, _, err := e.sess.Journal.List("", 10)
-	if err != nil {
-		t.Fatal(err)
+	if titles, want := e.journalTitles(), []string{"Fake Agent edited a.txt (+1 −1)"}; !slices.Equal(titles, want) {
+		t.Errorf("journal titles %q, want %q: the agent's merged write", titles, want)
 	}
-	if len(entries) != 1 || e.sess.Journal.Title(entries[0]) != "Fake Agent edited a.txt (+1 −1)" {
-		var titles []string
-		for _, en := range entries {
-			titles = append(titles, e.sess.Journal.Title(en))
-		}
-		t.Errorf("journal titles %q, want one: the agent's merged write", titles)
-	}
-	var diffs int
-	for _, u := range e.updates() {
-		if content, _ := u["content"].([]any); len(content) > 0 {
-			if d, _ := content[0].(map[string]any); d["type"] == "diff" && d["path"] == path && d["newText"] == "ONE\ntwo\nTHREE\n" {
-				diffs++
-			}
-		}
-	}
-	if diffs != 1 {
-		t.Errorf("the editor got %d diffs of the write, want 1", diffs)
+	if diffs := e.diffsOf(path, "ONE\ntwo\nTHREE\n"); len(diffs) != 1 {
+		t.Errorf("the editor got %d diffs of the write, want 1", len(diffs))
 	}
 }
 

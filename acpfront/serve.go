@@ -58,11 +58,17 @@ func (p *Proxy) handle(ctx context.Context, sessionID string, m *message) (any, 
 		if err := decodeParams(m.Params, &in); err != nil {
 			return nil, err
 		}
+		if p.editorServesFiles() {
+			return p.forwardRead(ctx, sess, in)
+		}
 		return p.files.read(ctx, p.filesOf(sess), in)
 	case "fs/write_text_file":
 		var in writeParams
 		if err := decodeParams(m.Params, &in); err != nil {
 			return nil, err
+		}
+		if p.editorServesFiles() {
+			return p.forwardWrite(ctx, sess, sessionID, in)
 		}
 		return p.write(ctx, p.filesOf(sess), sessionID, in)
 	case "terminal/create":

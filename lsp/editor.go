@@ -87,7 +87,7 @@ func (e *editorBridge) ApplyEdits(ctx context.Context, changes []toolbridge.Docu
 	defer cancel()
 	reached := s.docs.waitUntil(wctx, func(get func(string) (overlayDoc, bool)) bool {
 		for _, c := range changes {
-			if d, ok := get(c.Path); !ok || d.text != c.NewText {
+			if d, ok := get(c.Path); !ok || !appliedText(d.text, c.NewText) {
 				return false
 			}
 		}
@@ -103,11 +103,20 @@ func (e *editorBridge) ApplyEdits(ctx context.Context, changes []toolbridge.Docu
 			return conflict("%s was closed in the editor while the edit was applied; read it from disk and check the change", c.Path)
 		case d.version == c.Version:
 			return conflict("the editor answered that it applied the edit of %s but the document did not change (still version %d); the edit was not applied — read the file again and redo the edit", c.Path, d.version)
-		case d.text != c.NewText:
+		case !appliedText(d.text, c.NewText):
 			return conflict("%s is now version %d but its text is not what the edit should produce: the user or another tool changed it while the edit was applied; read it again and check before editing", c.Path, d.version)
 		}
 	}
 	return nil
+}
+
+// appliedText reports whether a document's text after an edit is the text
+// the edit should produce: the same, or with the final newline an editor
+// keeps on its buffer when the new text has none (Neovim's buffer keeps
+// 'eol', so its text always ends with a newline and the file is saved with
+// one).
+func appliedText(got, want string) bool {
+	return got == want || (!strings.HasSuffix(want, "\n") && got == want+"\n")
 }
 
 func conflict(format string, args ...any) error {

@@ -85,7 +85,20 @@ type Settings struct {
 	MCP struct {
 		Servers json.RawMessage `json:"servers,omitempty"`
 	} `json:"mcp"`
+	ACP struct {
+		Files string `json:"files,omitempty"`
+	} `json:"acp"`
 }
+
+// Values of acp.files.
+const (
+	ACPFilesWhale  = "whale"
+	ACPFilesEditor = "editor"
+)
+
+// ACPFilesByEditor reports acp.files "editor": `whale-ls acp` sends the
+// agent's file reads and writes on to the editor after its checks.
+func (s Settings) ACPFilesByEditor() bool { return s.ACP.Files == ACPFilesEditor }
 
 // DefaultReviewTimeout is edits.reviewTimeoutMs when it is not set: long
 // enough for a careful review left open while the user reads elsewhere.
@@ -431,6 +444,22 @@ var Table = []Spec{
 			MarkdownDescription: "How many bytes the journal of changes (what `changes_list` lists and `changes_revert` takes back) " +
 				"may keep for this workspace, under the user's state folder; past it the oldest entries are dropped first. " +
 				"A change takes effect in the next session.",
+		},
+	},
+	{
+		Key: "acp.files",
+		Schema: Schema{
+			Type:    "string",
+			Enum:    []string{ACPFilesWhale, ACPFilesEditor},
+			Default: ACPFilesWhale,
+			EnumDescriptions: []string{
+				"whale reads and writes the agent's files itself: path guards, review, stale-write merge, journal, encoding kept, a diff shown to the editor.",
+				"whale checks each read and write (path guards, stale-write merge or refusal) and journals it, then the editor reads or writes its own buffer; no review, and the encoding is the editor's.",
+			},
+			MarkdownDescription: "Only for `whale-ls acp` (the `--files` flag overrides it): who serves the agent's `fs/read_text_file` and " +
+				"`fs/write_text_file`. `whale` serves them through its commit path. `editor` (for an editor such as Zed that keeps its own " +
+				"buffers and history) sends them on to the editor after whale's checks, when the editor advertised both in its " +
+				"`initialize`; otherwise whale serves them and says so in its log.",
 		},
 	},
 	{

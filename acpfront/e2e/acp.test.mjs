@@ -1,8 +1,9 @@
 // The real `whale-ls acp` between a client built with the official ACP
 // TypeScript SDK (the editor's side) and a scripted agent built with the
 // same SDK (agent.mjs): reads, a stale write merged, a stale write refused,
-// a fresh write, a terminal command the exec boundary denies and one it
-// allows, a canceled turn; each checked on disk, in the journal
+// a fresh write, the same with --files editor (the client serves files), a
+// terminal command the exec boundary denies and one it allows, a canceled
+// turn; each checked on disk, in the journal
 // (`whale-ls changes list --json`) and in the messages the client got.
 //
 // Run: WHALE_LS=/path/to/whale-ls npm test (make acp builds it).
@@ -42,8 +43,10 @@ function gateProbe() {
 }
 
 /** Starts whale-ls acp in front of the scripted agent on a new workspace
- * and connects an SDK client; returns the pieces a test checks. */
-async function start(t, settings) {
+ * and connects an SDK client; returns the pieces a test checks. With
+ * buffers (a Map of path to text), the client serves fs/* itself from it,
+ * advertises so, and whale-ls acp runs with --files editor. */
+async function start(t, settings, buffers) {
     const root = mkdtempSync(join(tmpdir(), 'whale-acp-e2e-'));
     const state = mkdtempSync(join(tmpdir(), 'whale-acp-state-'));
     t.after(() => {
@@ -56,7 +59,8 @@ async function start(t, settings) {
     // state folders: no running whale-ls is attached, and the journal is
     // this test's.
     const env = { ...process.env, XDG_RUNTIME_DIR: state, XDG_STATE_HOME: state };
-    const proc = spawn(bin, ['acp', '--config', config, '--', process.execPath, agentScript], {
+    const filesArgs = buffers ? ['--files', 'editor'] : [];
+    const proc = spawn(bin, ['acp', '--config', config, ...filesArgs, '--', process.execPath, agentScript], {
         env,
         stdio: ['pipe', 'pipe', 'pipe'],
     });
@@ -65,8 +69,9 @@ async function start(t, settings) {
     const exited = new Promise(resolve => proc.on('exit', (code, signal) => resolve({ code, signal })));
     const updates = [];
     const permissions = [];
+    const fsCalls = [];
     let waiters = [];
-    const app = client()
+    let app = client()
         .onNotification('session/update', ({ params }) => {
             updates.push(params.update);
             waiters = waiters.filter(w => !w());
@@ -75,6 +80,21 @@ async function start(t, settings) {
             permissions.push(params);
             return { outcome: { outcome: 'selected', optionId: params.options[0].optionId } };
         });
+    if (buffers) {
+        app = app
+            .onRequest('fs/read_text_file', ({ params }) => {
+                fsCalls.push('read ' + params.path);
+                if (!buffers.has(params.path)) {
+                    throw new Error('no such file');
+                }
+                return { content: buffers.get(params.path) };
+            })
+            .onRequest('fs/write_text_file', ({ params }) => {
+                fsCalls.push('write ' + params.path);
+                buffers.set(params.path, params.content);
+                return {};
+            });
+    }
     const conn = app.connect(ndJsonStream(Writable.toWeb(proc.stdin), Readable.toWeb(proc.stdout)));
     const cx = conn.agent;
     t.after(async () => {
@@ -87,8 +107,9 @@ async function start(t, settings) {
     });
     const init = await cx.request('initialize', {
         protocolVersion: 1,
-        // The client serves no files and no terminals itself: whale does.
-        clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+        // Without buffers the client serves no files and no terminals
+        // itself: whale does.
+        clientCapabilities: { fs: { readTextFile: !!buffers, writeTextFile: !!buffers }, terminal: false },
         clientInfo: { name: 'acp-e2e', version: '1' },
     });
     const session = await cx.request('session/new', { cwd: root, mcpServers: [] });
@@ -122,7 +143,7 @@ async function start(t, settings) {
         const out = execFileSync(bin, ['changes', '--root', root, '--json', 'list'], { env, encoding: 'utf8' });
         return JSON.parse(out).data.entries;
     };
-    return { root, proc, exited, init, session, updates, permissions, turn, chunksAtLeast, journal, cx, stderr: () => stderr };
+    return { root, proc, exited, init, session, updates, permissions, fsCalls, turn, chunksAtLeast, journal, cx, stderr: () => stderr };
 }
 
 test('the agent meets whale: capabilities, auth methods and the MCP server', async t => {
@@ -176,6 +197,33 @@ test('reads, a stale write merged, a stale write refused, a fresh write', async 
 
     const titles = w.journal().map(e => e.title);
     assert.deepEqual(titles, ['Scripted Agent edited b.txt (+1 −0)', 'Scripted Agent edited a.txt (+1 −1)']);
+});
+
+test('--files editor: reads and writes go to the client after whale\'s checks, journaled', async t => {
+    const buffers = new Map();
+    const w = await start(t, {}, buffers);
+    const path = join(w.root, 'a.txt');
+    writeFileSync(path, 'on disk\n');
+    buffers.set(path, 'one\ntwo\nthree\n');
+    const r = await w.turn([{ method: 'fs/read_text_file', params: { path } }]);
+    assert.deepEqual(r.chunks, ['ok {"content":"one\\ntwo\\nthree\\n"}']);
+    // The user changes line 3 in the editor; the agent's change of line 1
+    // is merged onto it and written by the client.
+    buffers.set(path, 'one\ntwo\nTHREE\n');
+    const w1 = await w.turn([{ method: 'fs/write_text_file', params: { path, content: 'ONE\ntwo\nthree\n' } }]);
+    assert.deepEqual(w1.chunks, ['ok {}']);
+    assert.equal(buffers.get(path), 'ONE\ntwo\nTHREE\n');
+    assert.equal(readFileSync(path, 'utf8'), 'on disk\n', 'the client, not whale, wrote');
+    // A conflicting change is refused; the client is not asked to write.
+    buffers.set(path, 'uno\ntwo\nTHREE\n');
+    const w2 = await w.turn([{ method: 'fs/write_text_file', params: { path, content: 'Eins\ntwo\nTHREE\n' } }]);
+    assert.match(w2.chunks[0], /^error .*read the file again/);
+    assert.equal(buffers.get(path), 'uno\ntwo\nTHREE\n');
+    // A path outside the workspace never reaches the client.
+    const w3 = await w.turn([{ method: 'fs/write_text_file', params: { path: '/etc/whale-e2e.txt', content: 'x' } }]);
+    assert.match(w3.chunks[0], /^error /);
+    assert.deepEqual(w.fsCalls, ['read ' + path, 'read ' + path, 'write ' + path, 'read ' + path]);
+    assert.deepEqual(w.journal().map(e => e.title), ['Scripted Agent edited a.txt (+1 −1)']);
 });
 
 test('terminals: a command the exec boundary denies, one it allows', async t => {

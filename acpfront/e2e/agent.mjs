@@ -8,8 +8,12 @@
 //   {"toolCallDone": ID}        mark it completed
 //   {"waitCancel": true}        end the turn with stopReason "cancelled" once
 //                               session/cancel came (at once if it came)
+// The steps are the first text block that is a JSON array (an editor may send
+// other blocks before it); a prompt without one gets "no steps" back.
 // initialize's result carries the clientCapabilities it got and the agent's
-// pid in _meta; session/new's carries the mcpServers it got.
+// pid in _meta; session/new's carries the mcpServers it got. authenticate
+// accepts its one method, as an editor that authenticates before its first
+// session (CodeCompanion) expects.
 import { Readable, Writable } from 'node:stream';
 import { agent, ndJsonStream } from '@agentclientprotocol/sdk';
 
@@ -24,6 +28,20 @@ function cancelState(sessionId) {
     return canceled.get(sessionId);
 }
 
+/** The first text block of prompt that parses as a JSON array, or null. */
+function promptSteps(prompt) {
+    for (const block of prompt) {
+        if (block.type !== 'text') continue;
+        try {
+            const v = JSON.parse(block.text.trim());
+            if (Array.isArray(v)) return v;
+        } catch {
+            // not the steps
+        }
+    }
+    return null;
+}
+
 const app = agent()
     .onRequest('initialize', ({ params }) => ({
         protocolVersion: 1,
@@ -32,6 +50,7 @@ const app = agent()
         agentInfo: { name: 'scripted-agent', title: 'Scripted Agent', version: '1.0.0' },
         _meta: { clientCapabilities: params.clientCapabilities, pid: process.pid },
     }))
+    .onRequest('authenticate', () => ({}))
     .onRequest('session/new', ({ params }) => ({ sessionId: 'S1', _meta: { mcpServers: params.mcpServers } }))
     .onNotification('session/cancel', ({ params }) => {
         const st = cancelState(params.sessionId);
@@ -45,7 +64,11 @@ const app = agent()
                 sessionId,
                 update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } },
             });
-        const steps = JSON.parse(params.prompt[0].text);
+        const steps = promptSteps(params.prompt);
+        if (!steps) {
+            await say('no steps: send a JSON array of steps as the prompt');
+            return { stopReason: 'end_turn' };
+        }
         for (const s of steps) {
             if (s.waitCancel) {
                 await cancelState(sessionId).p;

@@ -13,6 +13,7 @@ import (
 	"github.com/whale-ls/whale-ls/acpfront"
 	"github.com/whale-ls/whale-ls/attach"
 	"github.com/whale-ls/whale-ls/session"
+	"github.com/whale-ls/whale-ls/settings"
 	"github.com/whale-ls/whale-ls/terminal"
 )
 
@@ -26,6 +27,7 @@ func acpCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	config := fs.String("config", "", "settings file: the same JSON object as initializationOptions")
 	noTools := fs.Bool("no-tools", false, "do not add whale's MCP server (whale-ls mcp) to the agent's sessions")
 	standalone := fs.Bool("standalone", false, "never attach to a running language server of the workspace (files are then read and written on disk, not in the editor's buffers)")
+	files := fs.String("files", "", "who serves the agent's file reads and writes: whale (its commit path) or editor (the editor, after whale's checks, when it advertises fs); default: the acp.files setting, else whale")
 	fs.Usage = func() { fmt.Fprint(stderr, usage) }
 	var agent []string
 	if i := slices.Index(args, "--"); i >= 0 {
@@ -58,6 +60,14 @@ func acpCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "whale-ls acp:", err)
 		return exitUsage
 	}
+	switch *files {
+	case "":
+		*files = cfg.ACP.Files
+	case settings.ACPFilesWhale, settings.ACPFilesEditor:
+	default:
+		fmt.Fprintf(stderr, "whale-ls acp: --files %q is not whale or editor; give --files whale or --files editor\n", *files)
+		return exitUsage
+	}
 	exe, err := os.Executable()
 	if err != nil && !*noTools {
 		fmt.Fprintln(stderr, "whale-ls acp: cannot find this executable for the agent's MCP server (use --no-tools to run without it):", err)
@@ -71,7 +81,7 @@ func acpCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	var proxy *acpfront.Proxy
-	opts := acpfront.Options{Agent: agent, Root: *root, Stderr: stderr, Log: log,
+	opts := acpfront.Options{Agent: agent, Root: *root, Stderr: stderr, Log: log, EditorFiles: *files == settings.ACPFilesEditor,
 		OpenSession: func(root string) (*session.Session, error) {
 			return session.New(session.Options{
 				Roots:      []string{root},

@@ -59,7 +59,7 @@ Usage:
                                    serve the tools over MCP on stdio (or Streamable HTTP with
                                    --http), through the workspace's running language server when
                                    there is one
-  whale-ls acp [--root DIR] [--config FILE.json] [--no-tools] [--standalone] -- AGENT [ARGS...]
+  whale-ls acp [--root DIR] [--config FILE.json] [--no-tools] [--standalone] [--files whale|editor] -- AGENT [ARGS...]
                                    run an Agent Client Protocol agent for the editor on stdio, serving
                                    its file reads and writes and its terminals with whale, and
                                    offering it whale's tools over MCP (unless --no-tools)

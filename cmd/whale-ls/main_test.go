@@ -50,6 +50,7 @@ func TestCall(t *testing.T) {
 		{[]string{"call", "--approve", "maybe", "read_file"}, "", exitUsage, ""},
 		{[]string{"call", "--config", filepath.Join(dir, "nope.json"), "read_file"}, "", exitUsage, ""},
 		{[]string{"frobnicate"}, "", exitUsage, ""},
+		{[]string{"acp", "--files", "zed", "--", "true"}, "", exitUsage, ""},
 		{[]string{"version"}, "", exitOK, "whale-ls "},
 		{[]string{"call", "request_user_input", `{"question":"Name?"}`}, "", exitFailure, "not_configured: no one can answer questions here"},
 	} {

@@ -174,4 +174,16 @@ return {
       H.eq(vim.api.nvim_buf_get_option(buf, 'modified'), false, 'modified')
     end,
   },
+  {
+    'write of a text without a final newline to an open buffer: applied, no false conflict',
+    function()
+      vim.fn.writefile({ 'a', 'b' }, ws .. '/nofinal.txt')
+      local _, buf = client_and_buf('nofinal.txt')
+      -- The buffer keeps 'eol': its text always ends with a newline, and the
+      -- saved file has one.
+      local env = H.call('write', { file_path = 'nofinal.txt', content = 'a\nB' })
+      H.eq(env.code, 'ok', 'write code (' .. tostring(env.text) .. ')')
+      H.eq(vim.api.nvim_buf_get_lines(buf, 0, -1, true), { 'a', 'B' }, 'the buffer')
+    end,
+  },
 }
