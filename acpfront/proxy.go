@@ -46,6 +46,9 @@ type Options struct {
 	// session/new and session/load (whale's own tools) for the root; nil
 	// adds none.
 	MCPServer func(root string) *MCPServer
+	// KeepAgentTools leaves a recognised agent's own edit, write and shell
+	// tools on (see agentHands); without MCPServer they are always left on.
+	KeepAgentTools bool
 	// AgentName names the agent for a person until its initialize response
 	// names it (default: the base name of Agent[0]).
 	AgentName string
@@ -107,6 +110,8 @@ type Proxy struct {
 	terms       *terminals
 	files       *fileService
 	updates     *toolCalls
+	// hands is the recognised agent whose own tools are kept off, or nil.
+	hands *agentHands
 
 	sessMu sync.Mutex
 	sess   *session.Session // nil until the first session/new or session/load
@@ -155,6 +160,11 @@ func New(o Options) *Proxy {
 	if name == "" && len(o.Agent) > 0 {
 		name = filepath.Base(o.Agent[0])
 	}
+	if o.MCPServer != nil && !o.KeepAgentTools {
+		if p.hands = recogniseAgent(o.Agent); p.hands != nil {
+			p.log.Info("the agent's own edit, write and shell tools are off; whale's tools take their place (--keep-agent-tools leaves them on)", "agent", p.hands.Title, "off", p.hands.Off)
+		}
+	}
 	p.agentName.Store(name)
 	p.lastSession.Store("")
 	return p
@@ -169,7 +179,12 @@ func (p *Proxy) TerminalSink() *TerminalSink { return &TerminalSink{t: p.terms} 
 // stopped; the session stays open until Close.
 func (p *Proxy) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	p.editor = newPeer(out)
-	a, err := startAgent(p.opts.Agent, p.opts.Dir, p.opts.Stderr)
+	argv, cleanup, err := p.hands.prepareArgs(p.opts.Agent)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	a, err := startAgent(argv, p.opts.Dir, p.opts.Stderr)
 	if err != nil {
 		return err
 	}
@@ -359,7 +374,7 @@ func (p *Proxy) fromEditorLine(ctx context.Context, line []byte) {
 			_ = p.editor.fail(m.ID, &rpcError{Code: codeInternal, Message: err.Error()})
 			return
 		}
-		line = p.addMCPServer(line, m, root)
+		line = p.hands.withSessionMeta(p.addMCPServer(line, m, root))
 	case m.Method == "session/prompt":
 		p.noteSession(m.Params)
 	case m.Method == "session/cancel":
