@@ -686,6 +686,11 @@ func (p *Proxy) addMCPServer(line []byte, m *message, root string) []byte {
 		return line
 	}
 	server := p.opts.MCPServer(root)
+	if name, _ := p.agentName.Load().(string); name != "" {
+		named := *server
+		named.Args = append(append([]string(nil), server.Args...), "--agent", name)
+		server = &named
+	}
 	var params map[string]json.RawMessage
 	if json.Unmarshal(m.Params, &params) != nil || params == nil {
 		return line

@@ -54,7 +54,7 @@ Usage:
   whale-ls call [--root DIR] [--config FILE.json] [--approve allow|deny] [--standalone] [--json] TOOL [INPUT_JSON|-]
                                    run one tool and print its text (or the whole Envelope with --json),
                                    through the language server running for DIR when there is one
-  whale-ls mcp [--root DIR] [--config FILE.json] [--approve allow|deny] [--standalone] [--structured]
+  whale-ls mcp [--root DIR] [--config FILE.json] [--approve allow|deny] [--standalone] [--structured] [--agent NAME]
                [--http HOST:PORT [--token-file FILE] [--allow-remote] [--allow-origin ORIGINS]]
                                    serve the tools over MCP on stdio (or Streamable HTTP with
                                    --http), through the workspace's running language server when

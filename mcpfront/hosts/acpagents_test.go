@@ -39,8 +39,8 @@ func (r *turn) writeACPWhaleConfig() string {
 // checkACPWhaleTurn checks what acpWhaleScript must leave: no built-in
 // hands offered, whale's shell_run offered, the denied command refused
 // and not run, the allowed one's output read by the model, the edit on
-// disk and in whale's journal.
-func (r *turn) checkACPWhaleTurn(prefix string, agentEnv []string) {
+// disk and in whale's journal under the agent's name (wantTitle).
+func (r *turn) checkACPWhaleTurn(prefix, wantTitle string, agentEnv []string) {
 	t := r.t
 	t.Helper()
 	r.checkNoBuiltinHands(prefix)
@@ -80,10 +80,10 @@ func (r *turn) checkACPWhaleTurn(prefix string, agentEnv []string) {
 	}
 	found := false
 	for _, e := range r.journal(agentEnv) {
-		found = found || strings.Contains(e.Title, "notes.txt") && e.Tool == "edit"
+		found = found || e.Title == wantTitle && e.Tool == "edit"
 	}
 	if !found {
-		t.Errorf("whale's journal has no edit entry for notes.txt")
+		t.Errorf("whale's journal has no edit entry titled %q", wantTitle)
 	}
 }
 
@@ -101,7 +101,7 @@ func TestGeminiCLIThroughACPWhaleTools(t *testing.T) {
 	before, _ := os.ReadFile(settings)
 	agentEnv := r.acpEnv(nil, "GEMINI_API_KEY=dummy", "GOOGLE_GEMINI_BASE_URL="+r.model.URL())
 	r.playACP([]string{"acp", "--config", r.writeACPWhaleConfig()}, geminiACP(dir), agentEnv, "gemini-api-key")
-	r.checkACPWhaleTurn("mcp_whale_", agentEnv)
+	r.checkACPWhaleTurn("mcp_whale_", "Gemini CLI edited notes.txt (+1 −1)", agentEnv)
 	if after, _ := os.ReadFile(settings); string(after) != string(before) {
 		t.Errorf("whale-ls acp changed the user's Gemini settings:\n%s", after)
 	}
@@ -118,7 +118,7 @@ func TestClaudeAgentACP(t *testing.T) {
 	r.startModel(acpWhaleScript)
 	agentEnv, agent := claudeACP(r, dir)
 	r.playACP([]string{"acp", "--config", r.writeACPWhaleConfig()}, agent, agentEnv, "")
-	r.checkACPWhaleTurn("mcp__whale__", agentEnv)
+	r.checkACPWhaleTurn("mcp__whale__", "Claude Agent edited notes.txt (+1 −1)", agentEnv)
 }
 
 // checkOffered reports each of names that no request offered the model.
