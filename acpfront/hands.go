@@ -77,10 +77,16 @@ var (
 )
 
 // recogniseAgent returns what the proxy knows of the agent argv starts, or
-// nil. It looks at every word, so that `node …/gemini.js --acp` and
-// `npx @agentclientprotocol/claude-agent-acp` are recognised too.
+// nil. It looks at the program and, when that is a runner (node, npx,
+// bunx, pnpm dlx…), at the first word after it that is not a flag or a
+// runner's verb, so that `node …/gemini.js --acp` and
+// `npx -y @agentclientprotocol/claude-agent-acp` are recognised and an
+// argument that merely mentions a name is not.
 func recogniseAgent(argv []string) *agentHands {
-	for _, word := range argv {
+	for i, word := range argv {
+		if i > 0 && (strings.HasPrefix(word, "-") || runnerVerbs[word]) {
+			continue
+		}
 		base := strings.TrimSuffix(filepath.Base(word), ".js")
 		switch {
 		case strings.Contains(word, "claude-agent-acp") || strings.Contains(word, "claude-code-acp"):
@@ -88,9 +94,19 @@ func recogniseAgent(argv []string) *agentHands {
 		case base == "gemini" || strings.Contains(word, "gemini-cli"):
 			return geminiHands
 		}
+		if !runners[base] {
+			return nil
+		}
 	}
 	return nil
 }
+
+// runners are programs that run the agent named after them; runnerVerbs
+// are their subcommands that come before it.
+var (
+	runners     = map[string]bool{"node": true, "nodejs": true, "npx": true, "bunx": true, "bun": true, "pnpm": true, "yarn": true, "deno": true, "env": true}
+	runnerVerbs = map[string]bool{"dlx": true, "x": true, "exec": true, "run": true}
+)
 
 // prepareArgs returns argv with the agent's extra arguments, and a function
 // that removes the files they name.

@@ -22,7 +22,11 @@ func TestRecogniseAgent(t *testing.T) {
 		{[]string{"npx", "@zed-industries/claude-code-acp"}, claudeHands},
 		{[]string{"codex-acp"}, nil},
 		{[]string{"qwen", "--acp"}, nil},
+		{[]string{"npx", "-y", "@agentclientprotocol/claude-agent-acp"}, claudeHands},
+		{[]string{"pnpm", "dlx", "@google/gemini-cli", "--acp"}, geminiHands},
 		{[]string{"./my-gemini-wrapper"}, nil},
+		{[]string{"qwen", "--acp", "--include-directories", "/src/gemini-cli"}, nil},
+		{[]string{"node", "qwen.js", "gemini"}, nil},
 	} {
 		if got := recogniseAgent(tc.argv); got != tc.want {
 			t.Errorf("recogniseAgent(%q) = %v, want %v", tc.argv, got, tc.want)
