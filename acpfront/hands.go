@@ -52,7 +52,7 @@ var (
 	geminiHands = &agentHands{
 		Title: "Gemini CLI",
 		Off:   geminiOff,
-		// --policy adds a policy file for this run (Gemini CLI ≥ 0.61).
+		// --policy adds a policy file for this run (Gemini CLI 0.61.0 has it).
 		args: func(dir string) ([]string, error) {
 			path := filepath.Join(dir, "whale-policy.toml")
 			if err := os.WriteFile(path, []byte(geminiPolicy), 0o600); err != nil {
