@@ -189,9 +189,12 @@ acp: build
 # each driven through a turn by a scripted model on 127.0.0.1, in a
 # loopback-only network namespace when run as root; then again in whale
 # mode, after `whale-ls setup HOST`, with none of its built-in edit or
-# shell tools offered; and Gemini CLI's ACP mode behind `whale-ls acp`,
-# whose own file writes must land through whale (acp_test.go). Without npm or the
-# registry a host is skipped, except in CI (CI=true).
+# shell tools offered; and Gemini CLI's ACP mode and claude-agent-acp
+# behind `whale-ls acp`: Gemini's own file writes land through whale, and
+# with whale's tools neither agent is offered its own edit or shell tool
+# while whale's shell_run meets the exec rules (acp_test.go,
+# acpagents_test.go). Without npm or the registry a host is skipped,
+# except in CI (CI=true).
 hosts: build
 	$(GO) vet -tags hosts ./mcpfront/hosts
 	WHALE_LS=$(CURDIR)/bin/whale-ls $(GO) test -tags hosts -count=1 -timeout 30m -v ./mcpfront/hosts

@@ -50,6 +50,9 @@ type Options struct {
 	// journal) instead of serving them, when the editor advertised both in
 	// its initialize (see forward.go for what is kept).
 	EditorFiles bool
+	// KeepAgentTools leaves a recognised agent's own edit, write and shell
+	// tools on (see agentHands); without MCPServer they are always left on.
+	KeepAgentTools bool
 	// AgentName names the agent for a person until its initialize response
 	// names it (default: the base name of Agent[0]).
 	AgentName string
@@ -114,6 +117,8 @@ type Proxy struct {
 	// editorFS is set when the editor's initialize advertised
 	// fs.readTextFile and fs.writeTextFile.
 	editorFS atomic.Bool
+	// hands is the recognised agent whose own tools are kept off, or nil.
+	hands *agentHands
 
 	sessMu sync.Mutex
 	sess   *session.Session // nil until the first session/new or session/load
@@ -162,6 +167,11 @@ func New(o Options) *Proxy {
 	if name == "" && len(o.Agent) > 0 {
 		name = filepath.Base(o.Agent[0])
 	}
+	if o.MCPServer != nil && !o.KeepAgentTools {
+		if p.hands = recogniseAgent(o.Agent); p.hands != nil {
+			p.log.Info("the agent's own edit, write and shell tools are off; whale's tools take their place (--keep-agent-tools leaves them on)", "agent", p.hands.Title, "off", p.hands.Off)
+		}
+	}
 	p.agentName.Store(name)
 	p.lastSession.Store("")
 	return p
@@ -176,7 +186,12 @@ func (p *Proxy) TerminalSink() *TerminalSink { return &TerminalSink{t: p.terms} 
 // stopped; the session stays open until Close.
 func (p *Proxy) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	p.editor = newPeer(out)
-	a, err := startAgent(p.opts.Agent, p.opts.Dir, p.opts.Stderr)
+	argv, cleanup, err := p.hands.prepareArgs(p.opts.Agent)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	a, err := startAgent(argv, p.opts.Dir, p.opts.Stderr)
 	if err != nil {
 		return err
 	}
@@ -377,7 +392,7 @@ func (p *Proxy) fromEditorLine(ctx context.Context, line []byte) {
 			_ = p.editor.fail(m.ID, &rpcError{Code: codeInternal, Message: err.Error()})
 			return
 		}
-		line = p.addMCPServer(line, m, root)
+		line = p.hands.withSessionMeta(p.addMCPServer(line, m, root))
 	case m.Method == "session/prompt":
 		p.noteSession(m.Params)
 	case m.Method == "session/cancel":
@@ -693,6 +708,11 @@ func (p *Proxy) addMCPServer(line []byte, m *message, root string) []byte {
 		return line
 	}
 	server := p.opts.MCPServer(root)
+	if name, _ := p.agentName.Load().(string); name != "" {
+		named := *server
+		named.Args = append(append([]string(nil), server.Args...), "--agent", name)
+		server = &named
+	}
 	var params map[string]json.RawMessage
 	if json.Unmarshal(m.Params, &params) != nil || params == nil {
 		return line

@@ -1,6 +1,8 @@
 package catalog
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -82,6 +84,23 @@ func TestEveryEditToolIsJournaled(t *testing.T) {
 	}
 	if env := call(t, r, "changes_list", map[string]any{"id": "nope"}); env.Code != toolbridge.CodeNotFound {
 		t.Errorf("changes_list of an unknown id = %s %q, want not_found", env.Code, env.Text)
+	}
+}
+
+// TestJournalNamesTheCallsAgent: a call whose front end names the agent
+// (whale-ls mcp --agent) is journaled under the agent's name.
+func TestJournalNamesTheCallsAgent(t *testing.T) {
+	d, r, _ := journaled(t, map[string]string{"a.txt": "one\n"})
+	input, _ := json.Marshal(map[string]any{"file_path": "a.txt", "search": "one", "replace": "uno"})
+	if env := r.Dispatch(context.Background(), toolbridge.Call{Name: "edit", Input: input, Agent: "Gemini CLI"}); !env.OK {
+		t.Fatalf("edit = %s %q", env.Code, env.Text)
+	}
+	entries, _, err := d.Journal.List("", 0)
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("journal = %+v, %v; want one entry", entries, err)
+	}
+	if got, want := d.Journal.Title(entries[0]), "Gemini CLI edited a.txt (+1 −1)"; got != want || entries[0].Tool != "edit" {
+		t.Errorf("entry %s titled %q, want edit titled %q", entries[0].Tool, got, want)
 	}
 }
 

@@ -336,7 +336,7 @@ func (c *Committer) journalBegin(ctx context.Context, chs []*fileChange, revertO
 			files = append(files, changes.FileChange{Path: s.t.Abs, Before: s.raw, BeforeExists: s.exists, After: ch.plan.New, AfterExists: true, Where: where})
 		}
 	}
-	meta := changes.Meta{Tool: toolbridge.CallTool(ctx), CallID: toolbridge.CallID(ctx), RevertOf: revertOf}
+	meta := changes.Meta{Tool: toolbridge.CallTool(ctx), CallID: toolbridge.CallID(ctx), Agent: toolbridge.CallAgent(ctx), RevertOf: revertOf}
 	if w, ok := ctx.Value(writerKey{}).(writerInfo); ok {
 		meta.Tool, meta.Agent = w.tool, w.agent
 	}

@@ -6,7 +6,11 @@ import "path/filepath"
 // enabledMcpjsonServers) or ~/.claude.json (user); a permission deny rule
 // without a specifier removes the tool from what the model is offered.
 // $CLAUDE_CONFIG_DIR moves ~/.claude.json and ~/.claude/settings.json.
-var claudeDeny = []string{"Bash", "PowerShell", "Monitor", "Edit", "Write", "NotebookEdit"}
+var claudeDeny = ClaudeOff
+
+// ClaudeOff are the tools that setup (and whale-ls acp, for one run, as
+// claude-agent-acp's disallowedTools) keeps from the model.
+var ClaudeOff = []string{"Bash", "PowerShell", "Monitor", "Edit", "Write", "NotebookEdit"}
 
 var claude = &Host{
 	Name:   "claude",

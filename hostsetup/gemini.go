@@ -9,15 +9,18 @@ import "strings"
 // Gemini CLI 0.61 reads no policies from a project (workspace policies are
 // turned off in that release) and tools.exclude, which it calls deprecated,
 // still works.
-var geminiDeny = []string{"replace", "write_file", "run_shell_command", "list_background_processes", "read_background_output"}
 
-// geminiPolicy denies the built-in hands and allows whale's tools, except
-// in plan mode, which stays read-only. Priorities are within the file's
-// tier (workspace or user), above Gemini's defaults.
-var geminiPolicy = `# Written by whale-ls setup gemini; whale-ls setup gemini --undo removes it.
-# whale-ls's MCP tools are the hands: Gemini CLI's own edit, write and
-# shell tools are not offered to the model.
-[[rule]]
+// GeminiOff are the tools that setup (and whale-ls acp, for one run) keeps
+// from the model.
+var GeminiOff = []string{"replace", "write_file", "run_shell_command", "list_background_processes", "read_background_output"}
+
+var geminiDeny = GeminiOff
+
+// GeminiPolicyRules deny the built-in hands and allow whale's tools,
+// except in plan mode, which stays read-only. Priorities are within the
+// file's tier (workspace or user; a --policy file's for whale-ls acp),
+// above Gemini's defaults.
+var GeminiPolicyRules = `[[rule]]
 toolName = [` + quoteList(geminiDeny) + `]
 decision = "deny"
 priority = 900
@@ -29,6 +32,11 @@ decision = "allow"
 priority = 900
 modes = ["default", "autoEdit", "yolo"]
 `
+
+var geminiPolicy = `# Written by whale-ls setup gemini; whale-ls setup gemini --undo removes it.
+# whale-ls's MCP tools are the hands: Gemini CLI's own edit, write and
+# shell tools are not offered to the model.
+` + GeminiPolicyRules
 
 func quoteList(items []string) string {
 	q := make([]string, len(items))

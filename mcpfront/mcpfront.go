@@ -76,14 +76,19 @@ type Backend interface {
 }
 
 // Local adapts a Registry (this process's own session) to a Backend.
-type Local struct{ Registry *toolbridge.Registry }
+type Local struct {
+	Registry *toolbridge.Registry
+	// Agent names the agent whose model calls the tools (whale-ls mcp
+	// --agent), for the journal's titles; "" leaves them unnamed.
+	Agent string
+}
 
 // Tools lists the registry's frozen specs.
 func (l Local) Tools(context.Context) ([]toolbridge.Spec, error) { return l.Registry.Specs(), nil }
 
 // Call dispatches one call.
 func (l Local) Call(ctx context.Context, name string, input json.RawMessage) (toolbridge.Envelope, error) {
-	return l.Registry.Dispatch(ctx, toolbridge.Call{Name: name, Input: input}), nil
+	return l.Registry.Dispatch(ctx, toolbridge.Call{Name: name, Input: input, Agent: l.Agent}), nil
 }
 
 // Options configure a Server.

@@ -23,14 +23,18 @@ type Call struct {
 	// ByUser marks a call the user made from the editor (a revert they
 	// clicked), not the model: what it changes is not put up for review.
 	ByUser bool
+	// Agent names, for a person, the agent program whose model made the
+	// call ("Gemini CLI"), when the front end knows it: the journal's
+	// titles of its changes start with it.
+	Agent string
 }
 
 // callKey holds the running call's tool name and ID in its context.
 type callKey struct{}
 
 type callInfo struct {
-	tool, id string
-	byUser   bool
+	tool, id, agent string
+	byUser          bool
 }
 
 // CallID returns the ID of the call whose context this is ("" outside
@@ -52,6 +56,13 @@ func CallByUser(ctx context.Context) bool {
 func CallTool(ctx context.Context) string {
 	c, _ := ctx.Value(callKey{}).(callInfo)
 	return c.tool
+}
+
+// CallAgent returns the agent that made the running call (Call.Agent), ""
+// when unknown.
+func CallAgent(ctx context.Context) string {
+	c, _ := ctx.Value(callKey{}).(callInfo)
+	return c.agent
 }
 
 // newCallID is a random 12-hex-digit id.
@@ -160,7 +171,7 @@ func (r *Registry) Dispatch(ctx context.Context, call Call) (env Envelope) {
 			return *failed
 		}
 	}
-	ctx = context.WithValue(ctx, callKey{}, callInfo{tool: tool.Spec.Name, id: call.ID, byUser: call.ByUser})
+	ctx = context.WithValue(ctx, callKey{}, callInfo{tool: tool.Spec.Name, id: call.ID, agent: call.Agent, byUser: call.ByUser})
 	var failure *Failure
 	var input json.RawMessage
 	if tool.PrepareInput != nil {

@@ -156,9 +156,9 @@ func TestDispatchActivatesDeferredTools(t *testing.T) {
 // called by an alias) and the call's ID, made when the front end gave none.
 func TestDispatchNamesTheCall(t *testing.T) {
 	t.Parallel()
-	var tool, id string
+	var tool, id, agent string
 	spy := Define(Spec{Name: "spy", InputSchema: Object(nil, map[string]*Schema{})}, func(ctx context.Context, _ struct{}) (Result, error) {
-		tool, id = CallTool(ctx), CallID(ctx)
+		tool, id, agent = CallTool(ctx), CallID(ctx), CallAgent(ctx)
 		return Result{}, nil
 	})
 	spy.Aliases = []string{"peek"}
@@ -166,15 +166,18 @@ func TestDispatchNamesTheCall(t *testing.T) {
 	if err := r.Register(spy); err != nil {
 		t.Fatal(err)
 	}
-	r.Dispatch(context.Background(), Call{Name: "peek", ID: "c1"})
-	if tool != "spy" || id != "c1" {
-		t.Errorf("CallTool, CallID = %q, %q; want spy, c1", tool, id)
+	r.Dispatch(context.Background(), Call{Name: "peek", ID: "c1", Agent: "Gemini CLI"})
+	if tool != "spy" || id != "c1" || agent != "Gemini CLI" {
+		t.Errorf("CallTool, CallID, CallAgent = %q, %q, %q; want spy, c1, Gemini CLI", tool, id, agent)
 	}
 	r.Dispatch(context.Background(), Call{Name: "spy"})
 	if len(id) != 12 {
 		t.Errorf("CallID without a front-end id = %q, want 12 hex digits", id)
 	}
-	if CallID(context.Background()) != "" || CallTool(context.Background()) != "" {
-		t.Error("CallID/CallTool outside Dispatch are not empty")
+	if agent != "" {
+		t.Errorf("CallAgent of a call without an agent = %q, want none", agent)
+	}
+	if CallID(context.Background()) != "" || CallTool(context.Background()) != "" || CallAgent(context.Background()) != "" {
+		t.Error("CallID/CallTool/CallAgent outside Dispatch are not empty")
 	}
 }

@@ -26,6 +26,7 @@ func acpCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := fs.String("root", "", "workspace folder (default: the cwd of the editor's first session/new)")
 	config := fs.String("config", "", "settings file: the same JSON object as initializationOptions")
 	noTools := fs.Bool("no-tools", false, "do not add whale's MCP server (whale-ls mcp) to the agent's sessions")
+	keepAgentTools := fs.Bool("keep-agent-tools", false, "leave a recognised agent's own edit, write and shell tools on (Gemini CLI, claude-agent-acp); by default they are off while whale's tools are added")
 	standalone := fs.Bool("standalone", false, "never attach to a running language server of the workspace (files are then read and written on disk, not in the editor's buffers)")
 	files := fs.String("files", "", "who serves the agent's file reads and writes: whale (its commit path) or editor (the editor, after whale's checks, when it advertises fs); default: the acp.files setting, else whale")
 	fs.Usage = func() { fmt.Fprint(stderr, usage) }
@@ -81,7 +82,7 @@ func acpCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	var proxy *acpfront.Proxy
-	opts := acpfront.Options{Agent: agent, Root: *root, Stderr: stderr, Log: log, EditorFiles: *files == settings.ACPFilesEditor,
+	opts := acpfront.Options{Agent: agent, Root: *root, Stderr: stderr, Log: log, EditorFiles: *files == settings.ACPFilesEditor, KeepAgentTools: *keepAgentTools,
 		OpenSession: func(root string) (*session.Session, error) {
 			return session.New(session.Options{
 				Roots:      []string{root},

@@ -54,15 +54,17 @@ Usage:
   whale-ls call [--root DIR] [--config FILE.json] [--approve allow|deny] [--standalone] [--json] TOOL [INPUT_JSON|-]
                                    run one tool and print its text (or the whole Envelope with --json),
                                    through the language server running for DIR when there is one
-  whale-ls mcp [--root DIR] [--config FILE.json] [--approve allow|deny] [--standalone] [--structured]
+  whale-ls mcp [--root DIR] [--config FILE.json] [--approve allow|deny] [--standalone] [--structured] [--agent NAME]
                [--http HOST:PORT [--token-file FILE] [--allow-remote] [--allow-origin ORIGINS]]
                                    serve the tools over MCP on stdio (or Streamable HTTP with
                                    --http), through the workspace's running language server when
                                    there is one
-  whale-ls acp [--root DIR] [--config FILE.json] [--no-tools] [--standalone] [--files whale|editor] -- AGENT [ARGS...]
+  whale-ls acp [--root DIR] [--config FILE.json] [--no-tools] [--keep-agent-tools] [--standalone] [--files whale|editor] -- AGENT [ARGS...]
                                    run an Agent Client Protocol agent for the editor on stdio, serving
                                    its file reads and writes and its terminals with whale, and
-                                   offering it whale's tools over MCP (unless --no-tools)
+                                   offering it whale's tools over MCP (unless --no-tools) in place
+                                   of Gemini CLI's and claude-agent-acp's own edit, write and shell
+                                   tools (unless --keep-agent-tools)
   whale-ls tools [--root DIR] [--config FILE.json] [--json | --long [TOOL...]]
                                    list the tools (their whole descriptions and long help with --long)
   whale-ls changes [--root DIR] [--json] list [--since ID] [--limit N] | diff ID | revert ID | revert --to ID

