@@ -130,8 +130,12 @@ fuzz:
 # both from ../shared/testbed. The plugin itself is the repository's root
 # (lua/, plugin/, doc/, build.lua); its tests stay in editors/neovim/tests.
 # WHALE_GOPLS (a gopls binary; .ci/run installs it) runs the language tools
-# test on both versions.
+# test on both versions. The CodeCompanion ACP test (0.11) runs the scripted
+# agent of acpfront/e2e, whose pinned SDK is installed first where npm is.
 neovim: build-test
+	@if [ -n "$$WHALE_NVIM_011" ] && command -v npm >/dev/null; then \
+		cd acpfront/e2e && npm ci --no-audit --no-fund --loglevel=error; \
+	fi
 	@if command -v nvim >/dev/null; then \
 		WHALE_GOPLS="$$WHALE_GOPLS" WHALE_NVIM_PLUGINS= WHALE_LS=$(CURDIR)/bin/whale-ls-test bash editors/neovim/tests/run.sh; \
 	elif [ "$$CI" = true ]; then echo "nvim is missing"; exit 1; \
