@@ -85,11 +85,11 @@ const gramMask = 1<<21 - 1
 // gramSet collects the distinct trigrams of one buffer; it is reused
 // buffer after buffer by one goroutine.
 type gramSet struct {
-	seen  *[(gramMask + 1) / 64]uint64 // one bit per trigram: 256 KiB
+	seen  []uint64 // one bit per trigram: 256 KiB
 	grams []uint32
 }
 
-func newGramSet() *gramSet { return &gramSet{seen: new([(gramMask + 1) / 64]uint64)} }
+func newGramSet() *gramSet { return &gramSet{seen: make([]uint64, (gramMask+1)/64)} }
 
 // of returns the distinct trigrams of data that hold no line break
 // (no search looks for one), in no particular order, valid until the next
@@ -99,35 +99,23 @@ func (s *gramSet) of(data []byte) []uint32 {
 		s.seen[g>>6] = 0
 	}
 	s.grams = s.grams[:0]
-	// Line by line (bytes.Cut finds the breaks faster than a test of every
-	// byte), so that the loop over a line's bytes tests none.
-	for len(data) > 0 {
-		var line []byte
-		line, data, _ = bytes.Cut(data, []byte{'\n'})
-		for len(line) > 0 {
-			var run []byte
-			run, line, _ = bytes.Cut(line, []byte{'\r'})
-			s.addRun(run)
+	var g uint32
+	run := 0 // bytes since the last line break
+	for _, b := range data {
+		if b == '\n' || b == '\r' {
+			run = 0
+			continue
 		}
-	}
-	return s.grams
-}
-
-// addRun adds the trigrams of run, which holds no line break.
-func (s *gramSet) addRun(run []byte) {
-	if len(run) < 3 {
-		return
-	}
-	seen := s.seen
-	g := uint32(gramByte[run[0]])<<7 | uint32(gramByte[run[1]])
-	for _, b := range run[2:] {
 		g = (g<<7 | uint32(gramByte[b])) & gramMask
-		w, bit := g>>6, uint64(1)<<(g&63)
-		if old := seen[w]; old&bit == 0 {
-			seen[w] = old | bit
+		if run++; run < 3 {
+			continue
+		}
+		if w, bit := g>>6, uint64(1)<<(g&63); s.seen[w]&bit == 0 {
+			s.seen[w] |= bit
 			s.grams = append(s.grams, g)
 		}
 	}
+	return s.grams
 }
 
 // gramFilter is a Bloom filter of a blob's trigrams.
