@@ -145,10 +145,22 @@ func BenchmarkScanInMemory(b *testing.B) {
 // source tree, the files read once beforehand: its trigrams, their filter
 // and the content's hash.
 func BenchmarkContentFilter(b *testing.B) {
-	dir := goSrcDir(b)
-	var files [][]byte
-	var total int64
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	files, total := goSrcTexts(b)
+	gs := newGramSet()
+	t := newContentTable()
+	b.SetBytes(total)
+	b.ResetTimer()
+	for b.Loop() {
+		for _, data := range files {
+			_ = maphash.Bytes(t.seed, data)
+			newGramFilter(gs.of(data), gramBits)
+		}
+	}
+}
+
+// goSrcTexts reads the text files of the Go source tree.
+func goSrcTexts(b *testing.B) (files [][]byte, total int64) {
+	filepath.WalkDir(goSrcDir(b), func(p string, d fs.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() {
 			if data, err := os.ReadFile(p); err == nil && !isBinary(data) {
 				files = append(files, data)
@@ -160,16 +172,7 @@ func BenchmarkContentFilter(b *testing.B) {
 	if len(files) == 0 {
 		b.Skip("Go source tree not available")
 	}
-	gs := newGramSet()
-	t := newContentTable()
-	b.SetBytes(total)
-	b.ResetTimer()
-	for b.Loop() {
-		for _, data := range files {
-			_ = maphash.Bytes(t.seed, data)
-			newGramFilter(gs.of(data), gramBits)
-		}
-	}
+	return files, total
 }
 
 // goSrcDir is the Go toolchain's source tree (`go env GOROOT`/src), or

@@ -41,18 +41,15 @@ const (
 
 // Bounds on the content filter.
 const (
-	// gramBits is the size of a blob's filter per distinct trigram it
+	// gramBits is the size of a new blob's filter per distinct trigram it
 	// holds: with 3 probes a trigram it lacks passes about 3% of the time.
-	// When the files still to read would not fit in the budget at that
-	// size, new filters get fewer bits, down to minGramBits (a trigram a
-	// file lacks then passes about 15% of the time at 4 bits, 47% at 2),
-	// so that more files are filtered, less sharply.
+	// When a new filter would not fit in the budget, every filter is
+	// halved (shrink), and new ones are built at the smaller size until
+	// the pass ends, down to minGramBits (a trigram a file lacks then
+	// passes about 15% of the time at 4 bits, 47% at 2), so that more
+	// files are filtered, less sharply.
 	gramBits    = 8
 	minGramBits = 2
-	// bytesPerGram is about how many bytes of source text hold one
-	// distinct trigram (the Go tree has 109 MB of text and 11.4 M), a
-	// little low, for estimating what files not yet read will need.
-	bytesPerGram = 8
 	// gramProbes is the number of bits each trigram sets.
 	gramProbes = 3
 	// maxFilteredSize is the size from which a file is read by every grep
@@ -144,10 +141,24 @@ func newGramFilter(grams []uint32, bits int) gramFilter {
 	return buildGramFilter(nil, grams, bits)
 }
 
+// filterWords is the size in words of the filter of grams trigrams at bits
+// bits each (a power of two from minGramBits to gramBits): rounded up to a
+// multiple of bits/minGramBits words, so that it can be halved down to
+// minGramBits.
+func filterWords(grams, bits int) int {
+	unit := bits / minGramBits
+	n := (grams*bits + 63) / 64
+	return (n + unit - 1) / unit * unit
+}
+
+// halvings is how many times a filter of bits bits per trigram can be
+// halved.
+func halvings(perGram int) int { return bits.Len(uint(perGram/minGramBits)) - 1 }
+
 // buildGramFilter is newGramFilter in buf's memory (grown if needed); the
 // content indexer copies the result into the table's store.
 func buildGramFilter(buf gramFilter, grams []uint32, bits int) gramFilter {
-	n := (len(grams)*bits + 63) / 64
+	n := filterWords(len(grams), bits)
 	if cap(buf) < n {
 		buf = make(gramFilter, n)
 	}
@@ -160,6 +171,29 @@ func buildGramFilter(buf gramFilter, grams []uint32, bits int) gramFilter {
 		}
 	}
 	return f
+}
+
+// halveFilter writes to dst (half as long as src, an even number of
+// words) the filter src would be with half its bits: a trigram's probe at
+// bit p of src is at bit p/2 of a filter half as long (probes scales a
+// hash to the size), so bit j of dst is bit 2j or bit 2j+1 of src. dst may
+// start where src does, or before: word k of dst is written after words
+// 2k and 2k+1 of src are read.
+func halveFilter(dst, src gramFilter) {
+	for k := range dst {
+		lo, hi := src[2*k], src[2*k+1]
+		dst[k] = evenBits(lo|lo>>1) | evenBits(hi|hi>>1)<<32
+	}
+}
+
+// evenBits packs the 32 even bits of x into its low half.
+func evenBits(x uint64) uint64 {
+	x &= 0x5555555555555555
+	x = (x | x>>1) & 0x3333333333333333
+	x = (x | x>>2) & 0x0f0f0f0f0f0f0f0f
+	x = (x | x>>4) & 0x00ff00ff00ff00ff
+	x = (x | x>>8) & 0x0000ffff0000ffff
+	return (x | x>>16) & 0x00000000ffffffff
 }
 
 // has reports whether the filter may hold g (false: it surely does not).
@@ -306,6 +340,10 @@ type contentTable struct {
 	free   []uint32
 	bytes  int64 // held by the filters
 	budget int64 // the most bytes the filters may take
+	// bits is the size per trigram of new filters: gramBits at the start of
+	// each pass of the indexer, halved with every filter when the budget is
+	// reached (add). No filter has more.
+	bits int
 	// files counts the files whose blob is known (binary included),
 	// unfiltered those the indexer left out.
 	files, unfiltered int
@@ -322,6 +360,7 @@ func newContentTable() *contentTable {
 		keys:    make([]blobKey, firstBlob),
 		refs:    make([]int32, firstBlob),
 		budget:  contentBudget,
+		bits:    gramBits,
 		dirty:   map[*indexDir]struct{}{},
 		poke:    make(chan struct{}, 1),
 	}
@@ -372,19 +411,6 @@ func (t *contentTable) release(blob uint32) {
 	}
 }
 
-// bitsPerGram is the filter size per trigram for a new blob, when about
-// toRead bytes of new contents are still to be read in this pass: gramBits while
-// they would fit in what is left of the budget at that size, else what
-// lets them fit, but at least minGramBits.
-func (t *contentTable) bitsPerGram(toRead int64) int {
-	free := t.budget - t.bytes
-	grams := max(toRead/bytesPerGram, 1)
-	if grams*gramBits/8 <= free {
-		return gramBits
-	}
-	return int(min(max(free*8/grams, minGramBits), gramBits))
-}
-
 // ref gives one more file the blob of key, if one exists.
 func (t *contentTable) ref(key blobKey) (uint32, bool) {
 	if id, ok := t.byKey.find(t.keys, key); ok {
@@ -395,19 +421,33 @@ func (t *contentTable) ref(key blobKey) (uint32, bool) {
 	return 0, false
 }
 
-// add stores a new blob (a copy of f) with one reference; ok is false when
-// it would go over the memory budget.
-func (t *contentTable) add(key blobKey, f gramFilter, folds bool) (uint32, bool) {
+// add stores a new blob (a copy of f, a filter of bits bits per trigram)
+// with one reference; ok is false when it would go over the memory budget
+// with every filter at minGramBits. A filter of more bits than t.bits is
+// halved first; when f does not fit, every filter that can be is halved
+// (shrink), and so is f, until it fits. f's memory may be written.
+func (t *contentTable) add(key blobKey, f gramFilter, bits int, folds bool) (uint32, bool) {
 	if id, ok := t.ref(key); ok {
 		return id, true
 	}
-	if t.bytes+int64(len(f))*8 > t.budget {
-		return 0, false
+	for ; bits > t.bits; bits /= 2 {
+		f = halveInPlace(f)
+	}
+	for t.bytes+int64(len(f))*8 > t.budget {
+		if t.bits <= minGramBits {
+			return 0, false
+		}
+		t.bytes -= t.store.shrink(t.filters) * 8
+		t.bits /= 2
+		f, bits = halveInPlace(f), bits/2
 	}
 	if t.store.wasteful() {
 		t.store.compact(t.filters)
 	}
 	r := t.store.put(f)
+	if len(f) > 0 {
+		r = r.withHalvings(halvings(bits))
+	}
 	if folds {
 		r |= refFolds
 	}
@@ -423,6 +463,13 @@ func (t *contentTable) add(key blobKey, f gramFilter, folds bool) (uint32, bool)
 	t.bytes += int64(len(f)) * 8
 	t.files++
 	return id, true
+}
+
+// halveInPlace halves f (halveFilter) in its own memory.
+func halveInPlace(f gramFilter) gramFilter {
+	h := f[:len(f)/2]
+	halveFilter(h, f)
+	return h
 }
 
 // blobIndex finds blobs by their key: an open-addressing table of blob
@@ -611,103 +658,138 @@ func (x *Index) pendingLocked(p placed) *indexFile {
 	return &p.n.files[i]
 }
 
-// contentPass reads the files of unknown content in dirs in two rounds,
-// each on up to GOMAXPROCS goroutines. The first hashes every file, a
-// folder at a time: a file whose content the table holds gets its blob at
-// once, the others are grouped by content. With the bytes of the new
-// contents known, the second round builds one filter per new content, at
-// the size the budget allows for all of them (bitsPerGram), from a file
-// that still holds it, and gives it to that content's files at once:
-// searches use each filter as soon as it is placed.
+// contentPass reads the files of unknown content in dirs, a folder at a
+// time on each of up to GOMAXPROCS goroutines, each file once: a file
+// whose content (its size and hash) the table holds gets its blob at once;
+// for a new content, a filter is built from the bytes just read and added
+// to the table at the size it allows (add), and the file gets it at once.
+// Searches use each filter as soon as it is placed.
 func (x *Index) contentPass(w watcher, t *contentTable, dirs []*indexDir) {
-	fresh := map[blobKey][]placed{}
-	var order []blobKey
-	var freshBytes int64
-	// live reports, under the lock, whether the pass still works for
-	// the index's current table.
-	live := func() bool { return x.w == w && x.content == t }
-	parallel(len(dirs), func(next func() (int, bool)) {
-		bp := getBuf()
-		defer putBuf(bp)
-		for {
-			i, ok := next()
-			if !ok || x.ctx.Err() != nil {
-				return
-			}
-			n := dirs[i]
-			names, results := x.hashDir(w, t, n, bp)
-			x.mu.Lock()
-			if !live() {
-				x.mu.Unlock()
-				return
-			}
-			for i, r := range results {
-				p := placed{n, names[i]}
-				f := x.pendingLocked(p)
-				switch {
-				case f == nil:
-				case r.state == blobBinary:
-					f.blob = blobBinary
-					t.files++
-				case r.state == blobUnfiltered:
-					f.blob = blobUnfiltered
-					t.unfiltered++
-				default:
-					if id, ok := t.ref(r.key); ok {
-						f.blob = id
-						break
-					}
-					if fresh[r.key] == nil {
-						order = append(order, r.key)
-						freshBytes += r.key.size
-					}
-					fresh[r.key] = append(fresh[r.key], p)
-				}
-			}
-			x.mu.Unlock()
-		}
-	})
-	if len(order) == 0 || x.ctx.Err() != nil {
-		return
-	}
 	x.mu.Lock()
-	if !live() {
+	if x.w != w || x.content != t {
 		x.mu.Unlock()
 		return
 	}
-	bits := t.bitsPerGram(freshBytes)
+	t.bits = gramBits
 	x.mu.Unlock()
-	parallel(len(order), func(next func() (int, bool)) {
-		bp := getBuf()
-		defer putBuf(bp)
-		gs := newGramSet()
-		var scratch gramFilter
+	parallel(len(dirs), func(next func() (int, bool)) {
+		r := contentReader{bp: getBuf()}
+		defer putBuf(r.bp)
 		for {
 			i, ok := next()
 			if !ok || x.ctx.Err() != nil {
 				return
 			}
-			key := order[i]
-			found, folds := false, false
-			for _, p := range fresh[key] {
-				if data, ok := x.readContent(t, p, key, bp); ok {
-					scratch = buildGramFilter(scratch, gs.of(data), bits)
-					found, folds = true, foldsToASCII(data)
-					break
-				}
-			}
-			x.mu.Lock()
-			if !live() {
-				x.mu.Unlock()
+			if !x.readDir(w, t, dirs[i], &r) {
 				return
-			}
-			x.placeLocked(t, key, fresh[key], found, scratch, folds)
-			x.mu.Unlock()
-			if x.opts.filterPlaced != nil {
-				x.opts.filterPlaced()
 			}
 		}
 	})
+}
+
+// contentReader is what one goroutine of a pass reuses from file to file.
+type contentReader struct {
+	bp     *[]byte
+	grams  *gramSet // made at the first new content
+	filter gramFilter
+}
+
+// readDir marks the files of unknown content in folder n as being read,
+// then reads each and records what it holds (contentPass). It returns
+// false when the index has moved on from w and t.
+func (x *Index) readDir(w watcher, t *contentTable, n *indexDir, r *contentReader) bool {
+	live := func() bool { return x.w == w && x.content == t }
+	x.mu.Lock()
+	if !live() {
+		x.mu.Unlock()
+		return false
+	}
+	if x.byWd[n.wd] != n {
+		x.mu.Unlock()
+		return true
+	}
+	var names []string
+	var sizes []int64
+	for i := range n.files {
+		if f := &n.files[i]; f.blob == blobUnknown {
+			f.blob = blobPending
+			names, sizes = append(names, f.name), append(sizes, f.size)
+		}
+	}
+	x.mu.Unlock()
+	if len(names) == 0 {
+		return true
+	}
+	h, err := openStartDir(x.root, n.rel)
+	if h != nil {
+		defer h.close()
+	}
+	for i, name := range names {
+		p := placed{n, name}
+		state, data := blobUnfiltered, []byte(nil)
+		if err == nil && x.ctx.Err() == nil && sizes[i] < maxFilteredSize {
+			data, state = readForFilter(h, name, r.bp, sizes[i])
+		}
+		if state == 0 && x.opts.afterContentRead != nil {
+			x.opts.afterContentRead(joinRel(n.rel, name))
+		}
+		var key blobKey
+		if state == 0 {
+			key = blobKey{size: int64(len(data)), sum: maphash.Bytes(t.seed, data)}
+		}
+		x.mu.Lock()
+		if !live() {
+			x.mu.Unlock()
+			return false
+		}
+		f := x.pendingLocked(p)
+		switch {
+		case f == nil: // changed since: the change marked it unknown again
+			x.mu.Unlock()
+			continue
+		case state == blobBinary:
+			f.blob = blobBinary
+			t.files++
+			x.mu.Unlock()
+			continue
+		case state == blobUnfiltered:
+			f.blob = blobUnfiltered
+			t.unfiltered++
+			x.mu.Unlock()
+			continue
+		}
+		if id, ok := t.ref(key); ok {
+			f.blob = id
+			x.mu.Unlock()
+			continue
+		}
+		bits := t.bits
+		x.mu.Unlock()
+
+		if r.grams == nil {
+			r.grams = newGramSet()
+		}
+		r.filter = buildGramFilter(r.filter, r.grams.of(data), bits)
+		folds := foldsToASCII(data)
+		x.mu.Lock()
+		if !live() {
+			x.mu.Unlock()
+			return false
+		}
+		if f := x.pendingLocked(p); f != nil {
+			if id, ok := t.add(key, r.filter, bits, folds); ok {
+				f.blob = id
+			} else {
+				f.blob = blobUnfiltered // over the budget
+				t.unfiltered++
+			}
+		}
+		x.mu.Unlock()
+		if x.opts.filterPlaced != nil {
+			x.opts.filterPlaced()
+		}
+	}
+	return true
 }
 
 // parallel runs work on up to GOMAXPROCS goroutines (never more than n)
@@ -724,100 +806,6 @@ func parallel(n int, work func(next func() (int, bool))) {
 		wg.Go(func() { work(next) })
 	}
 	wg.Wait()
-}
-
-// placeLocked gives the files of one new content that are still pending
-// its blob: a new one with filter (copied), or, when no file read back as
-// that content (found false: they changed), nothing, so that they are read
-// again.
-func (x *Index) placeLocked(t *contentTable, key blobKey, files []placed, found bool, filter gramFilter, folds bool) {
-	id, added := uint32(0), false
-	for _, p := range files {
-		f := x.pendingLocked(p)
-		switch {
-		case f == nil:
-		case !found:
-			f.blob = blobUnknown
-			x.markDirtyLocked(p.n)
-		case !added:
-			var ok bool
-			if id, ok = t.add(key, filter, folds); !ok {
-				f.blob = blobUnfiltered // over the budget
-				t.unfiltered++
-				continue
-			}
-			f.blob, added = id, true
-		default:
-			t.refs[id]++
-			t.files++
-			f.blob = id
-		}
-	}
-}
-
-// hashResult is what the first round learned about one file: a state
-// (blobBinary, blobUnfiltered) or, with state 0, its content's key.
-type hashResult struct {
-	state uint32
-	key   blobKey
-}
-
-// hashDir marks the files of unknown content in folder n as being read,
-// reads them and returns their names and what they hold.
-func (x *Index) hashDir(w watcher, t *contentTable, n *indexDir, bp *[]byte) ([]string, []hashResult) {
-	x.mu.Lock()
-	if x.w != w || x.content != t || x.byWd[n.wd] != n {
-		x.mu.Unlock()
-		return nil, nil
-	}
-	var names []string
-	var sizes []int64
-	for i := range n.files {
-		if f := &n.files[i]; f.blob == blobUnknown {
-			f.blob = blobPending
-			names, sizes = append(names, f.name), append(sizes, f.size)
-		}
-	}
-	x.mu.Unlock()
-	if len(names) == 0 {
-		return nil, nil
-	}
-	results := make([]hashResult, len(names))
-	h, err := openStartDir(x.root, n.rel)
-	for i, name := range names {
-		r := &results[i]
-		r.state = blobUnfiltered
-		if err != nil || x.ctx.Err() != nil || sizes[i] >= maxFilteredSize {
-			continue
-		}
-		data, state := readForFilter(h, name, bp, sizes[i])
-		if r.state = state; state != 0 {
-			continue
-		}
-		if x.opts.afterContentRead != nil {
-			x.opts.afterContentRead(joinRel(n.rel, name))
-		}
-		r.key = blobKey{size: int64(len(data)), sum: maphash.Bytes(t.seed, data)}
-	}
-	if h != nil {
-		h.close()
-	}
-	return names, results
-}
-
-// readContent reads the file p and returns its bytes if they are still the
-// content key.
-func (x *Index) readContent(t *contentTable, p placed, key blobKey, bp *[]byte) ([]byte, bool) {
-	h, err := openStartDir(x.root, p.n.rel)
-	if err != nil {
-		return nil, false
-	}
-	defer h.close()
-	data, state := readForFilter(h, p.name, bp, key.size)
-	if state != 0 || int64(len(data)) != key.size || maphash.Bytes(t.seed, data) != key.sum {
-		return nil, false
-	}
-	return data, true
 }
 
 // readForFilter reads the file name of h into *bp (growing it) and returns

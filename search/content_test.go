@@ -5,6 +5,7 @@ package search
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -267,25 +268,142 @@ func TestContentFilterFoldedLetters(t *testing.T) {
 	}
 }
 
-// TestBitsPerGram checks how the filters shrink as the budget runs short.
-func TestBitsPerGram(t *testing.T) {
+// TestHalveFilter checks that a halved filter is the filter of the same
+// trigrams built at half the size, in place too, and that a built filter
+// can be halved down to minGramBits.
+func TestHalveFilter(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{0, 1, 7, 100, 5000} {
+		grams := make([]uint32, n)
+		for i := range grams {
+			grams[i] = rng.Uint32() & gramMask
+		}
+		f := newGramFilter(grams, gramBits)
+		for bits := gramBits; bits > minGramBits; bits /= 2 {
+			if len(f)%2 != 0 {
+				t.Fatalf("%d trigrams at %d bits: %d words, cannot be halved", n, bits, len(f))
+			}
+			want := make(gramFilter, len(f)/2)
+			m := uint64(len(want)) * 64
+			for _, g := range grams {
+				for _, p := range probes(g, m) {
+					want[p>>6] |= 1 << (p & 63)
+				}
+			}
+			f = halveInPlace(f)
+			if !slices.Equal(f, want) {
+				t.Fatalf("%d trigrams halved to %d bits: not the filter built at that size", n, bits/2)
+			}
+			for _, g := range grams {
+				if !f.has(g) {
+					t.Fatalf("%d trigrams halved to %d bits: lost trigram %#x", n, bits/2, g)
+				}
+			}
+		}
+	}
+}
+
+// TestFilterStoreShrink fills several slabs, frees some filters, and
+// checks that shrink halves those that can be (the others moved as they
+// are, flags kept), packs them and gives the slabs back.
+func TestFilterStoreShrink(t *testing.T) {
+	t.Parallel()
+	var s filterStore
+	defer s.release()
+	rng := rand.New(rand.NewPCG(3, 4))
+	var refs []filterRef
+	var grams [][]uint32
+	for i := range 40 {
+		g := make([]uint32, 250000+rng.IntN(200000))
+		for j := range g {
+			g[j] = rng.Uint32() & gramMask
+		}
+		bits := gramBits >> (i % 3 / 2) // 8, 8, 4
+		r := s.put(newGramFilter(g, bits)).withHalvings(halvings(bits))
+		if i%2 == 0 {
+			r |= refFolds
+		}
+		refs, grams = append(refs, r), append(grams, g)
+	}
+	for i := range refs {
+		if i%4 == 1 {
+			s.free(refs[i])
+			refs[i], grams[i] = 0, nil
+		}
+	}
+	before, slabs := s.live, len(s.slabs)
+	old := slices.Clone(refs)
+	freed := s.shrink(refs)
+	if freed <= 0 || s.live != before-freed || len(s.slabs) >= slabs || s.dead >= slabWords {
+		t.Errorf("shrink freed %d words: live %d → %d, %d → %d slabs, %d dead words", freed, before, s.live, slabs, len(s.slabs), s.dead)
+	}
+	for i, r := range refs {
+		if grams[i] == nil {
+			continue
+		}
+		want := old[i].words()
+		if old[i].halvings() > 0 {
+			want /= 2
+		}
+		if r.words() != want || r.halvings() != max(old[i].halvings()-1, 0) || r&refFolds != old[i]&refFolds {
+			t.Errorf("filter %d: %d words, %d halvings left, flag %v; was %d, %d, %v", i, r.words(), r.halvings(), r&refFolds != 0, old[i].words(), old[i].halvings(), old[i]&refFolds != 0)
+		}
+		f := s.view(r)
+		for _, g := range grams[i] {
+			if !f.has(g) {
+				t.Fatalf("filter %d lost trigram %#x in the shrink", i, g)
+			}
+		}
+	}
+}
+
+// TestContentTableHalvesAtBudget adds filters past the budget: the table
+// halves them all, then builds smaller ones, and refuses only what would
+// not fit at minGramBits; no filter loses a trigram.
+func TestContentTableHalvesAtBudget(t *testing.T) {
 	t.Parallel()
 	tab := newContentTable()
-	tab.budget = 1 << 20
-	for _, tc := range []struct {
-		used, toRead int64
-		want         int
-	}{
-		{0, 8 << 20, gramBits},     // 1 M trigrams at 8 bits: 1 MiB, fits
-		{0, 16 << 20, 4},           // twice that: half the bits
-		{0, 64 << 20, minGramBits}, // never below the floor
-		{1 << 19, 8 << 20, 4},      // half the budget used
-		{1 << 20, 1, minGramBits},  // nothing left (add then refuses)
-	} {
-		tab.bytes = tc.used
-		if got := tab.bitsPerGram(tc.toRead); got != tc.want {
-			t.Errorf("bitsPerGram(%d) with %d of %d bytes used = %d, want %d", tc.toRead, tc.used, tab.budget, got, tc.want)
+	defer tab.close()
+	tab.budget = 64 << 10
+	rng := rand.New(rand.NewPCG(5, 6))
+	var ids []uint32
+	var grams [][]uint32
+	refused := 0
+	for i := range 200 {
+		g := make([]uint32, 1000)
+		for j := range g {
+			g[j] = rng.Uint32() & gramMask
 		}
+		bits := tab.bits
+		id, ok := tab.add(blobKey{size: int64(i), sum: rng.Uint64()}, newGramFilter(g, bits), bits, false)
+		if !ok {
+			refused++
+			continue
+		}
+		ids, grams = append(ids, id), append(grams, g)
+		if tab.bytes > tab.budget {
+			t.Fatalf("after %d filters: %d bytes, over the budget of %d", i+1, tab.bytes, tab.budget)
+		}
+	}
+	// 1000 trigrams take 1000 bytes at 8 bits, 250 at 2: 64 KiB holds 262.
+	if tab.bits != minGramBits || refused != 0 || len(ids) != 200 {
+		t.Errorf("%d filters added, %d refused, new ones at %d bits; want all 200, at %d bits", len(ids), refused, tab.bits, minGramBits)
+	}
+	for i, id := range ids {
+		f := tab.filter(id)
+		if len(f)*64 < len(grams[i])*minGramBits {
+			t.Errorf("filter %d: %d bits for %d trigrams", i, len(f)*64, len(grams[i]))
+		}
+		for _, g := range grams[i] {
+			if !f.has(g) {
+				t.Fatalf("filter %d lost trigram %#x", i, g)
+			}
+		}
+	}
+	// 128 KiB at 8 bits, 32 at 2: more than is left.
+	if _, ok := tab.add(blobKey{size: -1}, make(gramFilter, 16384), gramBits, false); ok {
+		t.Errorf("a filter past the budget at %d bits was added (%d bytes held)", minGramBits, tab.bytes)
 	}
 }
 
@@ -382,4 +500,116 @@ func TestContentFilterPartlyBuilt(t *testing.T) {
 		t.Errorf("after the pass: status %+v (%s); want the first pass's time", st, st)
 	}
 	check("after the pass")
+}
+
+// TestContentFilterAgreesWithFullScan greps random trees (shared contents,
+// binary files, a budget small enough that filters are halved or left
+// out) with the index and by walking: the answers must be the same. The
+// first pass must read each file once.
+func TestContentFilterAgreesWithFullScan(t *testing.T) {
+	t.Parallel()
+	words := []string{"alpha", "beta", "gamma", "delta", "needle", "hay", "Stack", "queue", "\u212aelvin", "func", "main", "return"}
+	patterns := []struct {
+		pat   string
+		icase bool
+	}{
+		{"needle", false}, {"alpha beta", false}, {"gamma|delta", false}, {`ret\w+n`, false},
+		{"STACK", true}, {"kelvin", true}, {"needle|queue", true}, {"no such text", false},
+	}
+	for seed := range uint64(4) {
+		rng := rand.New(rand.NewPCG(seed, 7))
+		dir := t.TempDir()
+		files := map[string]string{}
+		var texts []string
+		for i := range 150 {
+			name := fmt.Sprintf("d%d/e%d/f%03d.txt", rng.IntN(5), rng.IntN(3), i)
+			if len(texts) > 0 && rng.IntN(4) == 0 {
+				files[name] = texts[rng.IntN(len(texts))] // a shared content
+				continue
+			}
+			var b strings.Builder
+			for range 1 + rng.IntN(400) {
+				b.WriteString(words[rng.IntN(len(words))])
+				if rng.IntN(6) == 0 {
+					b.WriteByte('\n')
+				} else {
+					b.WriteByte(' ')
+				}
+			}
+			if rng.IntN(20) == 0 {
+				b.WriteString("\x00")
+			}
+			texts = append(texts, b.String())
+			files[name] = b.String()
+		}
+		writeTree(t, dir, files)
+		var readsMu sync.Mutex
+		reads := map[string]int{}
+		root, x := startIndex(t, dir, IndexOptions{contentBudget: 2 << 10, afterContentRead: func(rel string) {
+			readsMu.Lock()
+			reads[rel]++
+			readsMu.Unlock()
+		}})
+		st := waitContents(t, x)
+		x.mu.Lock()
+		bits := x.content.bits
+		x.mu.Unlock()
+		if st.FilterBytes > 2<<10 || bits != minGramBits {
+			t.Errorf("seed %d: filters take %d bytes (budget 2 KiB), new ones %d bits a trigram; want them halved to %d, within the budget", seed, st.FilterBytes, bits, minGramBits)
+		}
+		readsMu.Lock()
+		for name, text := range files {
+			if n := reads[name]; n != 1 && !strings.Contains(text, "\x00") {
+				t.Errorf("seed %d: the first pass read %s %d times, want once", seed, name, n)
+			}
+		}
+		readsMu.Unlock()
+		for _, p := range patterns {
+			got := grepFilesCase(t, root, x, p.pat, p.icase, nil)
+			want := grepFilesCase(t, root, nil, p.pat, p.icase, nil)
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("seed %d: grep %q (icase %v) with the index differs from a walk (-walk +index):\n%s", seed, p.pat, p.icase, d)
+			}
+		}
+	}
+}
+
+// gramsReference is gramSet.of done the plain way, a byte at a time.
+func gramsReference(data []byte) []uint32 {
+	seen := map[uint32]bool{}
+	var out []uint32
+	var g uint32
+	run := 0
+	for _, b := range data {
+		if b == '\n' || b == '\r' {
+			run = 0
+			continue
+		}
+		g = (g<<7 | uint32(gramByte[b])) & gramMask
+		if run++; run >= 3 && !seen[g] {
+			seen[g] = true
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// TestGramSetOf checks the trigrams of random text (line breaks of every
+// kind, bytes from 0x80 up) against the plain way, buffer after buffer.
+func TestGramSetOf(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(8, 9))
+	alphabet := []byte("abcXYZ \t\n\r\r\n{}\x80\xc3\xa9\xff")
+	gs := newGramSet()
+	for i := range 300 {
+		data := make([]byte, rng.IntN(2000))
+		for j := range data {
+			data[j] = alphabet[rng.IntN(len(alphabet))]
+		}
+		got, want := slices.Sorted(slices.Values(gs.of(data))), gramsReference(data)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Fatalf("buffer %d (%q): trigrams %v, want %v", i, data, got, want)
+		}
+	}
 }

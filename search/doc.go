@@ -47,20 +47,21 @@
 //
 // The index also keeps a content filter: for each distinct content (files
 // with the same bytes share one) a Bloom filter of its trigrams, letters
-// folded, 8 bits per trigram (fewer, down to 2, when the new contents of a
-// pass of the indexer would not fit the budget at 8). Where a pattern's required literal runs hold
-// three letters or more, grep reads only the files whose filter may hold
-// all of their trigrams (and never a binary file); with -i a k or an s
-// counts as its ASCII letters, and a file holding the Kelvin sign or the
-// long s (which fold to them) is always read. A file that changed
-// since the filter read it, an open buffer, a file over 16 MiB and one over
-// the filter's memory budget (48 MiB) are always read; the filter reads a
-// changed file again in the background, 100 ms after the changes settle.
-// Its first pass reads on one goroutine per CPU, and each content's filter
-// serves searches as soon as it is built; grep reads the files not read
-// yet. The filters' bits live in slabs outside the Go heap (on Linux), so
-// that the collector neither scans them nor lets the heap grow by a
-// multiple of them.
+// folded, 8 bits per trigram (when a new filter would not fit the memory
+// budget, every filter is halved, down to 2 bits per trigram, and the rest
+// of the indexer's pass builds them at that size). Where a pattern's
+// required literal runs hold three letters or more, grep reads only the
+// files whose filter may hold all of their trigrams (and never a binary
+// file); with -i a k or an s counts as its ASCII letters, and a file
+// holding the Kelvin sign or the long s (which fold to them) is always
+// read. A file that changed since the filter read it, an open buffer, a
+// file over 16 MiB and one over the filter's memory budget (48 MiB) are
+// always read; the filter reads a changed file again in the background,
+// 100 ms after the changes settle. Its first pass reads each file once, on
+// one goroutine per CPU, and each content's filter serves searches as soon
+// as it is built; grep reads the files not read yet. The filters' bits
+// live in slabs outside the Go heap (on Linux), so that the collector
+// neither scans them nor lets the heap grow by a multiple of them.
 //
 // Not guaranteed: a consistent snapshot of files that change during a
 // search; multi-line matches (a match never spans a newline); binary

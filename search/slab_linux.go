@@ -30,3 +30,15 @@ func freeSlab(s []uint64) {
 		return // a heap slab: the collector frees it
 	}
 }
+
+// trimSlab gives back to the system the whole pages of s from word from
+// on, which read as zero after; the words are free, nothing reads them.
+func trimSlab(s []uint64, from int) {
+	pageWords := unix.Getpagesize() / 8
+	from = (from + pageWords - 1) / pageWords * pageWords
+	if from >= len(s) {
+		return
+	}
+	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s[from:]))), (len(s)-from)*8)
+	_ = unix.Madvise(b, unix.MADV_DONTNEED)
+}

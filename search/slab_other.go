@@ -8,3 +8,6 @@ func allocSlab(words int) []uint64 { return make([]uint64, words) }
 
 // freeSlab leaves s to the collector.
 func freeSlab([]uint64) {}
+
+// trimSlab does nothing: a heap slab keeps its pages.
+func trimSlab([]uint64, int) {}

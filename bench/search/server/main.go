@@ -3,20 +3,24 @@
 // content filter warm) against ripgrep run as a process in the same run,
 // checks that both find the same matches, and reports the index's build
 // time (with rg --files on the same tree as the yardstick), how long after
-// the index the content filter's first pass is done and its size, the
+// the index the content filter's first pass is done (and the server's
+// processor time meanwhile, which swings less with the load) and its size, the
 // server's memory above an idle server's (once the filter's first pass is
 // done, after 20 mixed searches with the caps a model gets, and at the end,
 // after the timed cases, which ask for every match), and how soon a new
 // file is found.
 //
-//	go run ./bench/search/server [-tree DIR] [-copies N] [-runs 7] [-bin whale-ls]
+//	go run ./bench/search/server [-tree DIR] [-copies N] [-unique] [-keep DIR] [-runs 7] [-bin whale-ls]
 //
 // -copies N searches a folder holding N copies of the tree instead (hard
 // links, so that the copies cost no disk and share one page cache: both
 // sides read the same cached bytes); with -unique the copies are real and
 // every file of copy K ends with a line naming K, so that no two copies
 // share a content (as in a monorepo, and unlike hard links, whose copies the
-// content filter stores once). Without -bin it builds whale-ls.
+// content filter stores once). -keep DIR makes the copies in DIR and leaves
+// them there, or searches those an earlier run with the same -copies and
+// -unique left in it, so that runs alternating two binaries (-bin) skip the
+// copying. Without -bin it builds whale-ls.
 // Same matches means: the same number of matching files and lines (from
 // the Envelope's data), and the same path:count set whenever the tool's
 // text is not cut (the Envelope carries 64 KiB of text).
@@ -53,8 +57,9 @@ func main() {
 	changes := flag.Int("changes", 50, "files created to time how soon grep finds them")
 	bin := flag.String("bin", "", "whale-ls binary (default: build it)")
 	cpuProfile := flag.String("cpuprofile", "", "have the server write a CPU profile to this file")
+	keep := flag.String("keep", "", "with -copies: make the copies in this folder and leave them, or reuse those made there before")
 	flag.Parse()
-	ok, err := run(*tree, *copies, *unique, *runs, *changes, *bin, *cpuProfile)
+	ok, err := run(*tree, *copies, *unique, *keep, *runs, *changes, *bin, *cpuProfile)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench/search/server:", err)
 		os.Exit(2)
@@ -71,7 +76,7 @@ type benchCase struct {
 	arg  string
 }
 
-func run(tree string, copies int, unique bool, runs, changes int, bin, cpuProfile string) (bool, error) {
+func run(tree string, copies int, unique bool, keep string, runs, changes int, bin, cpuProfile string) (bool, error) {
 	if _, err := exec.LookPath("rg"); err != nil {
 		return false, fmt.Errorf("ripgrep (rg) is not installed; install it (Debian: apt-get install ripgrep) and run again")
 	}
@@ -88,7 +93,15 @@ func run(tree string, copies int, unique bool, runs, changes int, bin, cpuProfil
 	large := copies > 0
 	if large {
 		ws = filepath.Join(dir, "ws")
-		os.Mkdir(ws, 0o755)
+		if keep != "" {
+			ws = filepath.Join(keep, fmt.Sprintf("copies%d-unique%t", copies, unique))
+		}
+		made := ws + ".made" // beside the folder: not a file it searches
+		if _, err := os.Stat(made); err == nil {
+			copies = 0 // made by an earlier run
+		} else if err := os.MkdirAll(ws, 0o755); err != nil {
+			return false, err
+		}
 		for i := range copies {
 			copyDir := filepath.Join(ws, fmt.Sprintf("copy%02d", i))
 			if !unique {
@@ -101,6 +114,11 @@ func run(tree string, copies int, unique bool, runs, changes int, bin, cpuProfil
 				return false, fmt.Errorf("cp -r: %v\n%s", err, out)
 			}
 			if err := markCopy(copyDir, i); err != nil {
+				return false, err
+			}
+		}
+		if keep != "" {
+			if err := os.WriteFile(made, nil, 0o644); err != nil {
 				return false, err
 			}
 		}
@@ -138,10 +156,12 @@ func run(tree string, copies int, unique bool, runs, changes int, bin, cpuProfil
 	for !strings.Contains(logs.String(), "file index ready") && !strings.Contains(logs.String(), "file index off") && time.Since(t0) < 10*time.Minute {
 		time.Sleep(5 * time.Millisecond)
 	}
+	cpuAtIndex, _ := srv.CPU()
 	// Then for the content filter's first pass, which reads every file once.
 	for !strings.Contains(logs.String(), "file contents indexed") && !strings.Contains(logs.String(), "file index off") && time.Since(t0) < 10*time.Minute {
 		time.Sleep(5 * time.Millisecond)
 	}
+	cpuAtFilter, _ := srv.CPU()
 	contentMs, filterBytes := -1.0, 0.0
 	if m := regexp.MustCompile(`file contents indexed.* filterBytes=(\d+) ms=(\d+)`).FindStringSubmatch(logs.String()); m != nil {
 		filterBytes, _ = strconv.ParseFloat(m[1], 64)
@@ -261,7 +281,7 @@ func run(tree string, copies int, unique bool, runs, changes int, bin, cpuProfil
 		return fmt.Sprintf("%.2fx (goal %.1fx)", r, goal)
 	}
 	fmt.Printf("index build: %.0f ms, rg --files %.1f ms: %s\n", buildMs, rgFilesMs, limitRatio(buildMs, 1.5))
-	fmt.Printf("content filter: first pass done %.0f ms after the index (in the background; load %s), filters %.1f MiB\n", contentMs, loadAtFilter, filterBytes/(1<<20))
+	fmt.Printf("content filter: first pass done %.0f ms after the index (in the background; load %s; server CPU %d ms meanwhile), filters %.1f MiB\n", contentMs, loadAtFilter, (cpuAtFilter - cpuAtIndex).Milliseconds(), filterBytes/(1<<20))
 	above := func(kib int64) string {
 		return fmt.Sprintf("%.1f MiB above idle (%.0f bytes per file)", float64(kib-baseRSS)/1024, float64(kib-baseRSS)*1024/float64(nFiles))
 	}
