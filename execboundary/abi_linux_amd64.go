@@ -20,3 +20,6 @@ var execCalls = []execCall{
 	{arch: unix.AUDIT_ARCH_I386, nr: 11, ptr32: true},
 	{arch: unix.AUDIT_ARCH_I386, nr: 358, at: true, ptr32: true},
 }
+
+// fstatatCall is newfstatat(2), whose record is unix.Stat_t.
+const fstatatCall = unix.SYS_NEWFSTATAT

@@ -12,3 +12,6 @@ var execCalls = []execCall{
 	{arch: unix.AUDIT_ARCH_ARM, nr: 11, ptr32: true},
 	{arch: unix.AUDIT_ARCH_ARM, nr: 387, at: true, ptr32: true},
 }
+
+// fstatatCall is newfstatat(2), whose record is unix.Stat_t.
+const fstatatCall = unix.SYS_NEWFSTATAT

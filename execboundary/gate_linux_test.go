@@ -1007,15 +1007,6 @@ func TestCacheForgetsOnNewRules(t *testing.T) {
 // the task when the process runs another file than the one decided, and
 // leaves it alone when it runs that file.
 func TestImageCheckKillsAnotherImage(t *testing.T) {
-	start := func() *exec.Cmd {
-		cmd := exec.Command("/bin/sleep", "30")
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-		return cmd
-	}
 	sleepID, err := identityOf("/bin/sleep")
 	if err != nil {
 		t.Fatal(err)
@@ -1030,9 +1021,8 @@ func TestImageCheckKillsAnotherImage(t *testing.T) {
 		kill  bool
 	}{{"the image decided", sleepID, false}, {"another image", trueID, true}} {
 		t.Run(tc.name, func(t *testing.T) {
-			cmd := start()
+			cmd, _ := startSleep(t)
 			pid := cmd.Process.Pid
-			waitForExe(t, pid, sleepID)
 			task := &fakeTask{id: "t1"}
 			tg := &taskGate{g: NewGate(Options{}), task: task, session: pid}
 			ex := &execRequest{tid: pid, prog: Program{Path: "/usr/bin/true"}, file: -1}
@@ -1063,18 +1053,8 @@ func TestImageCheckKillsAnotherImage(t *testing.T) {
 // process already runs the image decided, and left as it was while the
 // process still runs the image it ran before the exec.
 func TestImageCheckEarly(t *testing.T) {
-	cmd := exec.Command("/bin/sleep", "30")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	cmd, sleepID := startSleep(t)
 	pid := cmd.Process.Pid
-	sleepID, err := identityOf("/bin/sleep")
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitForExe(t, pid, sleepID)
 	task := &fakeTask{id: "t1"}
 	tg := &taskGate{g: NewGate(Options{}), task: task, session: pid}
 	ex := &execRequest{tid: pid, file: -1}
@@ -1093,6 +1073,55 @@ func TestImageCheckEarly(t *testing.T) {
 	if task.text() != "" {
 		t.Errorf("an early look killed: %q", task.text())
 	}
+}
+
+// TestAllowSchedulesCheck: an allowed exec of a process that cannot race it
+// is checked after the exec where the image decided differs from the one
+// the process runs before it, with that one as prev; not where they are
+// the same, nor where the path named no executable (the kernel fails it).
+func TestAllowSchedulesCheck(t *testing.T) {
+	cmd, sleepID := startSleep(t)
+	pid := cmd.Process.Pid
+	trueID, err := identityOf("/usr/bin/true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		final [2]uint64
+		check bool
+	}{{"another image", trueID, true}, {"the same image", sleepID, false}, {"no executable", [2]uint64{}, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			// No listener: the answer goes nowhere.
+			tg := &taskGate{g: NewGate(Options{}), task: &fakeTask{id: "t1"}, session: pid, listener: -1}
+			ex := &execRequest{tid: pid, st: procStatus{tgid: pid, threads: 1}, file: -1}
+			tg.allow(1, ex, tc.final, true)
+			switch {
+			case !tc.check && len(tg.checks) != 0:
+				t.Errorf("allow(final %v) scheduled %+v, want no check", tc.final, tg.checks)
+			case tc.check && (len(tg.checks) != 1 || tg.checks[0].prev != sleepID || tg.checks[0].final != tc.final):
+				t.Errorf("allow(final %v) scheduled %+v, want one check from %v", tc.final, tg.checks, sleepID)
+			}
+		})
+	}
+}
+
+// startSleep starts /bin/sleep in a session of its own, killed when the
+// test ends, and returns it once it runs that file (sleepID).
+func startSleep(t *testing.T) (cmd *exec.Cmd, sleepID [2]uint64) {
+	t.Helper()
+	sleepID, err := identityOf("/bin/sleep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd = exec.Command("/bin/sleep", "30")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	waitForExe(t, cmd.Process.Pid, sleepID)
+	return cmd, sleepID
 }
 
 // waitForExe waits until process pid runs the file id.

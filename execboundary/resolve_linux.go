@@ -130,8 +130,7 @@ func depsKey(deps []dependency) string {
 // opens the file it names.
 func readExec(tid int, call execCall, args [6]uint64) (*execRequest, error) {
 	ex := &execRequest{tid: tid, file: -1}
-	dir := "/proc/" + strconv.Itoa(tid) + "/"
-	mem := newProcMem(tid)
+	mem := procMem{pid: tid, fd: -1}
 	defer mem.close()
 	pathPtr, argvPtr, dirfd, flags := args[0], args[1], int64(unix.AT_FDCWD), uint64(0)
 	if call.at {
@@ -140,14 +139,23 @@ func readExec(tid int, call execCall, args [6]uint64) (*execRequest, error) {
 	if call.ptr32 {
 		pathPtr, argvPtr = pathPtr&0xffffffff, argvPtr&0xffffffff
 	}
+	// The path's first bytes come with the arguments' (one system call);
+	// a path they do not hold whole is read on its own, and its failure
+	// is reported first, as the kernel would.
+	path := leadString{addr: pathPtr}
+	argv, argErr := readArgv(&mem, argvPtr, call.ptr32, &path)
 	var err error
-	if ex.given, err = readCString(mem, pathPtr, maxPath); err != nil {
-		return ex, fmt.Errorf("read the program path: %w", err)
+	if ex.given = path.text; !path.ok {
+		if ex.given, err = readCString(&mem, pathPtr, maxPath); err != nil {
+			return ex, fmt.Errorf("read the program path: %w", err)
+		}
 	}
-	if ex.argv, err = readArgv(mem, argvPtr, call.ptr32); err != nil {
-		return ex, fmt.Errorf("read the arguments: %w", err)
+	if ex.argv = argv; argErr != nil {
+		return ex, fmt.Errorf("read the arguments: %w", argErr)
 	}
-	ex.cwd, _ = readProcLink(dir + "cwd")
+	var cwd procName
+	cwd.setProc(tid, "cwd", -1)
+	ex.cwd, _ = readProcLinkName(&cwd)
 	var target string
 	switch {
 	case ex.given == "" && flags&unix.AT_EMPTY_PATH != 0:
@@ -189,6 +197,9 @@ func locate(tid int, given string, dirfd int64) string {
 }
 
 func selfToPid(p string, tid int) string {
+	if !strings.HasPrefix(p, "/proc/") && !strings.HasPrefix(p, "/dev/") {
+		return p // most paths: nothing to build
+	}
 	pid := "/proc/" + strconv.Itoa(tid) + "/"
 	for _, prefix := range []string{"/proc/self/", "/proc/thread-self/"} {
 		if rest, ok := strings.CutPrefix(p, prefix); ok {
@@ -222,8 +233,9 @@ func openProgram(target, given string) (p Program, fd int, ok bool) {
 		unix.Close(fd)
 		return Program{}, -1, false
 	}
-	self := "/proc/self/fd/" + strconv.Itoa(fd)
-	real, _ := readProcLink(self)
+	var self procName
+	self.setProc(-1, "fd/", fd)
+	real, _ := readProcLinkName(&self)
 	p = Program{Path: real, Given: given, Dev: st.Dev, Ino: st.Ino, Size: st.Size, ModNs: st.Mtim.Nano(), ChangeNs: st.Ctim.Nano()}
 	// Valid while fd is open: the policy hashes the content during judge.
 	p.open = func() (*os.File, error) { return reopen(fd) }
@@ -425,8 +437,9 @@ func (m *procMem) close() {
 }
 
 // readCString reads a NUL-terminated string of at most max bytes; a longer
-// one is cut and marked with "…".
-func readCString(mem io.ReaderAt, addr uint64, max int) (string, error) {
+// one is cut and marked with "…". It takes a *procMem, not an io.ReaderAt,
+// so that its buffer stays on the stack.
+func readCString(mem *procMem, addr uint64, max int) (string, error) {
 	if addr == 0 {
 		return "", errors.New("null pointer")
 	}
@@ -450,8 +463,20 @@ func readCString(mem io.ReaderAt, addr uint64, max int) (string, error) {
 	return string(out[:max]) + "…", nil
 }
 
-// readArgv reads a NULL-terminated array of string pointers.
-func readArgv(mem *procMem, addr uint64, ptr32 bool) ([]string, error) {
+// leadString is a string read along with the arguments' first bytes (see
+// readArgv): the program path, so that a short path and argv take one
+// system call fewer. ok says that text holds it whole; otherwise the
+// caller reads it on its own.
+type leadString struct {
+	addr uint64
+	text string
+	ok   bool
+}
+
+// readArgv reads a NULL-terminated array of string pointers. lead, when
+// not nil, has the first bytes of its string read in the same system call
+// as the first arguments' (nothing when there are none).
+func readArgv(mem *procMem, addr uint64, ptr32 bool, lead *leadString) ([]string, error) {
 	if addr == 0 {
 		return nil, nil
 	}
@@ -498,8 +523,14 @@ func readArgv(mem *procMem, addr uint64, ptr32 bool) ([]string, error) {
 			return argv, nil
 		}
 		if w == len(win) {
-			// p and the pointers after it in this block, up to the NULL.
-			win = append(win[:0], p)
+			// The lead's string first (in the first window only), then p
+			// and the pointers after it in this block, up to the NULL.
+			win = win[:0]
+			first := 0
+			if lead != nil && lead.addr != 0 {
+				win, first = append(win, lead.addr), 1
+			}
+			win = append(win, p)
 			for rest := ptrs; len(win) < argHeads && uint64(len(rest)) >= size; rest = rest[size:] {
 				q := pointer(rest)
 				if q == 0 {
@@ -507,7 +538,13 @@ func readArgv(mem *procMem, addr uint64, ptr32 bool) ([]string, error) {
 				}
 				win = append(win, q)
 			}
-			whole, w = mem.readHeads(win, &heads), 0
+			whole, w = mem.readHeads(win, &heads), first
+			if first == 1 && whole > 0 {
+				if k := bytes.IndexByte(heads[0][:headLen(lead.addr)], 0); k >= 0 {
+					lead.text, lead.ok = string(heads[0][:k]), true
+				}
+			}
+			lead = nil
 		}
 		s, found := "", false
 		if w < whole {

@@ -83,7 +83,7 @@ func TestProcReaders(t *testing.T) {
 	defer mem.close()
 	text := []byte("whale\x00after")
 	argv := []uintptr{uintptr(unsafe.Pointer(&text[0])), uintptr(unsafe.Pointer(&text[0])), 0}
-	got, err := readArgv(mem, uint64(uintptr(unsafe.Pointer(&argv[0]))), false)
+	got, err := readArgv(mem, uint64(uintptr(unsafe.Pointer(&argv[0]))), false, nil)
 	if err != nil || len(got) != 2 || got[0] != "whale" || got[1] != "whale" {
 		t.Errorf("readArgv through procMem = %q, %v; want [whale whale]", got, err)
 	}
@@ -156,9 +156,140 @@ func TestReadArgvBatches(t *testing.T) {
 	}
 	mem := newProcMem(os.Getpid())
 	defer mem.close()
-	got, err := readArgv(mem, uint64(uintptr(unsafe.Pointer(&argv[0]))), false)
+	got, err := readArgv(mem, uint64(uintptr(unsafe.Pointer(&argv[0]))), false, nil)
 	runtime.KeepAlive(argv)
 	if err != nil || strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("readArgv = %q, %v;\nwant %q", got, err, want)
 	}
+}
+
+// TestProcNames: the /proc paths the gate builds for every exec are built
+// on the stack, and the readers and exeIdentity that take them read what
+// the usual calls do, without allocating.
+func TestProcNames(t *testing.T) {
+	for _, tc := range []struct {
+		pid  int
+		name string
+		num  int
+		want string
+	}{
+		{123, "status", -1, "/proc/123/status"},
+		{4194304, "exe", -1, "/proc/4194304/exe"},
+		{-1, "fd/", 7, "/proc/self/fd/7"},
+		{5, "fd/", 0, "/proc/5/fd/0"},
+	} {
+		var n procName
+		if ok := n.setProc(tc.pid, tc.name, tc.num); !ok || n.String() != tc.want {
+			t.Errorf("setProc(%d, %q, %d) = %q, %v; want %q", tc.pid, tc.name, tc.num, n.String(), ok, tc.want)
+		}
+	}
+	var n procName
+	if n.setProc(1, strings.Repeat("x", 60), -1) {
+		t.Errorf("setProc of a 60-byte name = %q, want false", n.String())
+	}
+	if n.setProc(1, "a\x00b", -1) {
+		t.Error("setProc of a name with a NUL succeeded")
+	}
+
+	pid := os.Getpid()
+	want, err := identityOf("/proc/self/exe")
+	if got, gerr := exeIdentity(pid); err != nil || gerr != nil || got != want {
+		t.Errorf("exeIdentity(self) = %v, %v; want %v, %v", got, gerr, want, err)
+	}
+	if _, err := exeIdentity(1 << 30); err == nil {
+		t.Error("exeIdentity of a pid that cannot exist succeeded")
+	}
+	var cwd procName
+	cwd.setProc(pid, "cwd", -1)
+	if got, err := readProcLinkName(&cwd); err != nil || got != mustGetwd(t) {
+		t.Errorf("readProcLinkName(%s) = %q, %v; want %q", cwd.String(), got, err, mustGetwd(t))
+	}
+	for _, tc := range []struct {
+		what string
+		f    func()
+	}{
+		{"exeIdentity", func() { _, _ = exeIdentity(pid) }},
+		{"readStatus", func() { _ = readStatus(pid) }},
+		{"selfToPid of a usual path", func() { _ = selfToPid("/usr/bin/true", pid) }},
+	} {
+		if n := testing.AllocsPerRun(20, tc.f); n != 0 {
+			t.Errorf("%s allocates %v times, want 0", tc.what, n)
+		}
+	}
+}
+
+// TestSelfToPid: the process's own names for itself become its /proc/PID.
+func TestSelfToPid(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"/proc/self/fd/3", "/proc/42/fd/3"},
+		{"/proc/thread-self/exe", "/proc/42/exe"},
+		{"/dev/fd/5", "/proc/42/fd/5"},
+		{"/dev/stdin", "/proc/42/fd/0"},
+		{"/dev/stderr", "/proc/42/fd/2"},
+		{"/dev/null", "/dev/null"},
+		{"/proc/1/exe", "/proc/1/exe"},
+		{"/usr/bin/true", "/usr/bin/true"},
+		{"/devfoo/fd/1", "/devfoo/fd/1"},
+	} {
+		if got := selfToPid(tc.in, 42); got != tc.want {
+			t.Errorf("selfToPid(%q, 42) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func mustGetwd(t *testing.T) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wd
+}
+
+// TestReadArgvLead: the program path is read with the arguments' first
+// bytes when they hold it whole; a long one, an unreadable one and one
+// without arguments to go along are left to the caller, and the arguments
+// are the same either way.
+func TestReadArgvLead(t *testing.T) {
+	pages, err := unix.Mmap(-1, 0, 2*pageSize, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Munmap(pages)
+	at := func(off int, s string) uint64 {
+		copy(pages[off:], s+"\x00")
+		return uint64(uintptr(unsafe.Pointer(&pages[off])))
+	}
+	long := "/" + strings.Repeat("l", 2*argHead)
+	short, longAt, hidden := at(0, "/usr/bin/true"), at(100, long), at(pageSize+8, "/hidden")
+	words := []uintptr{uintptr(at(600, "true")), uintptr(at(700, "-x")), 0}
+	if err := unix.Mprotect(pages[pageSize:], unix.PROT_NONE); err != nil {
+		t.Fatal(err)
+	}
+	none := []uintptr{0}
+	mem := newProcMem(os.Getpid())
+	defer mem.close()
+	for _, tc := range []struct {
+		name string
+		lead uint64
+		argv []uintptr
+		want string
+		ok   bool
+	}{
+		{"short path", short, words, "/usr/bin/true", true},
+		{"long path", longAt, words, "", false},
+		{"unreadable path", hidden, words, "", false},
+		{"no arguments", short, none, "", false},
+	} {
+		lead := leadString{addr: tc.lead}
+		got, err := readArgv(mem, uint64(uintptr(unsafe.Pointer(&tc.argv[0]))), false, &lead)
+		wantArgv := "true|-x"
+		if len(tc.argv) == 1 {
+			wantArgv = ""
+		}
+		if err != nil || strings.Join(got, "|") != wantArgv || lead.ok != tc.ok || lead.text != tc.want {
+			t.Errorf("%s: readArgv = %q, %v, lead %q, %v; want %q, lead %q, %v", tc.name, got, err, lead.text, lead.ok, wantArgv, tc.want, tc.ok)
+		}
+	}
+	runtime.KeepAlive(words)
+	runtime.KeepAlive(none)
 }
