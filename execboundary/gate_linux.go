@@ -829,10 +829,10 @@ func (tg *taskGate) allow(id uint64, ex *execRequest, final [2]uint64, fromLoop 
 	st := ex.st
 	tgid := st.tgid
 	racy := st.threads > 1 || st.tracer != 0 || sharesMemory(ex.tid, st.ppid)
-	if !racy && final == ([2]uint64{}) {
-		tg.respond(id, 0)
-		return
-	}
+	// final is zero where the path named no executable when judged: the
+	// kernel will fail the exec, unless another process of the task puts
+	// a program there first. So that case is checked too: any image after
+	// it is one nobody judged.
 	prev, _ := exeIdentity(tgid)
 	if !racy {
 		tg.respond(id, 0)

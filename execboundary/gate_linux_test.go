@@ -1019,7 +1019,7 @@ func TestImageCheckKillsAnotherImage(t *testing.T) {
 		name  string
 		final [2]uint64
 		kill  bool
-	}{{"the image decided", sleepID, false}, {"another image", trueID, true}} {
+	}{{"the image decided", sleepID, false}, {"another image", trueID, true}, {"an image where the path named none", [2]uint64{}, true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			cmd, _ := startSleep(t)
 			pid := cmd.Process.Pid
@@ -1077,8 +1077,9 @@ func TestImageCheckEarly(t *testing.T) {
 
 // TestAllowSchedulesCheck: an allowed exec of a process that cannot race it
 // is checked after the exec where the image decided differs from the one
-// the process runs before it, with that one as prev; not where they are
-// the same, nor where the path named no executable (the kernel fails it).
+// the process runs before it, with that one as prev, and where the path
+// named no executable (the kernel fails it, unless the task puts a program
+// there first); not where they are the same.
 func TestAllowSchedulesCheck(t *testing.T) {
 	cmd, sleepID := startSleep(t)
 	pid := cmd.Process.Pid
@@ -1090,7 +1091,7 @@ func TestAllowSchedulesCheck(t *testing.T) {
 		name  string
 		final [2]uint64
 		check bool
-	}{{"another image", trueID, true}, {"the same image", sleepID, false}, {"no executable", [2]uint64{}, false}} {
+	}{{"another image", trueID, true}, {"the same image", sleepID, false}, {"no executable", [2]uint64{}, true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			// No listener: the answer goes nowhere.
 			tg := &taskGate{g: NewGate(Options{}), task: &fakeTask{id: "t1"}, session: pid, listener: -1}
