@@ -13,8 +13,8 @@ import (
 // watched instead: WatchCaches returns a CacheMark before a task starts,
 // and the mark's Changes, once it has exited, say what was added,
 // rewritten or removed in each cache while it ran. Entries a toolchain
-// adds are the normal case; a rewritten or removed one is what a later
-// build could be misled by.
+// adds or removes are the normal case; one rewritten where the toolchain
+// would not rewrite it is what a later build could be misled by.
 //
 // One watch serves the whole process, set up on first use and kept (on
 // Linux with inotify: one watch per folder, the names in each folder kept
