@@ -65,5 +65,7 @@ func WarmCacheWatch(cfg settings.Settings) {
 	if err != nil || len(p.Caches()) == 0 {
 		return
 	}
-	go sandbox.WatchCaches(p.Caches()).Close()
+	// In a goroutine of its own, the walk included: `go w.Close()` would
+	// evaluate WatchCaches here, holding the session's start.
+	go func() { sandbox.WatchCaches(p.Caches()).Close() }()
 }
