@@ -94,7 +94,7 @@ type markKey struct {
 }
 
 func newMarkState(roots []Root) *markState {
-	return &markState{roots: roots, paths: map[markKey]entryKind{}, counts: make([]CacheChanges, len(roots))}
+	return &markState{roots: slices.Clone(roots), paths: map[markKey]entryKind{}, counts: make([]CacheChanges, len(roots))}
 }
 
 // keyOf is path's key: in the innermost of m's roots that holds it; ok is
